@@ -81,7 +81,7 @@ const kiln_cast_prop *kiln_cast_find_prop(const kiln_cast_doc *doc, uint32_t nod
     const kiln_cast_node *n = kiln_cast_node_at(doc, node);
     const kiln_cast_prop *found = NULL;
     uint32_t hits = 0;
-    if (n && name) {
+    if (n && name && n->prop_count) {
         size_t len = strlen(name);
         const kiln_cast_prop *p = doc->props + n->first_prop;
         for (uint32_t k = 0; k < n->prop_count; k++, p++) {

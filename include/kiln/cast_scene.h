@@ -15,6 +15,14 @@
  *
  * The `out` struct is fully written on success (and zeroed on failure). Strings are the
  * NUL-terminated payloads inside the file buffer, NULL when absent.
+ *
+ * Every failure is also reported through the sink (severity ERROR), naming the node path, the
+ * property and its byte offset. Passing a node of another kind (or NULL doc/out) returns
+ * ERR_INVALID_ARGUMENT without a report. A node the parser skipped (KILN_CAST_NODE_OPAQUE,
+ * e.g. it held a property of unknown type) fails with ERR_CAST_UNKNOWN_PROPERTY_TYPE without a
+ * second report. A node under a parent that cannot hold it is still read, with an
+ * ERR_CAST_UNEXPECTED_PARENT warning. Duplicate property names warn (the last one wins); a
+ * single-value property holding several elements warns and element 0 is used.
  */
 #ifndef KILN_CAST_SCENE_H
 #define KILN_CAST_SCENE_H
@@ -35,11 +43,14 @@ typedef struct kiln_cast_array {
 } kiln_cast_array;
 
 /* Element i (< count) widened: integer types to u32 (u64 values above 0xFFFFFFFF saturate),
- * float types to float. Reading an integer array as float converts the value. */
+ * float types to float. Reading an integer array as float converts the value; reading a float
+ * array as u32 truncates (NaN and negatives give 0, large values saturate). For vector arrays
+ * these read component 0 of element i. Out of range: 0. */
 KILN_API uint32_t kiln_cast_array_u32(const kiln_cast_array *a, uint32_t i);
 KILN_API float    kiln_cast_array_f32(const kiln_cast_array *a, uint32_t i);
 /* Bulk forms: `n` elements starting at `first`, each `comps` values, packed into dst
- * (dst holds n*comps values). first + n must be <= count. */
+ * (dst holds n*comps values). first + n must be <= count; otherwise nothing is written.
+ * Same-type reads (i to u32, f/v2/v3/v4 to float) are straight copies. */
 KILN_API void kiln_cast_array_read_u32(const kiln_cast_array *a, uint32_t first, uint32_t n, uint32_t *dst);
 KILN_API void kiln_cast_array_read_f32(const kiln_cast_array *a, uint32_t first, uint32_t n, float *dst);
 
@@ -74,7 +85,9 @@ KILN_API kiln_result kiln_cast_get_model(const kiln_cast_doc *doc, uint32_t node
  * `cl`/legacy `vc` rule. Skin: mi > 0 with wb (and wv, except mi == 1 where weights are 1.0)
  * of vertex_count*mi entries; otherwise max_influence is 0. Faces with an index >= vertex_count
  * or with two equal indices are counted (the baker drops them); a trailing partial triangle is
- * ignored. */
+ * ignored (warning). A mesh with no vertices or no faces is returned (KILN_OK) with an
+ * ERR_CAST_EMPTY warning: the baker drops it. Positions, normals and UVs are not scanned for
+ * NaN here (they stay zero-copy); the baker checks them while converting. */
 typedef struct kiln_cast_mesh {
     const char     *name;
     uint32_t        vertex_count;
@@ -125,7 +138,10 @@ typedef struct kiln_cast_blend_shape {
 KILN_API kiln_result kiln_cast_get_blend_shape(const kiln_cast_doc *doc, uint32_t node, kiln_cast_blend_shape *out, const kiln_diag_sink *sink);
 
 /* Skeleton (`skel`). Fails with ERR_CAST_BONE_CYCLE when the parent indices form a cycle.
- * A parent index >= bone_count or equal to the bone itself makes that bone a root (warning). */
+ * A parent index >= bone_count or equal to the bone itself makes that bone a root (warning).
+ * Runs kiln_cast_skeleton_parents internally (O(bone_count); scratch of 8 bytes per bone on
+ * the stack up to 1024 bones, from malloc above, ERR_OUT_OF_MEMORY if that fails), so its
+ * reports repeat if the caller then calls kiln_cast_skeleton_parents with the same sink. */
 typedef struct kiln_cast_skeleton {
     uint32_t bone_count, ik_count, constraint_count;
     uint32_t root_count;       /* bones without a (valid) parent */
@@ -138,14 +154,18 @@ KILN_API kiln_result kiln_cast_get_skeleton(const kiln_cast_doc *doc, uint32_t n
 KILN_API uint32_t kiln_cast_skeleton_bone(const kiln_cast_doc *doc, uint32_t skeleton, uint32_t k);
 
 /* Writes the sanitised parent index of every bone (-1 for roots) into parents[0..bone_count)
- * and returns KILN_OK, or ERR_CAST_BONE_CYCLE (naming a bone on the cycle), or
- * ERR_BUFFER_TOO_SMALL when cap < bone_count. Allocation-free. */
+ * and returns KILN_OK, or ERR_CAST_BONE_CYCLE (naming a bone on the cycle; parents[] then
+ * still holds the sanitised indices), or ERR_BUFFER_TOO_SMALL when cap < bone_count (no
+ * report). Allocation-free and O(bone_count): the cycle check keeps its state in parents[].
+ * A bone the parser skipped (opaque) has no `p` and counts as a root. */
 KILN_API kiln_result kiln_cast_skeleton_parents(const kiln_cast_doc *doc, uint32_t skeleton, int32_t *parents, uint32_t cap, const kiln_diag_sink *sink);
 
 /* Bone (`bone`). `index` is the bone's position among the Skeleton's Bone children. The raw
  * parent (`p`, u32 read as int32, any negative value = -1) is not range-checked here; use
  * kiln_cast_skeleton_parents. has_* say which transform properties were present (and finite);
- * absent ones hold the defaults. Quaternions are normalised. */
+ * absent ones hold the defaults. Quaternions are normalised (warning when the stored length
+ * is off by more than 1e-3); one of length < 1e-8 becomes identity and counts as absent. A
+ * missing name warns (callers name it "bone<index>"). */
 typedef struct kiln_cast_bone {
     const char *name;           /* NULL when absent (callers name it "bone<index>") */
     uint32_t    index;
@@ -195,7 +215,8 @@ typedef struct kiln_cast_animation {
 } kiln_cast_animation;
 KILN_API kiln_result kiln_cast_get_animation(const kiln_cast_doc *doc, uint32_t node, kiln_cast_animation *out, const kiln_diag_sink *sink);
 
-/* Curve (`curv`). nn, kp, kb, kv required; unknown kp or m fails; a missing m is absolute.
+/* Curve (`curv`). nn, kp, kb, kv required; unknown kp or m fails (ERR_CAST_BAD_VALUE); a
+ * missing m is absolute. ab: non-finite gives 1 (warning).
  * key_count = min(len kb, len kv) (a mismatch is reported). kv types: rq v4; t*, s*, bs f or
  * d or integers; vb b/h/i (or f). Keys are as stored (unsorted, not normalised): the baker
  * sorts and conditions them. */
@@ -241,7 +262,11 @@ typedef struct kiln_cast_material_slot {
     uint32_t    node;        /* File or Color child of the material, KILN_CAST_NONE if unresolved */
     uint32_t    id;          /* KILN_CAST_ID_FILE, KILN_CAST_ID_COLOR, or 0 */
 } kiln_cast_material_slot;
-/* Slot k (< slot_count) in property order. */
+/* Slot k (< slot_count; else ERR_NOT_FOUND) in property order. When a slot name occurs twice
+ * only its last occurrence is a slot. A value that is not an integer fails
+ * (ERR_CAST_WRONG_TYPE); a hash that names no File/Color child is reported (warning) and
+ * leaves node KILN_CAST_NONE, id 0. Only the first 256 properties of a material are read as
+ * slots (ERR_LIMIT reported by kiln_cast_get_material). */
 KILN_API kiln_result kiln_cast_get_material_slot(const kiln_cast_doc *doc, uint32_t material, uint32_t k, kiln_cast_material_slot *out, const kiln_diag_sink *sink);
 
 /* File (`file`): p required. */
@@ -268,7 +293,7 @@ typedef struct kiln_cast_instance {
 } kiln_cast_instance;
 KILN_API kiln_result kiln_cast_get_instance(const kiln_cast_doc *doc, uint32_t node, kiln_cast_instance *out, const kiln_diag_sink *sink);
 
-/* Metadata (`meta`). All optional. */
+/* Metadata (`meta`). All optional. An unknown `up` is reported and reads as none. */
 typedef struct kiln_cast_metadata {
     const char       *author, *software, *scene_root;
     kiln_cast_up_axis up_axis;
@@ -278,9 +303,11 @@ KILN_API kiln_result kiln_cast_get_metadata(const kiln_cast_doc *doc, uint32_t n
  * that has one. KILN_CAST_NONE when there is none. */
 KILN_API uint32_t kiln_cast_find_metadata(const kiln_cast_doc *doc);
 
-/* Names for printing: "rq", "tx", ... ; "absolute"/"relative"/"additive"; "pt"/"or"/"sc". */
+/* Names for printing: "rq", "tx", ... ; "absolute"/"relative"/"additive"; "pt"/"or"/"sc".
+ * Values out of range give "?". */
 KILN_API const char *kiln_cast_curve_prop_name(kiln_cast_curve_prop p);
 KILN_API const char *kiln_cast_mode_name(kiln_cast_mode m);
+KILN_API const char *kiln_cast_constraint_type_name(kiln_cast_constraint_type t);
 
 #ifdef __cplusplus
 }
