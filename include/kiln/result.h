@@ -52,7 +52,19 @@ extern "C" {
     X(ERR_CAST_UNKNOWN_NODE,  "unknown node id (skipped by its size)")                            \
     X(ERR_CAST_VERSION,       "unexpected Cast version or flags")                                 \
     X(ERR_CAST_TRAILING_BYTES, "bytes after the last root node")                                  \
-    X(ERR_CAST_EMPTY,         "empty array")
+    X(ERR_CAST_EMPTY,         "empty array")                                                      \
+    /* Blob loading */                                                                            \
+    X(ERR_BLOB_TRUNCATED,     "blob is shorter than its header or a section says")                \
+    X(ERR_BLOB_BAD_MAGIC,     "not a kiln blob (magic mismatch)")                                 \
+    X(ERR_BLOB_BAD_VERSION,   "blob format version not supported by this runtime")                \
+    X(ERR_BLOB_BAD_HEADER,    "blob header field is invalid")                                     \
+    X(ERR_BLOB_MISALIGNED,    "blob memory or a section is not aligned as required")              \
+    X(ERR_BLOB_CHECKSUM,      "blob checksum mismatch (the content was modified or damaged)")     \
+    X(ERR_BLOB_BAD_SECTION,   "blob section table entry is invalid")                              \
+    X(ERR_BLOB_BAD_RECORD,    "blob record refers outside its tables")                            \
+    X(ERR_BLOB_NOT_FINITE,    "blob holds a NaN or infinite value")                               \
+    X(ERR_CAST_INSTANCE_CYCLE, "instance references form a cycle")                                \
+    X(ERR_OUTPUT,             "output could not be written")
 
 typedef enum kiln_result {
 #define KILN_RESULT_ENUM_(name, desc) KILN_##name,
