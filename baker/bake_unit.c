@@ -1,0 +1,402 @@
+/* Stage 1: one input -> one unit. Parse, then walk every Root: Models (skeleton, materials,
+ * meshes, hair), Instances, Metadata. Everything the unit keeps is copied out of the file, so
+ * the parsed document is released before the job ends.
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "bake_scene.h"
+#include "bake_stage.h"
+#include "bake_util.h"
+#include "diag.h"
+#include "ds.h"
+
+/* ---- diagnostics ---------------------------------------------------------------------------- */
+
+/* "<input>:<node path>" in the diag's path, so reports from several inputs stay apart. */
+static void kiln__prefix_path(kiln_diag *d, const char *input)
+{
+    if (!input || !input[0]) return;
+    char node[sizeof d->path];
+    memcpy(node, d->path, sizeof node);
+    size_t cap = sizeof d->path - 1, n = strlen(input);
+    if (n > cap) n = cap;
+    memcpy(d->path, input, n);
+    if (node[0] && n < cap) {
+        d->path[n++] = ':';
+        size_t m = strlen(node);
+        if (m > cap - n) m = cap - n;
+        memcpy(d->path + n, node, m);
+        n += m;
+    }
+    d->path[n] = 0;
+}
+
+static void kiln__job_sink(void *user, const kiln_diag *d)
+{
+    kiln__job *job = user;
+    kiln_diag copy = *d;
+    kiln__prefix_path(&copy, job->unit.input->path);
+    job->empty_reported += d->code == KILN_ERR_CAST_EMPTY;
+    if (d->severity == KILN_SEVERITY_ERROR) {
+        job->unit.stats.errors++;
+        job->errors_reported++;
+        if (!job->has_first_error) {
+            job->first_error = copy;
+            job->has_first_error = 1;
+        }
+    } else if (d->severity == KILN_SEVERITY_WARNING) {
+        job->unit.stats.warnings++;
+    }
+    if (job->diag_count >= KILN__DIAG_KEEP) {
+        job->diag_overflow++;
+        return;
+    }
+    if (job->diag_count == job->diag_cap) {
+        uint32_t cap = job->diag_cap ? job->diag_cap * 2 : 16;
+        if (cap > KILN__DIAG_KEEP) cap = KILN__DIAG_KEEP;
+        kiln_diag *grown = kiln__realloc(job->allocator, job->diags, cap * sizeof *grown);
+        if (!grown) {
+            job->diag_oom = 1;
+            return;
+        }
+        job->diags = grown;
+        job->diag_cap = cap;
+    }
+    job->diags[job->diag_count++] = copy;
+}
+
+static kiln_result kiln__fail(kiln__job *job, kiln_result r, const kiln_cast_doc *doc, uint32_t node, const char *what)
+{
+    kiln__diag_fill(&job->error, r, KILN_SEVERITY_ERROR, doc, node, NULL, KILN_NO_OFFSET, "%s", what);
+    kiln__prefix_path(&job->error, job->unit.input->path);
+    return r;
+}
+
+/* Snapshot of the report counters before a stage-1 baker runs. */
+typedef struct kiln__mark {
+    uint64_t errors, empty;
+} kiln__mark;
+
+static kiln__mark kiln__mark_of(const kiln__job *job)
+{
+    kiln__mark m = {job->errors_reported, job->empty_reported};
+    return m;
+}
+
+/* A stage-1 baker returned `r` for `node`: fatal (out of memory) or the node is dropped. The
+ * bakers and accessors report their drops; this covers the ones that did not, so that every
+ * drop is in the log and strict mode sees the ones that lose data. A node dropped for being
+ * empty loses nothing, hence a warning (if nobody has said it was empty yet). */
+static kiln_result kiln__dropped(kiln__job *job, const kiln__bake_ctx *ctx, uint32_t node, kiln_result r,
+                                 kiln__mark before)
+{
+    if (r == KILN_OK || r == KILN_ERR_OUT_OF_MEMORY) return r;
+    int empty = r == KILN_ERR_CAST_EMPTY;
+    if (job->errors_reported != before.errors || (empty && job->empty_reported != before.empty)) return KILN_OK;
+    kiln__diag_report(&ctx->sink, r, empty ? KILN_SEVERITY_WARNING : KILN_SEVERITY_ERROR, ctx->doc, node, NULL,
+                      KILN_NO_OFFSET, "%s dropped", kiln_cast_id_name(kiln_cast_node_at(ctx->doc, node)->id));
+    return KILN_OK;
+}
+
+/* ---- walking ---------------------------------------------------------------------------------- */
+
+/* Nodes this format version does not bake, counted for one summary warning per input. */
+typedef struct kiln__skipped {
+    uint32_t animations, blend_shapes, ik_handles, constraints;
+} kiln__skipped;
+
+static uint32_t kiln__first_child(const kiln_cast_doc *doc, uint32_t node)
+{
+    return kiln_cast_node_at(doc, node)->first_child;
+}
+
+static uint32_t kiln__next(const kiln_cast_doc *doc, uint32_t node)
+{
+    return kiln_cast_node_at(doc, node)->next_sibling;
+}
+
+/* Sizes the unit's tables from the node counts, so nothing grows later. */
+static kiln_result kiln__reserve_unit(kiln__job *job, const kiln_cast_doc *doc)
+{
+    uint32_t models = 0, meshes = 0, hairs = 0, materials = 0, instances = 0;
+    for (uint32_t k = 0; k < kiln_cast_root_count(doc); k++) {
+        uint32_t root = kiln_cast_root(doc, k);
+        if (kiln_cast_node_at(doc, root)->id != KILN_CAST_ID_ROOT) continue;
+        for (uint32_t c = kiln__first_child(doc, root); c != KILN_CAST_NONE; c = kiln__next(doc, c)) {
+            uint32_t id = kiln_cast_node_at(doc, c)->id;
+            instances += id == KILN_CAST_ID_INSTANCE;
+            if (id != KILN_CAST_ID_MODEL) continue;
+            models++;
+            meshes += kiln_cast_child_count(doc, c, KILN_CAST_ID_MESH);
+            hairs += kiln_cast_child_count(doc, c, KILN_CAST_ID_HAIR);
+            materials += kiln_cast_child_count(doc, c, KILN_CAST_ID_MATERIAL);
+        }
+    }
+    kiln__bake_unit *u = &job->unit;
+    const kiln_allocator *a = job->allocator;
+    int ok = 1;
+#define KILN__RESERVE(field, n)                                                     \
+    if ((n) && !(u->field = kiln__realloc(a, NULL, (size_t)(n) * sizeof *u->field))) \
+        ok = 0;                                                                     \
+    else if (n)                                                                     \
+        memset(u->field, 0, (size_t)(n) * sizeof *u->field);
+    KILN__RESERVE(models, models)
+    KILN__RESERVE(skeletons, models)
+    KILN__RESERVE(meshes, meshes)
+    KILN__RESERVE(hairs, hairs)
+    KILN__RESERVE(materials, materials)
+    KILN__RESERVE(instances, instances)
+#undef KILN__RESERVE
+    return ok ? KILN_OK : KILN_ERR_OUT_OF_MEMORY;
+}
+
+/* Name of a Model without `n`: the importers fall back to the file name. */
+static char *kiln__model_name(const kiln__bake_ctx *ctx, const char *name, uint32_t index)
+{
+    if (name) return kiln__strdup(ctx->allocator, name);
+    const char *path = ctx->input->path && ctx->input->path[0] ? ctx->input->path : "model";
+    char *stem = kiln__path_stem(ctx->allocator, path);
+    if (!stem || index == 0) return stem;
+    char *numbered = kiln__strfmt(ctx->allocator, "%s_%u", stem, index);
+    kiln__free(ctx->allocator, stem);
+    return numbered;
+}
+
+static kiln_result kiln__model_skeleton(kiln__job *job, const kiln__bake_ctx *ctx, uint32_t skel,
+                                        kiln__model *m, kiln__skipped *skipped)
+{
+    kiln__bake_unit *u = &job->unit;
+    const kiln_cast_doc *doc = ctx->doc;
+    kiln__skeleton *sk = &u->skeletons[u->skeleton_count];
+    kiln__mark before = kiln__mark_of(job);
+    kiln_result r = kiln__bake_skeleton(ctx, skel, sk);
+    if (r != KILN_OK) return kiln__dropped(job, ctx, skel, r, before);
+    if (sk->bone_count == 0) {
+        kiln__diag_report(&ctx->sink, KILN_ERR_CAST_EMPTY, KILN_SEVERITY_WARNING, doc, skel, NULL, KILN_NO_OFFSET,
+                          "skeleton has no bones; the model is baked without one");
+        kiln__skeleton_free(ctx->allocator, sk);
+        return KILN_OK;
+    }
+    m->skeleton = (int32_t)u->skeleton_count++;
+    for (uint32_t c = kiln__first_child(doc, skel); c != KILN_CAST_NONE; c = kiln__next(doc, c)) {
+        const kiln_cast_node *n = kiln_cast_node_at(doc, c);
+        if (n->id == KILN_CAST_ID_BONE) job->bone_bytes += n->size;
+        skipped->ik_handles += n->id == KILN_CAST_ID_IKHANDLE;
+        skipped->constraints += n->id == KILN_CAST_ID_CONSTRAINT;
+    }
+    return KILN_OK;
+}
+
+/* Payload bytes of a property, 0 when absent. */
+static uint64_t kiln__prop_bytes(const kiln_cast_doc *doc, uint32_t node, const char *name)
+{
+    const kiln_cast_prop *p = kiln_cast_find_prop(doc, node, name, NULL);
+    return p ? p->bytes : 0;
+}
+
+/* Materials, then meshes and hair (which link to the materials), in file order each. */
+static kiln_result kiln__model_parts(kiln__job *job, const kiln__bake_ctx *ctx, uint32_t node, uint32_t model,
+                                     const kiln__skeleton *skeleton, kiln__skipped *skipped)
+{
+    kiln__bake_unit *u = &job->unit;
+    const kiln_cast_doc *doc = ctx->doc;
+    uint32_t first_material = u->material_count;
+    kiln_result r = KILN_OK;
+    for (uint32_t c = kiln__first_child(doc, node); c != KILN_CAST_NONE && r == KILN_OK; c = kiln__next(doc, c)) {
+        const kiln_cast_node *n = kiln_cast_node_at(doc, c);
+        if (n->id != KILN_CAST_ID_MATERIAL) continue;
+        kiln__mark before = kiln__mark_of(job);
+        r = kiln__bake_material(ctx, c, model, &u->materials[u->material_count]);
+        if (r == KILN_OK) {
+            u->material_count++;
+            job->material_bytes += n->size;
+        }
+        r = kiln__dropped(job, ctx, c, r, before);
+    }
+    uint32_t material_count = u->material_count - first_material;
+    for (uint32_t c = kiln__first_child(doc, node); c != KILN_CAST_NONE && r == KILN_OK; c = kiln__next(doc, c)) {
+        uint32_t id = kiln_cast_node_at(doc, c)->id;
+        kiln__mark before = kiln__mark_of(job);
+        skipped->blend_shapes += id == KILN_CAST_ID_BLENDSHAPE;
+        if (id == KILN_CAST_ID_MESH) {
+            kiln__mesh *m = &u->meshes[u->mesh_count];
+            r = kiln__bake_mesh(ctx, c, skeleton, m);
+            if (r == KILN_OK) {
+                /* The accessor again, silently, for the Material node it resolved. */
+                kiln_cast_mesh cm;
+                uint32_t mat = kiln_cast_get_mesh(doc, c, &cm, NULL) == KILN_OK ? cm.material : KILN_CAST_NONE;
+                m->model = model;
+                m->material = kiln__material_index(u->materials, first_material, material_count, mat);
+                job->geometry_bytes += m->input_bytes;
+                u->mesh_count++;
+            }
+        } else if (id == KILN_CAST_ID_HAIR) {
+            kiln__hair *h = &u->hairs[u->hair_count];
+            r = kiln__bake_hair(ctx, c, h);
+            if (r == KILN_OK) {
+                kiln_cast_hair ch;
+                uint32_t mat = kiln_cast_get_hair(doc, c, &ch, NULL) == KILN_OK ? ch.material : KILN_CAST_NONE;
+                h->model = model;
+                h->material = kiln__material_index(u->materials, first_material, material_count, mat);
+                job->geometry_bytes += kiln__prop_bytes(doc, c, "se") + kiln__prop_bytes(doc, c, "pt");
+                u->hair_count++;
+            }
+        } else {
+            continue;
+        }
+        r = kiln__dropped(job, ctx, c, r, before);
+    }
+    return r;
+}
+
+static kiln_result kiln__bake_model(kiln__job *job, const kiln__bake_ctx *ctx, uint32_t node, kiln__skipped *skipped)
+{
+    kiln__bake_unit *u = &job->unit;
+    kiln_cast_model cm;
+    kiln__mark before = kiln__mark_of(job);
+    kiln_result r = kiln_cast_get_model(ctx->doc, node, &cm, &ctx->sink);
+    if (r != KILN_OK) return kiln__dropped(job, ctx, node, r, before);
+
+    uint32_t index = u->model_count;
+    kiln__model *m = &u->models[index];
+    m->name = kiln__model_name(ctx, cm.name, index);
+    if (!m->name) return KILN_ERR_OUT_OF_MEMORY;
+    memcpy(m->position, cm.position, sizeof m->position);
+    memcpy(m->rotation, cm.rotation, sizeof m->rotation);
+    memcpy(m->scale, cm.scale, sizeof m->scale);
+    m->skeleton = -1;
+    u->model_count++; /* from here on the unit owns the name */
+
+    if (cm.skeleton != KILN_CAST_NONE) {
+        r = kiln__model_skeleton(job, ctx, cm.skeleton, m, skipped);
+        if (r != KILN_OK) return r;
+    }
+    const kiln__skeleton *skeleton = m->skeleton >= 0 ? &u->skeletons[m->skeleton] : NULL;
+    return kiln__model_parts(job, ctx, node, index, skeleton, skipped);
+}
+
+static kiln_result kiln__roots(kiln__job *job, const kiln__bake_ctx *ctx, kiln__skipped *skipped)
+{
+    kiln__bake_unit *u = &job->unit;
+    const kiln_cast_doc *doc = ctx->doc;
+    uint32_t instance_ordinal = 0;
+    for (uint32_t k = 0; k < kiln_cast_root_count(doc); k++) {
+        uint32_t root = kiln_cast_root(doc, k);
+        if (kiln_cast_node_at(doc, root)->id != KILN_CAST_ID_ROOT) continue; /* reported by the parser */
+        for (uint32_t c = kiln__first_child(doc, root); c != KILN_CAST_NONE; c = kiln__next(doc, c)) {
+            const kiln_cast_node *n = kiln_cast_node_at(doc, c);
+            kiln_result r = KILN_OK;
+            if (n->flags & KILN_CAST_NODE_OPAQUE) continue; /* reported by the parser */
+            switch (n->id) {
+            case KILN_CAST_ID_MODEL:
+                r = kiln__bake_model(job, ctx, c, skipped);
+                break;
+            case KILN_CAST_ID_INSTANCE: {
+                kiln__mark before = kiln__mark_of(job);
+                r = kiln__bake_instance(ctx, c, instance_ordinal++, u->scene_root, &u->instances[u->instance_count]);
+                if (r == KILN_OK) {
+                    u->instance_count++;
+                    job->instance_bytes += n->size;
+                }
+                r = kiln__dropped(job, ctx, c, r, before);
+                break;
+            }
+            case KILN_CAST_ID_ANIMATION:
+                skipped->animations++;
+                break;
+            case KILN_CAST_ID_METADATA:
+                break; /* the first one was read up front; later ones give no hints (C.10) */
+            default:
+                kiln__diag_report(&ctx->sink, KILN_ERR_CAST_UNEXPECTED_PARENT, KILN_SEVERITY_WARNING, doc, c, NULL,
+                                  n->offset, "a %s node cannot be a child of a Root; skipped",
+                                  kiln_cast_id_name(n->id));
+                break;
+            }
+            if (r != KILN_OK) return r;
+        }
+    }
+    return KILN_OK;
+}
+
+static void kiln__report_skipped(const kiln__bake_ctx *ctx, const kiln__skipped *s)
+{
+    const uint32_t counts[] = {s->animations, s->blend_shapes, s->ik_handles, s->constraints};
+    static const char *const kinds[] = {"Animation", "BlendShape", "IKHandle", "Constraint"};
+    char list[160];
+    size_t n = 0;
+    list[0] = 0;
+    for (int k = 0; k < 4; k++) {
+        if (!counts[k]) continue;
+        int w = snprintf(list + n, sizeof list - n, "%s%u %s", n ? ", " : "", counts[k], kinds[k]);
+        if (w > 0 && (size_t)w < sizeof list - n) n += (size_t)w;
+    }
+    if (!n) return;
+    kiln__diag_report(&ctx->sink, KILN_ERR_LIMIT, KILN_SEVERITY_WARNING, ctx->doc, KILN_CAST_NONE, NULL,
+                      KILN_NO_OFFSET,
+                      "blob format %d.%d holds no animation, blend shapes, IK handles or constraints yet; "
+                      "skipped %s node(s)",
+                      KILN_BLOB_VERSION_MAJOR, KILN_BLOB_VERSION_MINOR, list);
+}
+
+kiln_result kiln__job_run(kiln__job *job, const kiln_bake_input *input, uint32_t source)
+{
+    job->unit.input = input;
+    job->unit.source = source;
+    kiln__bake_ctx ctx;
+    memset(&ctx, 0, sizeof ctx);
+    ctx.input = input;
+    ctx.options = job->options;
+    ctx.allocator = job->allocator;
+    ctx.sink.fn = kiln__job_sink;
+    ctx.sink.user = job;
+    ctx.stats = &job->unit.stats;
+    job->unit.stats.input_bytes = input->size;
+
+    kiln_cast_parse_options popts;
+    memset(&popts, 0, sizeof popts);
+    popts.allocator = job->allocator;
+    popts.diag = ctx.sink;
+    kiln_cast_doc *doc = NULL;
+    kiln_result r = kiln_cast_parse(input->data, input->size, &popts, &doc, &job->error);
+    if (r != KILN_OK) {
+        kiln__prefix_path(&job->error, input->path);
+        return job->result = r;
+    }
+    ctx.doc = doc;
+
+    kiln__skipped skipped;
+    memset(&skipped, 0, sizeof skipped);
+    r = kiln__reserve_unit(job, doc);
+    if (r == KILN_OK) r = kiln__bake_metadata(&ctx, &job->unit);
+    if (r == KILN_OK) r = kiln__roots(job, &ctx, &skipped);
+    if (r == KILN_OK) kiln__report_skipped(&ctx, &skipped);
+    if (r == KILN_OK && job->diag_oom) r = KILN_ERR_OUT_OF_MEMORY;
+    if (r != KILN_OK) kiln__fail(job, r, doc, KILN_CAST_NONE, "while baking");
+    kiln_cast_free(doc);
+    return job->result = r;
+}
+
+void kiln__job_free(kiln__job *job)
+{
+    kiln__bake_unit *u = &job->unit;
+    const kiln_allocator *a = job->allocator;
+    for (uint32_t i = 0; i < u->model_count; i++) kiln__free(a, u->models[i].name);
+    for (uint32_t i = 0; i < u->skeleton_count; i++) kiln__skeleton_free(a, &u->skeletons[i]);
+    for (uint32_t i = 0; i < u->mesh_count; i++) kiln__mesh_free(a, &u->meshes[i]);
+    for (uint32_t i = 0; i < u->hair_count; i++) kiln__hair_free(a, &u->hairs[i]);
+    for (uint32_t i = 0; i < u->material_count; i++) kiln__material_free(a, &u->materials[i]);
+    for (uint32_t i = 0; i < u->instance_count; i++) kiln__instance_free(a, &u->instances[i]);
+    kiln__free(a, u->models);
+    kiln__free(a, u->skeletons);
+    kiln__free(a, u->meshes);
+    kiln__free(a, u->hairs);
+    kiln__free(a, u->materials);
+    kiln__free(a, u->instances);
+    kiln__free(a, u->author);
+    kiln__free(a, u->software);
+    kiln__free(a, u->scene_root);
+    kiln__free(a, job->diags);
+    job->diags = NULL;
+    memset(u, 0, sizeof *u);
+}

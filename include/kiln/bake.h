@@ -1,0 +1,101 @@
+/* kiln/bake.h - flatten Cast files into one runtime blob.
+ *
+ *   kiln_bake_input in = {"hero.cast", bytes, size};
+ *   kiln_bake_options opt;  memset(&opt, 0, sizeof opt);   // zero = defaults
+ *   kiln_bake_result res;
+ *   kiln_diag err;
+ *   if (kiln_bake(&in, 1, &opt, &res, &err) == KILN_OK) {
+ *       kiln_bake_save(&res, "hero.kiln", &err);            // atomic: temp file + rename
+ *       kiln_bake_result_free(&res);
+ *   }
+ *
+ * Baking is deterministic: the same inputs (bytes and order) and options give the same blob,
+ * byte for byte, whatever the thread count. Each input is parsed and baked on its own
+ * (optionally on several threads), then the results are merged in input order.
+ *
+ * Semantic problems follow the Cast reference (section F): the smallest unit that holds them
+ * is dropped (a mesh, a face, an influence, an instance) and reported through the diag sink;
+ * with KILN_BAKE_STRICT any ERROR-severity report fails the bake instead.
+ */
+#ifndef KILN_BAKE_H
+#define KILN_BAKE_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include "alloc.h"
+#include "result.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct kiln_bake_input {
+    const char *path;   /* for messages, relative paths (materials, instances) and the report */
+    const void *data;   /* the Cast bytes; must stay valid during kiln_bake */
+    size_t      size;
+} kiln_bake_input;
+
+/* Bake flags */
+#define KILN_BAKE_STRICT             0x01u /* ERROR-severity reports fail the bake */
+#define KILN_BAKE_QUANTIZE_POSITIONS 0x02u /* 16-bit positions with per-mesh bounds */
+#define KILN_BAKE_QUANTIZE_NORMALS   0x04u /* octahedral 2x16-bit normals and tangents */
+#define KILN_BAKE_QUANTIZE_UVS       0x08u /* 16-bit UVs with per-layer bounds */
+#define KILN_BAKE_NO_OPTIMIZE        0x10u /* keep vertex and index order (no meshoptimizer passes) */
+#define KILN_BAKE_SRGB_VERTEX_COLORS 0x20u /* decode vertex colours from sRGB to linear */
+
+typedef struct kiln_bake_options {
+    const kiln_allocator *allocator;  /* NULL: libc */
+    kiln_diag_sink        diag;       /* warnings and dropped data, tagged with the input path */
+    uint32_t              flags;      /* KILN_BAKE_* */
+    uint32_t              max_influences; /* kept per vertex, 1..8; 0 = 8 */
+    uint32_t              threads;    /* inputs baked in parallel; 0 or 1 = serial */
+    const char           *scene_root; /* directory for instance paths when Metadata has no sr */
+    /* Progress: called after each input is baked (done of total), from the calling thread. */
+    void (*progress)(void *user, uint32_t done, uint32_t total, const char *path);
+    void                 *progress_user;
+} kiln_bake_options;
+
+/* Per-section statistics for `-v` and `--report`. */
+typedef struct kiln_bake_section_stats {
+    uint32_t kind;         /* KILN_SECTION_* */
+    uint32_t count;        /* records */
+    uint64_t input_bytes;  /* Cast payload bytes that fed it (0 when not meaningful) */
+    uint64_t output_bytes; /* section size in the blob */
+} kiln_bake_section_stats;
+
+typedef struct kiln_bake_stats {
+    uint64_t input_bytes;           /* sum of input file sizes */
+    uint64_t output_bytes;          /* blob size */
+    uint32_t models, meshes, hairs, skeletons, bones, materials, instances;
+    uint64_t vertices_in, vertices_out;     /* before/after remap and dedup */
+    uint64_t triangles_in, triangles_out;
+    uint64_t degenerate_faces_dropped, bad_index_faces_dropped;
+    uint64_t influences_dropped;            /* beyond max_influences, zero or NaN weights */
+    uint64_t warnings, errors;              /* reports sent to the sink */
+    uint32_t section_count;
+    kiln_bake_section_stats sections[32];
+} kiln_bake_stats;
+
+typedef struct kiln_bake_result {
+    void          *blob;      /* KILN_BLOB_ALIGN-aligned, from the options' allocator */
+    size_t         size;
+    kiln_bake_stats stats;
+    kiln_allocator allocator; /* to free `blob` */
+} kiln_bake_result;
+
+/* Bakes `count` inputs into one blob. On failure *out is zeroed and err names the input,
+ * node path and offset. The blob is verified with kiln_blob_load before returning. */
+KILN_API kiln_result kiln_bake(const kiln_bake_input *inputs, uint32_t count, const kiln_bake_options *options,
+                               kiln_bake_result *out, kiln_diag *err);
+
+/* Writes the blob to `path` atomically (temporary file in the same directory, fsync, rename).
+ * On failure no file is left behind (ERR_OUTPUT with the reason). */
+KILN_API kiln_result kiln_bake_save(const kiln_bake_result *res, const char *path, kiln_diag *err);
+
+KILN_API void kiln_bake_result_free(kiln_bake_result *res);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* KILN_BAKE_H */
