@@ -1,0 +1,333 @@
+/* Runtime animation throughput on the performance anchor (bench/README.md in the shared
+ * corpus): 80 joints, 301 frames at 30 fps, every channel animated, the skeleton and keys of
+ * anchor_n80_{model,anim}.cast when the corpus is present (else a synthetic clip of the same
+ * shape). Every case runs on every SIMD path this machine has.
+ *
+ * Cases (one JSON line each on stdout; a summary on stderr):
+ *   sample_forward  kiln_sample stepping 1/60 s, 256 instances round-robin, each with its own
+ *                   context and start time (staggered over the clip), looping
+ *   sample_random   kiln_sample at uniform random t in [0, 10 s], 256 instances round-robin
+ *                   (each with its own context)
+ *     both on two clips: "lossless" (raw float rows) and "lossy16" (16-bit range-reduced)
+ *   sample_forward_nocontext  the lossy16 forward case without contexts (decode every call)
+ *   local_to_model  kiln_pose_local_to_model, one pose, warm cache
+ *   blend2          kiln_pose_blend of two poses, warm cache
+ *   frame           per instance: 2 forward samples (the lossless and the lossy clip) + blend2
+ *                   + local_to_model, 256 instances round-robin
+ * Figures are ns per joint (ns per call / 80), best of 40 short repetitions (5 with --quick),
+ * so that other processes on the machine do not inflate them.
+ * Usage: kiln_bench_anim [--quick] [--simd scalar|sse2|avx2]
+ */
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../tests/anim_fixture.h"
+#include "bench_util.h"
+#include "kiln/anim.h"
+#include "kiln/cast.h"
+#include "kiln/cast_scene.h"
+
+#define J 80
+#define F 301
+#define INSTANCES 256
+
+static volatile float bench_sink;
+
+/* ---- data: the anchor files, or a synthetic clip of the same shape ---------------------------- */
+typedef struct anchor {
+    af_bone bones[J];
+    char names[J][16];
+    float *values; /* F x J x 10 */
+    int from_corpus;
+} anchor;
+
+static int load_corpus(anchor *a)
+{
+    char dir[512], path[600];
+    if (!bench_corpus_dir(dir, sizeof dir)) return 0;
+    size_t msize, asize;
+    snprintf(path, sizeof path, "%s/bench/anchor_n80_model.cast", dir);
+    void *mdata = bench_load(path, &msize);
+    snprintf(path, sizeof path, "%s/bench/anchor_n80_anim.cast", dir);
+    void *adata = bench_load(path, &asize);
+    kiln_cast_doc *md = NULL, *ad = NULL;
+    int ok = mdata && adata && kiln_cast_parse(mdata, msize, NULL, &md, NULL) == KILN_OK &&
+             kiln_cast_parse(adata, asize, NULL, &ad, NULL) == KILN_OK;
+    uint32_t nb = 0;
+    for (uint32_t n = 0; ok && n < kiln_cast_node_count(md); n++) {
+        if (kiln_cast_node_at(md, n)->id != KILN_CAST_ID_SKELETON) continue;
+        int32_t parents[J];
+        kiln_cast_skeleton sk;
+        if (kiln_cast_get_skeleton(md, n, &sk, NULL) != KILN_OK || sk.bone_count != J ||
+            kiln_cast_skeleton_parents(md, n, parents, J, NULL) != KILN_OK) {
+            ok = 0;
+            break;
+        }
+        for (uint32_t k = 0; k < J; k++) {
+            kiln_cast_bone bone;
+            if (kiln_cast_get_bone(md, kiln_cast_skeleton_bone(md, n, k), &bone, NULL) != KILN_OK || !bone.name) {
+                ok = 0;
+                break;
+            }
+            snprintf(a->names[k], 16, "%s", bone.name);
+            af_bone *b = &a->bones[k];
+            b->name = a->names[k];
+            b->parent = parents[k];
+            b->ssc = bone.segment_scale_compensate;
+            memcpy(b->t, bone.local_position, sizeof b->t);
+            memcpy(b->r, bone.local_rotation, sizeof b->r);
+            memcpy(b->s, bone.scale, sizeof b->s);
+        }
+        nb = J;
+        break;
+    }
+    ok = ok && nb == J;
+    uint32_t filled = 0;
+    for (uint32_t n = 0; ok && n < kiln_cast_node_count(ad); n++) {
+        if (kiln_cast_node_at(ad, n)->id != KILN_CAST_ID_CURVE) continue;
+        kiln_cast_curve c;
+        if (kiln_cast_get_curve(ad, n, &c, NULL) != KILN_OK) continue;
+        uint32_t j = 0;
+        while (j < J && strcmp(a->names[j], c.node_name) != 0) j++;
+        if (j == J) continue;
+        static const int comp[KILN_CAST_CURVE_PROP_COUNT_] = {3, 0, 1, 2, 7, 8, 9, -1, -1};
+        int cc = comp[c.property];
+        if (cc < 0) continue;
+        for (uint32_t k = 0; k < c.key_count; k++) {
+            uint32_t f = kiln_cast_array_u32(&c.key_frames, k);
+            if (f >= F) continue;
+            float *dst = a->values + ((size_t)f * J + j) * 10 + cc;
+            if (cc == 3) memcpy(dst, (const unsigned char *)c.key_values.data + 16u * k, 16);
+            else dst[0] = kiln_cast_array_f32(&c.key_values, k);
+        }
+        filled++;
+    }
+    ok = ok && filled == J * 7;
+    kiln_cast_free(md);
+    kiln_cast_free(ad);
+    free(mdata);
+    free(adata);
+    return ok;
+}
+
+/* A humanoid-like tree: a spine chain off the root, then chains of 3-6 bones hanging off
+ * spine and upper bones (parents before children). */
+static void synthesize(anchor *a)
+{
+    uint32_t st = 12345;
+    for (uint32_t k = 0; k < J; k++) {
+        snprintf(a->names[k], 16, "j%u", k);
+        af_bone *b = &a->bones[k];
+        b->name = a->names[k];
+        b->parent = k == 0 ? -1 : (k < 7 ? (int32_t)k - 1 : -2);
+        b->t[1] = 0.1f, b->r[3] = 1, b->s[0] = b->s[1] = b->s[2] = 1;
+    }
+    uint32_t k = 7;
+    while (k < J) {
+        uint32_t len = 3 + af_lcg(&st) % 4, from = af_lcg(&st) % k;
+        for (uint32_t i = 0; i < len && k < J; i++, k++) a->bones[k].parent = i == 0 ? (int32_t)from : (int32_t)k - 1;
+    }
+    af_motion(F, J, 7, 30, a->values);
+}
+
+/* ---- timing ------------------------------------------------------------------------------------ */
+typedef struct result {
+    double ns_per_call;
+    long iters;
+} result;
+
+static void emit(const char *name, const char *clip, const char *cache, kiln_simd simd, result r, int corpus)
+{
+    printf("{\"bench\":\"anim\",\"case\":\"%s\",\"clip\":\"%s\",\"joints\":%d,\"simd\":\"%s\",\"cache\":\"%s\","
+           "\"data\":\"%s\",\"ns_per_joint\":%.3f,\"ns_per_call\":%.1f,\"iters\":%ld}\n",
+           name, clip, J, kiln_simd_name(simd), cache, corpus ? "anchor_n80" : "synthetic", r.ns_per_call / J,
+           r.ns_per_call, r.iters);
+    fprintf(stderr, "  %-6s %-15s %-9s %7.2f ns/joint  (%7.1f ns/call)\n", kiln_simd_name(simd), name, clip,
+            r.ns_per_call / J, r.ns_per_call);
+    fflush(stdout);
+}
+
+typedef struct instances {
+    const kiln_anim_binding *bind[2];
+    void *ctx[2][INSTANCES];
+    kiln_soa_xform (*pose)[3][J / 8]; /* per instance: 2 sampled + 1 blended */
+    float (*model)[J * 16];
+    double *start;
+    double *random_t;
+    size_t random_count;
+} instances;
+
+static result run_sample(instances *in, int clip, int random, int use_context, int steps, int reps)
+{
+    result best = {1e30, 0};
+    kiln_sample_desc d;
+    memset(&d, 0, sizeof d);
+    d.binding = in->bind[clip];
+    d.loop = KILN_LOOP_WRAP;
+    d.out_count = J / 8;
+    size_t ri = 0;
+    for (int r = 0; r < reps; r++) {
+        double t0 = bench_now();
+        for (int s = 0; s < steps; s++)
+            for (int i = 0; i < INSTANCES; i++) {
+                d.time_s = random ? in->random_t[ri++ % in->random_count] : in->start[i] + (r * steps + s) / 60.0;
+                d.out = in->pose[i][clip];
+                d.context = use_context ? in->ctx[clip][i] : NULL;
+                kiln_sample(&d);
+            }
+        double ns = (bench_now() - t0) * 1e9 / ((double)steps * INSTANCES);
+        if (ns < best.ns_per_call) best.ns_per_call = ns;
+        best.iters += (long)steps * INSTANCES;
+    }
+    bench_sink += in->pose[0][clip][0].tx[0];
+    return best;
+}
+
+static result run_frame(instances *in, const kiln_blob *skel, const kiln_soa_xform *rest, int steps, int reps)
+{
+    result best = {1e30, 0};
+    kiln_sample_desc d;
+    memset(&d, 0, sizeof d);
+    d.loop = KILN_LOOP_WRAP;
+    d.out_count = J / 8;
+    for (int r = 0; r < reps; r++) {
+        double t0 = bench_now();
+        for (int s = 0; s < steps; s++)
+            for (int i = 0; i < INSTANCES; i++) {
+                double t = in->start[i] + (r * steps + s) / 60.0;
+                for (int c = 0; c < 2; c++) {
+                    d.binding = in->bind[c], d.time_s = t * (c ? 0.9 : 1.0), d.out = in->pose[i][c];
+                    d.context = in->ctx[c][i];
+                    kiln_sample(&d);
+                }
+                kiln_blend_layer layers[2] = {{in->pose[i][0], 0.7f, NULL}, {in->pose[i][1], 0.3f, NULL}};
+                kiln_pose_blend(layers, 2, rest, 0.1f, in->pose[i][2], J / 8);
+                kiln_pose_local_to_model(skel, 0, in->pose[i][2], NULL, in->model[i], J);
+            }
+        double ns = (bench_now() - t0) * 1e9 / ((double)steps * INSTANCES);
+        if (ns < best.ns_per_call) best.ns_per_call = ns;
+        best.iters += (long)steps * INSTANCES;
+    }
+    bench_sink += in->model[0][12];
+    return best;
+}
+
+static result run_l2m(const kiln_blob *skel, const kiln_soa_xform *pose, float *model, long calls, int reps)
+{
+    result best = {1e30, 0};
+    for (int r = 0; r < reps; r++) {
+        double t0 = bench_now();
+        for (long i = 0; i < calls; i++) kiln_pose_local_to_model(skel, 0, pose, NULL, model, J);
+        double ns = (bench_now() - t0) * 1e9 / (double)calls;
+        if (ns < best.ns_per_call) best.ns_per_call = ns;
+        best.iters += calls;
+    }
+    bench_sink += model[12];
+    return best;
+}
+
+static result run_blend(const kiln_soa_xform *a, const kiln_soa_xform *b, const kiln_soa_xform *rest,
+                        kiln_soa_xform *out, long calls, int reps)
+{
+    result best = {1e30, 0};
+    kiln_blend_layer layers[2] = {{a, 0.6f, NULL}, {b, 0.4f, NULL}};
+    for (int r = 0; r < reps; r++) {
+        double t0 = bench_now();
+        for (long i = 0; i < calls; i++) kiln_pose_blend(layers, 2, rest, 0.1f, out, J / 8);
+        double ns = (bench_now() - t0) * 1e9 / (double)calls;
+        if (ns < best.ns_per_call) best.ns_per_call = ns;
+        best.iters += calls;
+    }
+    bench_sink += out[0].tx[0];
+    return best;
+}
+
+int main(int argc, char **argv)
+{
+    int quick = bench_quick(argc, argv);
+    kiln_simd only = KILN_SIMD_AUTO;
+    for (int i = 1; i + 1 < argc; i++)
+        if (strcmp(argv[i], "--simd") == 0) {
+            const kiln_simd all[3] = {KILN_SIMD_SCALAR, KILN_SIMD_SSE2, KILN_SIMD_AVX2};
+            for (int k = 0; k < 3; k++)
+                if (strcmp(argv[i + 1], kiln_simd_name(all[k])) == 0) only = all[k];
+        }
+
+    anchor *a = calloc(1, sizeof *a);
+    a->values = calloc((size_t)F * J * 10, sizeof(float));
+    if (!a || !a->values) return 1;
+    a->from_corpus = load_corpus(a);
+    if (!a->from_corpus) synthesize(a);
+
+    af_joint joints[J];
+    for (int j = 0; j < J; j++) joints[j] = (af_joint){a->names[j], AF_MODES_ALL(KILN_MODE_ABSOLUTE), {1, 1, 1}};
+    af_skel skel = {J, a->bones};
+    af_clip clips[2] = {
+        {.name = "lossless", .framerate = 30, .frame_count = F, .joint_count = J, .joints = joints, .values = a->values,
+         .width = 32, .all_tracks = 1},
+        {.name = "lossy16", .framerate = 30, .frame_count = F, .joint_count = J, .joints = joints, .values = a->values,
+         .width = 16, .all_tracks = 1},
+    };
+    size_t size;
+    unsigned char *mem = af_build(&skel, clips, 2, &size);
+    const kiln_blob *blob = af_load(mem, size);
+    if (!blob) return 1;
+    const kiln_soa_xform *rest = kiln_blob_rest_pose(blob, NULL);
+    fprintf(stderr, "bench_anim: %s; data %s; clip sizes: lossless %llu B, lossy16 %llu B\n", kiln_build_info(),
+            a->from_corpus ? "anchor_n80 (corpus)" : "synthetic anchor shape",
+            (unsigned long long)kiln_blob_animations(blob, NULL)[0].data_size,
+            (unsigned long long)kiln_blob_animations(blob, NULL)[1].data_size);
+
+    instances in;
+    memset(&in, 0, sizeof in);
+    kiln_anim_bind_report rep;
+    for (int c = 0; c < 2; c++) {
+        in.bind[c] = af_bind(blob, (uint32_t)c, blob, 0, &rep);
+        if (!in.bind[c] || !rep.identity_map) return 1;
+        for (int i = 0; i < INSTANCES; i++) in.ctx[c][i] = af_context(in.bind[c]);
+    }
+    in.pose = aligned_alloc(64, sizeof *in.pose * INSTANCES);
+    in.model = aligned_alloc(64, sizeof *in.model * INSTANCES);
+    in.start = malloc(sizeof(double) * INSTANCES);
+    in.random_count = 1u << 16;
+    in.random_t = malloc(sizeof(double) * in.random_count);
+    uint32_t st = 99;
+    for (int i = 0; i < INSTANCES; i++) in.start[i] = 10.0 * i / INSTANCES;
+    for (size_t i = 0; i < in.random_count; i++) in.random_t[i] = 10.0 * af_lcg(&st) / 16777216.0;
+
+    /* Many short repetitions, best one reported: robust to other processes on the machine. */
+    const int steps = quick ? 8 : 16, reps = quick ? 5 : 40;
+    const long calls = quick ? 2000 : 5000;
+    kiln_simd paths[3];
+    int np = af_paths(paths);
+    for (int p = 0; p < np; p++) {
+        if (only != KILN_SIMD_AUTO && paths[p] != only) continue;
+        kiln_simd_force(paths[p]);
+        const char *clip_name[2] = {"lossless", "lossy16"};
+        for (int c = 0; c < 2; c++) {
+            emit("sample_forward", clip_name[c], "256 instances", paths[p], run_sample(&in, c, 0, 1, steps, reps),
+                 a->from_corpus);
+            emit("sample_random", clip_name[c], "256 instances", paths[p], run_sample(&in, c, 1, 1, steps, reps),
+                 a->from_corpus);
+        }
+        /* the decoded-row cache against decoding every call, many instances in flight */
+        emit("sample_forward_nocontext", "lossy16", "256 instances", paths[p], run_sample(&in, 1, 0, 0, steps, reps),
+             a->from_corpus);
+        kiln_soa_xform *pa = in.pose[0][0], *pb = in.pose[1][0];
+        emit("local_to_model", "-", "warm", paths[p], run_l2m(blob, pa, in.model[0], calls, reps), a->from_corpus);
+        emit("blend2", "-", "warm", paths[p], run_blend(pa, pb, rest, in.pose[2][2], calls, reps), a->from_corpus);
+        emit("frame", "lossless+lossy16", "256 instances", paths[p], run_frame(&in, blob, rest, steps / 2, reps),
+             a->from_corpus);
+    }
+    kiln_simd_force(KILN_SIMD_AUTO);
+    for (int c = 0; c < 2; c++) {
+        for (int i = 0; i < INSTANCES; i++) free(in.ctx[c][i]);
+        free((void *)in.bind[c]);
+    }
+    free(in.pose), free(in.model), free(in.start), free(in.random_t);
+    free(mem), free(a->values), free(a);
+    return 0;
+}

@@ -1,0 +1,268 @@
+/* runtime/anim_internal.h - the binding layout, the kernel jobs and the per-path kernel table
+ * shared by the animation runtime files. Private; nothing here is part of the ABI.
+ */
+#ifndef KILN_ANIM_INTERNAL_H
+#define KILN_ANIM_INTERNAL_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "kiln/anim.h"
+#include "simd.h"
+
+#define KILN__LANES KILN_SOA_WIDTH
+#define KILN__SOA_BYTES ((uint32_t)sizeof(kiln_soa_xform)) /* 320: 10 components x 8 lanes */
+#define KILN__SLERP_DEG 6 /* degree in x of the nlerp correction (kiln__slerp_fit) */
+
+/* Components of kiln_soa_xform, in memory order. */
+enum { KILN__TX, KILN__TY, KILN__TZ, KILN__QX, KILN__QY, KILN__QZ, KILN__QW, KILN__SX, KILN__SY, KILN__SZ };
+
+/* ---- clip data layout -------------------------------------------------------------------
+ * At kiln_blob_animation.data_offset: constants (block_count x kiln_soa_xform), then the
+ * track table (animated_count x kiln_blob_anim_track, 72 bytes each), then the rows, which
+ * start at the next 16-byte boundary after the table. */
+typedef struct kiln__clip_layout {
+    uint64_t constants;  /* blob offsets */
+    uint64_t tracks;
+    uint64_t rows;
+    uint64_t end;        /* rows end: data_offset + bytes the layout needs */
+} kiln__clip_layout;
+
+/* 0 when the sizes overflow 64 bits (impossible for 32-bit counts, checked anyway). */
+static inline int kiln__clip_layout_of(const kiln_blob_animation *a, kiln__clip_layout *l)
+{
+    l->constants = a->data_offset;
+    l->tracks = l->constants + (uint64_t)a->block_count * sizeof(kiln_soa_xform);
+    uint64_t rows = l->tracks + (uint64_t)a->animated_count * sizeof(kiln_blob_anim_track);
+    l->rows = (rows + 15u) & ~(uint64_t)15u;
+    l->end = l->rows + (uint64_t)a->frame_count * a->row_stride;
+    return l->end >= l->rows && a->data_offset <= UINT64_MAX / 2;
+}
+
+/* Bytes one track occupies in a row: 8 lanes of `width` bits. */
+static inline uint32_t kiln__track_bytes(uint32_t width) { return width; }
+
+/* 1 / (2^width - 1): a quantised lane q decodes to range_min + range_extent * q / (2^w - 1),
+ * evaluated as range_min + (range_extent * inv) * q, unfused, by every path. */
+static inline float kiln__quant_inv(uint32_t width)
+{
+    switch (width) {
+    case 8: return 1.0f / 255.0f;
+    case 12: return 1.0f / 4095.0f;
+    case 16: return 1.0f / 65535.0f;
+    default: return 1.0f / 16777215.0f;
+    }
+}
+
+static inline int kiln__width_ok(uint32_t width)
+{
+    return width == 8 || width == 12 || width == 16 || width == 24 || width == 32;
+}
+
+/* ---- the binding ------------------------------------------------------------------------- */
+
+/* Where a (block, component) pair's 8 lanes come from in each frame row. */
+#define KILN__SRC_CONST   0u /* the clip's constant block (same value every row) */
+#define KILN__SRC_RAW     1u /* 8 floats in the row itself, at the track's row_offset */
+#define KILN__SRC_DECODED 2u /* a quantised track (or the rebuilt qw), decoded per row */
+
+/* Block flags */
+#define KILN__BLK_ABSOLUTE 0x01u /* every lane's result is the key itself: out = k */
+#define KILN__BLK_DENSE    0x02u /* all 10 components raw and consecutive: the row holds a kiln_soa_xform */
+#define KILN__BLK_DECODE   0x04u /* has quantised tracks (or a rebuilt qw) to decode per row */
+#define KILN__BLK_QW       0x08u /* lossy: qw = sqrt(max(0, 1 - qx^2 - qy^2 - qz^2)) per row */
+#define KILN__BLK_FRAC     0x10u /* some lane: additive rotation weight in (0, 1): SIMD slerp(I, k, a) */
+#define KILN__BLK_EXACT    0x20u /* some lane: additive rotation weight outside [0, 1]: scalar fix-up */
+#define KILN__BLK_UNIFORM  0x40u /* lossy, every component but qw quantised at one width, in
+                                    component order at consecutive row offsets (fast decode) */
+#define KILN__BLK_CACHE    0x80u /* DECODE blocks whose decoded rows the sampling context keeps:
+                                    all but UNIFORM 8/16-bit ones, which decode in registers
+                                    faster than cached floats come back from memory */
+
+typedef struct kiln__clip_block {
+    uint8_t  kind[KILN_ANIM_COMPONENTS];    /* KILN__SRC_* */
+    uint8_t  width[KILN_ANIM_COMPONENTS];   /* DECODED: bits per lane; 0 for the rebuilt qw */
+    uint16_t flags;                         /* KILN__BLK_* */
+    uint32_t track[KILN_ANIM_COMPONENTS];   /* DECODED: index in the clip's track table */
+    uint32_t offset[KILN_ANIM_COMPONENTS];  /* RAW and DECODED: byte offset in the row */
+    uint32_t uniform_width;                 /* UNIFORM: the width; tracks track[0].. and offsets
+                                               offset[0] + k * width for the k-th stored component */
+} kiln__clip_block;
+
+/* Per-lane mode coefficients of one clip block, so that composing against the rest pose
+ * (T0, R0, S0) and the pose underneath (Tc, Rc, Sc) is branch-free:
+ *   T = ta·T0 + tb·Tc + tc·k
+ *   S = (sa·S0 + sb·Sc + sz) · (sc·k + sd)
+ *   R = (ra·R0 + rb·Rc + rz·I) ⊗ k',  k' = rk·k + (1 - rk)·I, or slerp(I, k, a) on FRAC lanes
+ * Every coefficient is 0 or 1 except tc (the additive weight), sc and sd (a, 1 - a).
+ *   absolute: T = k,          R = k,            S = k
+ *   relative: T = T0 + k,     R = R0 ⊗ k,       S = S0 · k
+ *   additive: T = Tc + a·k,   R = Rc ⊗ k^a,     S = Sc · (a·k + 1 - a)
+ *   no curve: T = Tc,         R = Rc,           S = Sc
+ * Lanes of slots that drive no bone are "no curve" (and ignored when scattered). */
+typedef struct kiln__modes {
+    float ta[3][KILN__LANES], tb[3][KILN__LANES], tc[3][KILN__LANES];
+    float sa[3][KILN__LANES], sb[3][KILN__LANES], sz[3][KILN__LANES], sc[3][KILN__LANES], sd[3][KILN__LANES];
+    float ra[KILN__LANES], rb[KILN__LANES], rz[KILN__LANES], rk[KILN__LANES];
+    float frac_a[KILN__LANES];      /* FRAC lanes: a; others 1 */
+    uint32_t frac_mask[KILN__LANES]; /* ~0 on FRAC lanes */
+    float exact_a[KILN__LANES];     /* EXACT lanes: a (applied by the scalar fix-up); others 1 */
+    uint32_t exact_mask[KILN__LANES];
+} kiln__modes;
+
+#define KILN__BINDING_MAGIC 0x444E424Bu /* "KBND" */
+
+/* Binding flags */
+#define KILN__BIND_IDENTITY 0x1u /* clip slot j drives skeleton bone j (or nothing) for every j */
+#define KILN__BIND_LOSSY    0x2u
+#define KILN__BIND_CACHE    0x4u /* some block has KILN__BLK_CACHE: contexts hold decoded rows */
+
+struct kiln_anim_binding {
+    uint32_t magic;
+    uint32_t flags;                    /* KILN__BIND_* */
+    const kiln_blob *anim_blob;
+    const kiln_blob *skel_blob;
+    const kiln_blob_animation *clip;
+    uint32_t clip_index, skeleton;
+    /* clip */
+    double   framerate;
+    int64_t  first_frame, last_frame;
+    uint32_t frame_count, row_stride;
+    uint32_t joint_count, block_count;
+    uint32_t scalar_count;
+    uint32_t clip_flags;
+    const unsigned char *constants;    /* block_count kiln_soa_xform */
+    const kiln_blob_anim_track *tracks;
+    const unsigned char *rows;
+    const kiln_blob_anim_scalar *scalars;
+    /* skeleton */
+    uint32_t bone_count, soa_count;
+    const kiln_soa_xform *rest;        /* soa_count blocks */
+    /* derived, in the same caller memory */
+    kiln__clip_block *blocks;          /* block_count */
+    kiln__modes *modes;                /* block_count */
+    uint32_t *slot_bone;               /* joint_count: skeleton bone, or KILN_BLOB_NONE */
+};
+
+/* ---- sampling jobs ---------------------------------------------------------------------- */
+typedef struct kiln__sample_job {
+    const kiln_anim_binding *binding;
+    const unsigned char *row0, *row1;     /* raw rows i and i+1 */
+    const kiln_soa_xform *dec0, *dec1;    /* decoded rows (context cache), or NULL: decode per block
+                                             (only blocks with KILN__BLK_CACHE are read there) */
+    float u;                              /* in [0, 1] */
+    float slerp_q[KILN__SLERP_DEG];       /* nlerp correction polynomial for this u (kiln__slerp_coeffs) */
+    int   u_zero;                         /* u == 0: rotations are row i's keys as stored */
+} kiln__sample_job;
+
+/* The nlerp parameter correction. Between unit quaternions a, b (b on a's hemisphere, d = a·b,
+ * x = 1 - d), nlerp(a, b, t') equals slerp(a, b, t) for
+ *     t' = t + x · g · Σ_{i<6} x^i Σ_{j<4} C[i][j] y^j,   g = t(t - ½)(t - 1), y = (t - ½)²
+ * (least-squares fit of the exact t' = sin tθ / (sin tθ + sin (1-t)θ), weighted toward small
+ * angles). Largest rotation-angle error against exact slerp, evaluated in float: 2.4e-8 rad
+ * for keys up to 20° of rotation apart, 7e-8 up to 60°, 1e-7 up to 90°, 3.3e-6 up to 180°.
+ * Plain nlerp: 9e-5 at 20°, 4e-2 at 120°. */
+extern const float kiln__slerp_fit[KILN__SLERP_DEG][4];
+/* The polynomial coefficients in x for a given t: t' = t + x·(q0 + x·(q1 + ...)). */
+void kiln__slerp_coeffs(float t, float q[KILN__SLERP_DEG]);
+
+/* Exact slerp(I, k, a) for one quaternion (double precision), shortest arc; any real a. */
+void kiln__slerp_identity_exact(const float k[4], float a, float out[4]);
+
+/* Applies the EXACT lanes' fix-up to an interpolated key block (rotation only). */
+void kiln__fix_exact(const kiln__modes *m, kiln_soa_xform *k);
+
+/* ---- pose jobs -------------------------------------------------------------------------- */
+typedef struct kiln__blend_job {
+    const kiln_blend_layer *layers;
+    uint32_t layer_count;
+    const kiln_soa_xform *rest;   /* NULL: identity */
+    float threshold;
+    kiln_soa_xform *out;
+    uint32_t soa_count;
+} kiln__blend_job;
+
+typedef struct kiln__model_job {
+    const kiln_blob_bone *bones;  /* bone_count, parent-first */
+    uint32_t bone_count;
+    const kiln_soa_xform *local;
+    const float *root;            /* 16 floats, column-major; identity when the caller gave none */
+    float *model;                 /* bone_count x 16 */
+} kiln__model_job;
+
+/* ---- kernel table (simd_dispatch.c) ----------------------------------------------------- */
+typedef struct kiln__kernels {
+    kiln_simd path;
+    /* Fills every component of block `block` of row0 into d0 (and of row1 into d1 unless
+     * d1 is NULL): constants copied, raw lanes copied, quantised tracks decoded, qw rebuilt. */
+    void (*decode_block)(const kiln_anim_binding *b, uint32_t block, const unsigned char *row0,
+                         const unsigned char *row1, kiln_soa_xform *d0, kiln_soa_xform *d1);
+    /* Interpolates and composes clip blocks [b0, b1): rest/base/out point at block b0's. */
+    void (*sample_blocks)(const kiln__sample_job *job, uint32_t b0, uint32_t b1, const kiln_soa_xform *rest,
+                          const kiln_soa_xform *base, kiln_soa_xform *out);
+    void (*blend)(const kiln__blend_job *job);
+    void (*add)(kiln_soa_xform *pose, const kiln_soa_xform *delta, float weight, const float *joint_weights,
+                uint32_t soa_count);
+    void (*local_to_model)(const kiln__model_job *job);
+    void (*skin)(const float *model, const float *inverse_binds, float *skin, uint32_t count);
+} kiln__kernels;
+
+/* The table in use (chosen once, on first use; kiln_simd_force changes it). Never NULL. */
+const kiln__kernels *kiln__kernels_get(void);
+/* The table of one path, or NULL when it is not built or the CPU lacks it. */
+const kiln__kernels *kiln__kernels_for(kiln_simd path);
+
+#define KILN__DECLARE_KERNELS(sfx)                                                                        \
+    void kiln__decode_block_##sfx(const kiln_anim_binding *b, uint32_t block, const unsigned char *row0,   \
+                                  const unsigned char *row1, kiln_soa_xform *d0, kiln_soa_xform *d1);     \
+    void kiln__sample_blocks_##sfx(const kiln__sample_job *job, uint32_t b0, uint32_t b1,                 \
+                                   const kiln_soa_xform *rest, const kiln_soa_xform *base, kiln_soa_xform *out); \
+    void kiln__blend_##sfx(const kiln__blend_job *job);                                                   \
+    void kiln__add_##sfx(kiln_soa_xform *pose, const kiln_soa_xform *delta, float weight,                 \
+                         const float *joint_weights, uint32_t soa_count);                                 \
+    void kiln__local_to_model_##sfx(const kiln__model_job *job);                                          \
+    void kiln__skin_##sfx(const float *model, const float *inverse_binds, float *skin, uint32_t count);
+
+KILN__DECLARE_KERNELS(scalar)
+#if KILN__SIMD_SSE2
+KILN__DECLARE_KERNELS(sse2)
+#endif
+#if KILN__SIMD_AVX2
+KILN__DECLARE_KERNELS(avx2)
+#endif
+
+/* ---- small shared helpers --------------------------------------------------------------- */
+/* Component c of a block (byte arithmetic: the components are consecutive float[8] members
+ * without padding, and indexing past tx[] would leave that member's bounds). */
+static inline const float *kiln__soa_comp(const kiln_soa_xform *x, unsigned c)
+{
+    return (const float *)(const void *)((const unsigned char *)x + (size_t)c * KILN__LANES * sizeof(float));
+}
+static inline float *kiln__soa_comp_mut(kiln_soa_xform *x, unsigned c)
+{
+    return (float *)(void *)((unsigned char *)x + (size_t)c * KILN__LANES * sizeof(float));
+}
+
+/* The 8 lanes of each component in rows i and i+1 of clip block `blk` (a block without
+ * quantised tracks): the constant block or the raw row in place. */
+static inline void kiln__block_sources(const kiln_anim_binding *b, uint32_t blk, const unsigned char *row0,
+                                       const unsigned char *row1, const float *p0[KILN_ANIM_COMPONENTS],
+                                       const float *p1[KILN_ANIM_COMPONENTS])
+{
+    const kiln__clip_block *cb = &b->blocks[blk];
+    const kiln_soa_xform *cst = (const kiln_soa_xform *)(const void *)b->constants + blk;
+    for (unsigned c = 0; c < KILN_ANIM_COMPONENTS; c++) {
+        if (cb->kind[c] == KILN__SRC_RAW) {
+            p0[c] = (const float *)(const void *)(row0 + cb->offset[c]);
+            p1[c] = (const float *)(const void *)(row1 + cb->offset[c]);
+        } else {
+            p0[c] = p1[c] = kiln__soa_comp(cst, c);
+        }
+    }
+}
+
+/* Identity transform in every lane. */
+void kiln__soa_identity(kiln_soa_xform *x);
+extern const kiln_soa_xform kiln__soa_identity_block;
+
+#endif /* KILN_ANIM_INTERNAL_H */

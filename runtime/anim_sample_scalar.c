@@ -1,0 +1,169 @@
+/* Sampling kernels, portable C: the reference the SIMD paths are tested against.
+ *
+ * The same formulas as the SIMD paths (anim_sample_simd.h), which differ only in rounding: AVX2
+ * fuses multiply-adds and both use a refined reciprocal square root where this divides by a
+ * square root; results agree within 1e-5 (tests/test_anim_sample.c). Quantised rows decode
+ * bit-identically on every path.
+ */
+#include <math.h>
+#include <string.h>
+
+#include "anim_internal.h"
+
+/* Lane `lane` of a track of `width` bits per lane (little-endian bit packing). */
+static uint32_t kiln__lane_bits(const unsigned char *src, uint32_t width, unsigned lane)
+{
+    uint32_t bit = lane * width, first = bit >> 3, shift = bit & 7u;
+    unsigned nbytes = (shift + width + 7u) >> 3;
+    uint64_t acc = 0;
+    for (unsigned i = 0; i < nbytes; i++) acc |= (uint64_t)src[first + i] << (8u * i);
+    return (uint32_t)(acc >> shift) & ((1u << width) - 1u);
+}
+
+/* One row of a block: every component, so that interpolation reads plain SoA blocks. */
+static void kiln__decode_one(const kiln_anim_binding *b, uint32_t block, const unsigned char *row, kiln_soa_xform *dst)
+{
+    const kiln__clip_block *cb = &b->blocks[block];
+    const kiln_soa_xform *cst = (const kiln_soa_xform *)(const void *)b->constants + block;
+    for (unsigned c = 0; c < KILN_ANIM_COMPONENTS; c++) {
+        float *d = kiln__soa_comp_mut(dst, c);
+        if (cb->kind[c] == KILN__SRC_CONST) {
+            memcpy(d, kiln__soa_comp(cst, c), KILN__LANES * sizeof(float));
+        } else if (cb->kind[c] == KILN__SRC_RAW) {
+            memcpy(d, row + cb->offset[c], KILN__LANES * sizeof(float));
+        } else if (cb->width[c]) {
+            const kiln_blob_anim_track *tr = &b->tracks[cb->track[c]];
+            float inv = kiln__quant_inv(cb->width[c]);
+            for (unsigned l = 0; l < KILN__LANES; l++)
+                d[l] = tr->range_min[l] + (tr->range_extent[l] * inv) * (float)kiln__lane_bits(row + cb->offset[c], cb->width[c], l);
+        }
+    }
+    if (cb->flags & KILN__BLK_QW)
+        for (unsigned l = 0; l < KILN__LANES; l++) {
+            float x = dst->qx[l], y = dst->qy[l], z = dst->qz[l];
+            float w2 = 1.0f - x * x - y * y - z * z;
+            dst->qw[l] = sqrtf(w2 > 0.0f ? w2 : 0.0f);
+        }
+}
+
+void kiln__decode_block_scalar(const kiln_anim_binding *b, uint32_t block, const unsigned char *row0,
+                               const unsigned char *row1, kiln_soa_xform *d0, kiln_soa_xform *d1)
+{
+    kiln__decode_one(b, block, row0, d0);
+    if (d1) kiln__decode_one(b, block, row1, d1);
+}
+
+/* Normalised a + t·(b - a) for one lane; the caller has put b on a's hemisphere. */
+static void kiln__nlerp_lane(const float a[4], const float bq[4], float t, float r[4])
+{
+    float len2 = 0.0f;
+    for (int i = 0; i < 4; i++) {
+        r[i] = a[i] + t * (bq[i] - a[i]);
+        len2 += r[i] * r[i];
+    }
+    float inv = 1.0f / sqrtf(len2 > 1e-30f ? len2 : 1e-30f);
+    for (int i = 0; i < 4; i++) r[i] *= inv;
+}
+
+/* t + x·(q0 + x·(q1 + ...)): the corrected nlerp parameter. */
+static float kiln__corrected(float t, float x, const float q[KILN__SLERP_DEG])
+{
+    float p = q[KILN__SLERP_DEG - 1];
+    for (int i = KILN__SLERP_DEG - 2; i >= 0; i--) p = p * x + q[i];
+    return t + x * p;
+}
+
+/* slerp(I, k, a) for a in (0, 1), shortest arc, by the corrected nlerp. */
+static void kiln__slerp_identity_lane(const float k[4], float a, float r[4])
+{
+    float s = k[3] < 0.0f ? -1.0f : 1.0f, q[KILN__SLERP_DEG];
+    float kk[4] = {s * k[0], s * k[1], s * k[2], s * k[3]}, id[4] = {0, 0, 0, 1};
+    kiln__slerp_coeffs(a, q);
+    kiln__nlerp_lane(id, kk, kiln__corrected(a, 1.0f - kk[3], q), r);
+}
+
+static void kiln__interp(const float *p0[KILN_ANIM_COMPONENTS], const float *p1[KILN_ANIM_COMPONENTS],
+                         const kiln__sample_job *job, kiln_soa_xform *k)
+{
+    static const unsigned lin[6] = {KILN__TX, KILN__TY, KILN__TZ, KILN__SX, KILN__SY, KILN__SZ};
+    float u = job->u;
+    for (unsigned i = 0; i < 6; i++) {
+        unsigned c = lin[i];
+        float *d = kiln__soa_comp_mut(k, c);
+        for (unsigned l = 0; l < KILN__LANES; l++) d[l] = p0[c][l] + u * (p1[c][l] - p0[c][l]);
+    }
+    for (unsigned l = 0; l < KILN__LANES; l++) {
+        float a[4], bq[4], r[4];
+        for (int i = 0; i < 4; i++) a[i] = p0[KILN__QX + i][l], bq[i] = p1[KILN__QX + i][l];
+        if (job->u_zero) {
+            memcpy(r, a, sizeof r);
+        } else {
+            float d = a[0] * bq[0] + a[1] * bq[1] + a[2] * bq[2] + a[3] * bq[3];
+            if (d < 0.0f) {
+                d = -d;
+                for (int i = 0; i < 4; i++) bq[i] = -bq[i];
+            }
+            kiln__nlerp_lane(a, bq, kiln__corrected(u, 1.0f - d, job->slerp_q), r);
+        }
+        k->qx[l] = r[0], k->qy[l] = r[1], k->qz[l] = r[2], k->qw[l] = r[3];
+    }
+}
+
+/* base ⊗ k per lane; out may alias base (each lane is read before it is written). */
+static void kiln__compose(const kiln_soa_xform *k, const kiln__modes *m, uint32_t flags, const kiln_soa_xform *rest,
+                          const kiln_soa_xform *base, kiln_soa_xform *out)
+{
+    for (unsigned l = 0; l < KILN__LANES; l++) {
+        float t[3], s[3], q[4];
+        for (unsigned c = 0; c < 3; c++) {
+            float t0 = kiln__soa_comp(rest, KILN__TX + c)[l], tc = kiln__soa_comp(base, KILN__TX + c)[l];
+            t[c] = m->ta[c][l] * t0 + m->tb[c][l] * tc + m->tc[c][l] * kiln__soa_comp(k, KILN__TX + c)[l];
+            float s0 = kiln__soa_comp(rest, KILN__SX + c)[l], sc = kiln__soa_comp(base, KILN__SX + c)[l];
+            s[c] = (m->sa[c][l] * s0 + m->sb[c][l] * sc + m->sz[c][l]) *
+                   (m->sc[c][l] * kiln__soa_comp(k, KILN__SX + c)[l] + m->sd[c][l]);
+        }
+        float kp[4];
+        float kq[4] = {k->qx[l], k->qy[l], k->qz[l], k->qw[l]};
+        if ((flags & KILN__BLK_FRAC) && m->frac_mask[l]) {
+            kiln__slerp_identity_lane(kq, m->frac_a[l], kp);
+        } else {
+            float rk = m->rk[l];
+            kp[0] = rk * kq[0], kp[1] = rk * kq[1], kp[2] = rk * kq[2], kp[3] = rk * kq[3] + (1.0f - rk);
+        }
+        float ra = m->ra[l], rb = m->rb[l];
+        float bx = ra * rest->qx[l] + rb * base->qx[l];
+        float by = ra * rest->qy[l] + rb * base->qy[l];
+        float bz = ra * rest->qz[l] + rb * base->qz[l];
+        float bw = ra * rest->qw[l] + rb * base->qw[l] + m->rz[l];
+        q[0] = bw * kp[0] + bx * kp[3] + by * kp[2] - bz * kp[1];
+        q[1] = bw * kp[1] - bx * kp[2] + by * kp[3] + bz * kp[0];
+        q[2] = bw * kp[2] + bx * kp[1] - by * kp[0] + bz * kp[3];
+        q[3] = bw * kp[3] - bx * kp[0] - by * kp[1] - bz * kp[2];
+        out->tx[l] = t[0], out->ty[l] = t[1], out->tz[l] = t[2];
+        out->qx[l] = q[0], out->qy[l] = q[1], out->qz[l] = q[2], out->qw[l] = q[3];
+        out->sx[l] = s[0], out->sy[l] = s[1], out->sz[l] = s[2];
+    }
+}
+
+void kiln__sample_blocks_scalar(const kiln__sample_job *job, uint32_t b0, uint32_t b1, const kiln_soa_xform *rest,
+                                const kiln_soa_xform *base, kiln_soa_xform *out)
+{
+    const kiln_anim_binding *b = job->binding;
+    for (uint32_t blk = b0; blk < b1; blk++, rest++, base++, out++) {
+        const kiln__clip_block *cb = &b->blocks[blk];
+        kiln_soa_xform d0, d1, k;
+        const float *p0[KILN_ANIM_COMPONENTS], *p1[KILN_ANIM_COMPONENTS];
+        if (cb->flags & KILN__BLK_DECODE) {
+            int cached = job->dec0 && (cb->flags & KILN__BLK_CACHE);
+            const kiln_soa_xform *dec0 = cached ? job->dec0 + blk : &d0, *dec1 = cached ? job->dec1 + blk : &d1;
+            if (!cached) kiln__decode_block_scalar(b, blk, job->row0, job->row1, &d0, &d1);
+            for (unsigned c = 0; c < KILN_ANIM_COMPONENTS; c++) p0[c] = kiln__soa_comp(dec0, c), p1[c] = kiln__soa_comp(dec1, c);
+        } else {
+            kiln__block_sources(b, blk, job->row0, job->row1, p0, p1);
+        }
+        kiln__interp(p0, p1, job, &k);
+        if (cb->flags & KILN__BLK_EXACT) kiln__fix_exact(&b->modes[blk], &k);
+        if (cb->flags & KILN__BLK_ABSOLUTE) *out = k;
+        else kiln__compose(&k, &b->modes[blk], cb->flags, rest, base, out);
+    }
+}

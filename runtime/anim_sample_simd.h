@@ -1,0 +1,253 @@
+/* runtime/anim_sample_simd.h - the sampling kernels, written once in the simd_ops.h
+ * vocabulary and compiled per path (anim_sample_sse2.c, anim_sample_avx2.c).
+ *
+ * Private template: include after simd_ops.h and after defining
+ *   KILN__FN kvi kiln__unpack_half(const unsigned char *src, uint32_t width, unsigned h);
+ * which widens lanes [h·KV_W, (h + 1)·KV_W) of one quantised track to 32-bit integers.
+ *
+ * Per clip block: read rows i and i+1 (raw rows in place; quantised blocks from the context
+ * cache, or decoded straight into registers, with a dispatch-free path for blocks of one
+ * uniform width), interpolate (lerp T and S, shortest-arc corrected nlerp R), then compose the
+ * key k against the rest pose and the pose underneath with the binding's per-lane
+ * coefficients. Everything stays in registers (kv_xf) between the loads and the stores; all
+ * loads of a block's rest/base lanes happen before its stores, so `out` may alias `base`.
+ */
+
+/* Lanes [o, o + KV_W) of component c of one row: a constant, raw lanes, or a quantised track
+ * decoded as range_min + (range_extent · inv) · q. The decode is unfused on purpose: decoded
+ * rows are bit-identical on every path (the scalar reference rounds the product), which keeps
+ * the ill-conditioned qw rebuild from amplifying a last-bit difference between paths. */
+KILN__FN kv KILN__SFX(kiln__fetch)(const kiln_anim_binding *b, const kiln__clip_block *cb, const kiln_soa_xform *cst,
+                                   unsigned c, unsigned h, const unsigned char *row)
+{
+    unsigned o = h * KV_W;
+    switch (cb->kind[c]) {
+    case KILN__SRC_CONST: return kv_ld(kiln__soa_comp(cst, c) + o);
+    case KILN__SRC_RAW: return kv_ld((const float *)(const void *)(row + cb->offset[c]) + o);
+    default: {
+        if (!cb->width[c]) return kv_set1(1.0f); /* the rebuilt qw: see kiln__rebuild_qw */
+        const kiln_blob_anim_track *tr = &b->tracks[cb->track[c]];
+        kv scale = kv_mul(kv_ld(tr->range_extent + o), kv_set1(kiln__quant_inv(cb->width[c])));
+        return kv_add(kv_mul(scale, kv_cvt_u(kiln__unpack_half(row + cb->offset[c], cb->width[c], h))),
+                      kv_ld(tr->range_min + o));
+    }
+    }
+}
+
+/* qw = sqrt(max(0, 1 - qx² - qy² - qz²)), unfused like the scalar reference. */
+KILN__FN kv KILN__SFX(kiln__rebuild_qw)(kv x, kv y, kv z)
+{
+    kv w2 = kv_sub(kv_sub(kv_sub(kv_set1(1.0f), kv_mul(x, x)), kv_mul(y, y)), kv_mul(z, z));
+    return kv_sqrt(kv_max(w2, kv_zero()));
+}
+
+/* Lane group h of one row of a quantised block, every component. */
+KILN__FN kv_xf KILN__SFX(kiln__fetch_xf)(const kiln_anim_binding *b, const kiln__clip_block *cb,
+                                         const kiln_soa_xform *cst, unsigned h, const unsigned char *row)
+{
+    kv_xf r;
+    r.tx = KILN__SFX(kiln__fetch)(b, cb, cst, KILN__TX, h, row);
+    r.ty = KILN__SFX(kiln__fetch)(b, cb, cst, KILN__TY, h, row);
+    r.tz = KILN__SFX(kiln__fetch)(b, cb, cst, KILN__TZ, h, row);
+    r.q.x = KILN__SFX(kiln__fetch)(b, cb, cst, KILN__QX, h, row);
+    r.q.y = KILN__SFX(kiln__fetch)(b, cb, cst, KILN__QY, h, row);
+    r.q.z = KILN__SFX(kiln__fetch)(b, cb, cst, KILN__QZ, h, row);
+    r.q.w = (cb->flags & KILN__BLK_QW) ? KILN__SFX(kiln__rebuild_qw)(r.q.x, r.q.y, r.q.z)
+                                       : KILN__SFX(kiln__fetch)(b, cb, cst, KILN__QW, h, row);
+    r.sx = KILN__SFX(kiln__fetch)(b, cb, cst, KILN__SX, h, row);
+    r.sy = KILN__SFX(kiln__fetch)(b, cb, cst, KILN__SY, h, row);
+    r.sz = KILN__SFX(kiln__fetch)(b, cb, cst, KILN__SZ, h, row);
+    return r;
+}
+
+/* fetch_xf for KILN__BLK_UNIFORM blocks, with the width a constant after inlining: no
+ * per-component dispatch. */
+KILN__FN kv KILN__SFX(kiln__fetch_u)(const kiln_blob_anim_track *tr, unsigned width, unsigned h,
+                                     const unsigned char *src)
+{
+    unsigned o = h * KV_W;
+    kv scale = kv_mul(kv_ld(tr->range_extent + o), kv_set1(kiln__quant_inv(width)));
+    return kv_add(kv_mul(scale, kv_cvt_u(kiln__unpack_half(src, width, h))), kv_ld(tr->range_min + o));
+}
+
+KILN__FN kv_xf KILN__SFX(kiln__fetch_uniform)(const kiln_blob_anim_track *tr, unsigned width, unsigned h,
+                                              const unsigned char *src)
+{
+    kv_xf r;
+    r.tx = KILN__SFX(kiln__fetch_u)(tr + 0, width, h, src);
+    r.ty = KILN__SFX(kiln__fetch_u)(tr + 1, width, h, src + width);
+    r.tz = KILN__SFX(kiln__fetch_u)(tr + 2, width, h, src + 2 * width);
+    r.q.x = KILN__SFX(kiln__fetch_u)(tr + 3, width, h, src + 3 * width);
+    r.q.y = KILN__SFX(kiln__fetch_u)(tr + 4, width, h, src + 4 * width);
+    r.q.z = KILN__SFX(kiln__fetch_u)(tr + 5, width, h, src + 5 * width);
+    r.q.w = KILN__SFX(kiln__rebuild_qw)(r.q.x, r.q.y, r.q.z);
+    r.sx = KILN__SFX(kiln__fetch_u)(tr + 6, width, h, src + 6 * width);
+    r.sy = KILN__SFX(kiln__fetch_u)(tr + 7, width, h, src + 7 * width);
+    r.sz = KILN__SFX(kiln__fetch_u)(tr + 8, width, h, src + 8 * width);
+    return r;
+}
+
+/* Both rows of a quantised block, lane group h. */
+KILN__FN void KILN__SFX(kiln__fetch_rows)(const kiln_anim_binding *b, const kiln__clip_block *cb,
+                                          const kiln_soa_xform *cst, unsigned h, const unsigned char *row0,
+                                          const unsigned char *row1, kv_xf *a, kv_xf *bb)
+{
+    if (cb->flags & KILN__BLK_UNIFORM) {
+        const kiln_blob_anim_track *tr = &b->tracks[cb->track[0]];
+        const unsigned char *s0 = row0 + cb->offset[0], *s1 = row1 + cb->offset[0];
+        switch (cb->uniform_width) {
+        case 8: *a = KILN__SFX(kiln__fetch_uniform)(tr, 8, h, s0), *bb = KILN__SFX(kiln__fetch_uniform)(tr, 8, h, s1); return;
+        case 16: *a = KILN__SFX(kiln__fetch_uniform)(tr, 16, h, s0), *bb = KILN__SFX(kiln__fetch_uniform)(tr, 16, h, s1); return;
+        default: break; /* 12 and 24 bits: the generic path */
+        }
+    }
+    *a = KILN__SFX(kiln__fetch_xf)(b, cb, cst, h, row0);
+    *bb = KILN__SFX(kiln__fetch_xf)(b, cb, cst, h, row1);
+}
+
+KILN__KERNEL void KILN__SFX(kiln__decode_block)(const kiln_anim_binding *b, uint32_t block, const unsigned char *row0,
+                                                const unsigned char *row1, kiln_soa_xform *d0, kiln_soa_xform *d1)
+{
+    const kiln__clip_block *cb = &b->blocks[block];
+    const kiln_soa_xform *cst = (const kiln_soa_xform *)(const void *)b->constants + block;
+    for (unsigned h = 0; h < KV_PER_BLOCK; h++) {
+        kv_xf_store(d0, h * KV_W, KILN__SFX(kiln__fetch_xf)(b, cb, cst, h, row0));
+        if (d1) kv_xf_store(d1, h * KV_W, KILN__SFX(kiln__fetch_xf)(b, cb, cst, h, row1));
+    }
+}
+
+/* The corrected nlerp parameter t' = u + x·(q0 + x·(q1 + ...)) (KILN__SLERP_DEG == 6). */
+KILN__FN kv KILN__SFX(kiln__slerp_param)(kv x, kv u, const kv *sq)
+{
+    kv poly = kv_fma(x, kv_fma(x, kv_fma(x, kv_fma(x, kv_fma(x, sq[5], sq[4]), sq[3]), sq[2]), sq[1]), sq[0]);
+    return kv_fma(x, poly, u);
+}
+
+/* Shortest-arc corrected nlerp of two lane groups of quaternions. */
+KILN__FN kv_quat KILN__SFX(kiln__qinterp)(kv_quat a, kv_quat b, kv u, const kv *sq)
+{
+    kv d = kv_qdot(a, b);
+    kv s = kv_neg_mask(d); /* flip b when a·b < 0 */
+    b.x = kv_xor(b.x, s), b.y = kv_xor(b.y, s), b.z = kv_xor(b.z, s), b.w = kv_xor(b.w, s);
+    kv t = KILN__SFX(kiln__slerp_param)(kv_sub(kv_set1(1.0f), kv_xor(d, s)), u, sq);
+    kv_quat r = {kv_fma(t, kv_sub(b.x, a.x), a.x), kv_fma(t, kv_sub(b.y, a.y), a.y), kv_fma(t, kv_sub(b.z, a.z), a.z),
+                 kv_fma(t, kv_sub(b.w, a.w), a.w)};
+    return kv_qnormalize(r);
+}
+
+/* Lanes [o, o + KV_W) of a row whose component c is at p[c]. */
+KILN__FN kv_xf KILN__SFX(kiln__load_ptrs)(const float *const *p, unsigned o)
+{
+    kv_xf r;
+    r.tx = kv_ld(p[KILN__TX] + o), r.ty = kv_ld(p[KILN__TY] + o), r.tz = kv_ld(p[KILN__TZ] + o);
+    r.q.x = kv_ld(p[KILN__QX] + o), r.q.y = kv_ld(p[KILN__QY] + o), r.q.z = kv_ld(p[KILN__QZ] + o);
+    r.q.w = kv_ld(p[KILN__QW] + o);
+    r.sx = kv_ld(p[KILN__SX] + o), r.sy = kv_ld(p[KILN__SY] + o), r.sz = kv_ld(p[KILN__SZ] + o);
+    return r;
+}
+
+/* The key between two rows already in registers. */
+KILN__FN kv_xf KILN__SFX(kiln__interp_xf)(kv_xf a, kv_xf b, kv u, const kv *sq, int u_zero)
+{
+    kv_xf k;
+    k.tx = kv_fma(u, kv_sub(b.tx, a.tx), a.tx);
+    k.ty = kv_fma(u, kv_sub(b.ty, a.ty), a.ty);
+    k.tz = kv_fma(u, kv_sub(b.tz, a.tz), a.tz);
+    k.sx = kv_fma(u, kv_sub(b.sx, a.sx), a.sx);
+    k.sy = kv_fma(u, kv_sub(b.sy, a.sy), a.sy);
+    k.sz = kv_fma(u, kv_sub(b.sz, a.sz), a.sz);
+    k.q = u_zero ? a.q : KILN__SFX(kiln__qinterp)(a.q, b.q, u, sq);
+    return k;
+}
+
+/* Lanes [o, o + KV_W): T = ta·T0 + tb·Tc + tc·k, S = (sa·S0 + sb·Sc + sz)·(sc·k + sd),
+ * R = (ra·R0 + rb·Rc + rz·I) ⊗ k'. Every load precedes every store (out may alias base). */
+KILN__FN void KILN__SFX(kiln__compose)(kv_xf k, const kiln__modes *m, uint32_t flags, unsigned o,
+                                       const kiln_soa_xform *rest, const kiln_soa_xform *base, kiln_soa_xform *out)
+{
+    kv_xf r;
+#define KILN__T(dst, c, comp)                                                                             \
+    (dst) = kv_fma(kv_ld(m->tc[c] + o), k.comp,                                                           \
+                   kv_fma(kv_ld(m->tb[c] + o), kv_ld(base->comp + o), kv_mul(kv_ld(m->ta[c] + o), kv_ld(rest->comp + o))))
+#define KILN__S(dst, c, comp)                                                                             \
+    (dst) = kv_mul(kv_fma(kv_ld(m->sa[c] + o), kv_ld(rest->comp + o),                                     \
+                          kv_fma(kv_ld(m->sb[c] + o), kv_ld(base->comp + o), kv_ld(m->sz[c] + o))),       \
+                   kv_fma(kv_ld(m->sc[c] + o), k.comp, kv_ld(m->sd[c] + o)))
+    KILN__T(r.tx, 0, tx);
+    KILN__T(r.ty, 1, ty);
+    KILN__T(r.tz, 2, tz);
+    KILN__S(r.sx, 0, sx);
+    KILN__S(r.sy, 1, sy);
+    KILN__S(r.sz, 2, sz);
+#undef KILN__T
+#undef KILN__S
+    kv rk = kv_ld(m->rk + o);
+    kv_quat kp = {kv_mul(rk, k.q.x), kv_mul(rk, k.q.y), kv_mul(rk, k.q.z), kv_fma(rk, k.q.w, kv_sub(kv_set1(1.0f), rk))};
+    if (flags & KILN__BLK_FRAC) {
+        kv fm = kv_ldmask(m->frac_mask + o);
+        kv_quat kf = kv_slerp_identity(k.q, kv_ld(m->frac_a + o), kiln__slerp_fit);
+        kp.x = kv_sel(fm, kf.x, kp.x), kp.y = kv_sel(fm, kf.y, kp.y);
+        kp.z = kv_sel(fm, kf.z, kp.z), kp.w = kv_sel(fm, kf.w, kp.w);
+    }
+    kv ra = kv_ld(m->ra + o), rb = kv_ld(m->rb + o);
+    kv_quat bq;
+    bq.x = kv_fma(ra, kv_ld(rest->qx + o), kv_mul(rb, kv_ld(base->qx + o)));
+    bq.y = kv_fma(ra, kv_ld(rest->qy + o), kv_mul(rb, kv_ld(base->qy + o)));
+    bq.z = kv_fma(ra, kv_ld(rest->qz + o), kv_mul(rb, kv_ld(base->qz + o)));
+    bq.w = kv_fma(ra, kv_ld(rest->qw + o), kv_fma(rb, kv_ld(base->qw + o), kv_ld(m->rz + o)));
+    r.q = kv_qmul(bq, kp);
+    kv_xf_store(out, o, r);
+}
+
+KILN__KERNEL void KILN__SFX(kiln__sample_blocks)(const kiln__sample_job *job, uint32_t b0, uint32_t b1,
+                                                 const kiln_soa_xform *rest, const kiln_soa_xform *base,
+                                                 kiln_soa_xform *out)
+{
+    const kiln_anim_binding *b = job->binding;
+    const kv u = kv_set1(job->u);
+    kv sq[KILN__SLERP_DEG];
+    for (int i = 0; i < KILN__SLERP_DEG; i++) sq[i] = kv_set1(job->slerp_q[i]);
+    for (uint32_t blk = b0; blk < b1; blk++, rest++, base++, out++) {
+        const kiln__clip_block *cb = &b->blocks[blk];
+        const kiln__modes *m = &b->modes[blk];
+        uint32_t flags = cb->flags;
+        /* Rows as SoA blocks: in place (dense raw), in the context cache, decoded straight into
+         * registers (quantised, no cache), or per-component pointers (constants mixed with raw
+         * lanes). */
+        const float *p0[KILN_ANIM_COMPONENTS], *p1[KILN_ANIM_COMPONENTS];
+        const kiln_soa_xform *x0 = NULL, *x1 = NULL;
+        const kiln_soa_xform *cst = (const kiln_soa_xform *)(const void *)b->constants + blk;
+        int fused = 0;
+        if (flags & KILN__BLK_DENSE) {
+            x0 = (const kiln_soa_xform *)(const void *)(job->row0 + cb->offset[0]);
+            x1 = (const kiln_soa_xform *)(const void *)(job->row1 + cb->offset[0]);
+        } else if (flags & KILN__BLK_DECODE) {
+            if (job->dec0 && (flags & KILN__BLK_CACHE)) x0 = job->dec0 + blk, x1 = job->dec1 + blk;
+            else fused = 1;
+        } else {
+            kiln__block_sources(b, blk, job->row0, job->row1, p0, p1);
+        }
+        kiln_soa_xform kt; /* EXACT blocks: keys for the scalar fix-up */
+        for (unsigned h = 0; h < KV_PER_BLOCK; h++) {
+            kv_xf k;
+            if (fused) {
+                kv_xf a, bb;
+                KILN__SFX(kiln__fetch_rows)(b, cb, cst, h, job->row0, job->row1, &a, &bb);
+                k = KILN__SFX(kiln__interp_xf)(a, bb, u, sq, job->u_zero);
+            } else if (x0)
+                k = KILN__SFX(kiln__interp_xf)(kv_xf_load(x0, h * KV_W), kv_xf_load(x1, h * KV_W), u, sq, job->u_zero);
+            else
+                k = KILN__SFX(kiln__interp_xf)(KILN__SFX(kiln__load_ptrs)(p0, h * KV_W),
+                                               KILN__SFX(kiln__load_ptrs)(p1, h * KV_W), u, sq, job->u_zero);
+            if (KILN__UNLIKELY(flags & KILN__BLK_EXACT)) kv_xf_store(&kt, h * KV_W, k);
+            else if (flags & KILN__BLK_ABSOLUTE) kv_xf_store(out, h * KV_W, k);
+            else KILN__SFX(kiln__compose)(k, m, flags, h * KV_W, rest, base, out);
+        }
+        if (KILN__UNLIKELY(flags & KILN__BLK_EXACT)) {
+            /* additive weights outside [0, 1]: exact slerp(I, k, a) per lane in scalar code */
+            kiln__fix_exact(m, &kt);
+            for (unsigned h = 0; h < KV_PER_BLOCK; h++)
+                KILN__SFX(kiln__compose)(kv_xf_load(&kt, h * KV_W), m, flags, h * KV_W, rest, base, out);
+        }
+    }
+}

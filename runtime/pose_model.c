@@ -1,0 +1,115 @@
+/* Local pose -> model-space matrices -> skinning matrices: the public entry points and the
+ * scalar reference kernels.
+ *
+ * Matrices are column-major float[16] (m[col * 4 + row]). A local transform is affine, so
+ * W = P · L needs 3 products per column plus P's translation column, for any P (the root
+ * matrix may be projective; nothing assumes P's last row). Segment scale compensate divides
+ * the parent's local scale out of the 3x3 part only:
+ *   W = P · T(t) · S(s_p)^-1 · R · S  =>  W_j = Σ_r (P_r / s_p[r]) · (R·S)[r][j] for j < 3,
+ *                                         W_3 = Σ_r P_r · t[r] + P_3.
+ */
+#include <string.h>
+
+#include "anim_internal.h"
+
+static const float kiln__identity16[16] = {1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1};
+
+/* The skeleton's bone range, checked (the loader verifies it; trusted loads may not have). */
+static kiln_result kiln__skeleton(const kiln_blob *blob, uint32_t skeleton, uint32_t capacity,
+                                  const kiln_blob_skeleton **out_sk, const kiln_blob_bone **out_bones)
+{
+    uint32_t ns, nb;
+    const kiln_blob_skeleton *sk = blob ? kiln_blob_skeletons(blob, &ns) : NULL;
+    if (!sk || skeleton >= ns) return KILN_ERR_INVALID_ARGUMENT;
+    sk += skeleton;
+    if (capacity < sk->bone_count) return KILN_ERR_BUFFER_TOO_SMALL;
+    const kiln_blob_bone *bones = kiln_blob_bones(blob, &nb);
+    if (sk->bone_count && (!bones || sk->first_bone > nb || sk->bone_count > nb - sk->first_bone))
+        return KILN_ERR_BLOB_BAD_RECORD;
+    *out_sk = sk;
+    *out_bones = sk->bone_count ? bones + sk->first_bone : NULL;
+    return KILN_OK;
+}
+
+kiln_result kiln_pose_local_to_model(const kiln_blob *skel_blob, uint32_t skeleton, const kiln_soa_xform *local,
+                                     const float *root, float *model, uint32_t bone_count)
+{
+    if (!local || !model) return KILN_ERR_INVALID_ARGUMENT;
+    const kiln_blob_skeleton *sk;
+    const kiln_blob_bone *bones;
+    kiln_result r = kiln__skeleton(skel_blob, skeleton, bone_count, &sk, &bones);
+    if (r != KILN_OK) return r;
+    kiln__model_job job = {bones, sk->bone_count, local, root ? root : kiln__identity16, model};
+    if (sk->bone_count) kiln__kernels_get()->local_to_model(&job);
+    return KILN_OK;
+}
+
+kiln_result kiln_pose_skin_matrices(const kiln_blob *skel_blob, uint32_t skeleton, const float *model, float *skin,
+                                    uint32_t bone_count)
+{
+    if (!model || !skin) return KILN_ERR_INVALID_ARGUMENT;
+    const kiln_blob_skeleton *sk;
+    const kiln_blob_bone *bones;
+    kiln_result r = kiln__skeleton(skel_blob, skeleton, bone_count, &sk, &bones);
+    if (r != KILN_OK) return r;
+    uint32_t ni;
+    const float *ib = kiln_blob_inverse_binds(skel_blob, &ni);
+    if (sk->bone_count && (!ib || sk->first_bone > ni || sk->bone_count > ni - sk->first_bone))
+        return KILN_ERR_BLOB_BAD_RECORD;
+    if (sk->bone_count) kiln__kernels_get()->skin(model, ib + (size_t)sk->first_bone * 16u, skin, sk->bone_count);
+    return KILN_OK;
+}
+
+/* ---- scalar kernels ------------------------------------------------------------------------ */
+
+/* The local matrix of lane l as 12 floats: the 3x3 R·S column-major, then t. */
+static void kiln__local_matrix(const kiln_soa_xform *x, unsigned l, float m[12])
+{
+    float qx = x->qx[l], qy = x->qy[l], qz = x->qz[l], qw = x->qw[l];
+    float xx = qx * qx, yy = qy * qy, zz = qz * qz, xy = qx * qy, xz = qx * qz, yz = qy * qz;
+    float wx = qw * qx, wy = qw * qy, wz = qw * qz;
+    float sx = x->sx[l], sy = x->sy[l], sz = x->sz[l];
+    m[0] = (1.0f - 2.0f * (yy + zz)) * sx, m[1] = 2.0f * (xy + wz) * sx, m[2] = 2.0f * (xz - wy) * sx;
+    m[3] = 2.0f * (xy - wz) * sy, m[4] = (1.0f - 2.0f * (xx + zz)) * sy, m[5] = 2.0f * (yz + wx) * sy;
+    m[6] = 2.0f * (xz + wy) * sz, m[7] = 2.0f * (yz - wx) * sz, m[8] = (1.0f - 2.0f * (xx + yy)) * sz;
+    m[9] = x->tx[l], m[10] = x->ty[l], m[11] = x->tz[l];
+}
+
+void kiln__local_to_model_scalar(const kiln__model_job *job)
+{
+    for (uint32_t i = 0; i < job->bone_count; i++) {
+        const kiln_soa_xform *x = &job->local[i / KILN__LANES];
+        float m[12], *w = job->model + (size_t)i * 16u;
+        kiln__local_matrix(x, i % KILN__LANES, m);
+        int32_t parent = job->bones[i].parent;
+        /* parent < i for verified blobs; anything else is treated as a root */
+        int has_parent = parent >= 0 && (uint32_t)parent < i;
+        const float *p = has_parent ? job->model + (size_t)parent * 16u : job->root;
+        float inv[3] = {1.0f, 1.0f, 1.0f};
+        if (has_parent && (job->bones[i].flags & KILN_BONE_SEGMENT_SCALE_COMPENSATE)) {
+            const kiln_soa_xform *px = &job->local[(uint32_t)parent / KILN__LANES];
+            unsigned pl = (uint32_t)parent % KILN__LANES;
+            inv[0] = 1.0f / px->sx[pl], inv[1] = 1.0f / px->sy[pl], inv[2] = 1.0f / px->sz[pl];
+        }
+        float r[16];
+        for (unsigned row = 0; row < 4; row++) {
+            float p0 = p[row] * inv[0], p1 = p[4 + row] * inv[1], p2 = p[8 + row] * inv[2];
+            for (unsigned c = 0; c < 3; c++) r[c * 4 + row] = p0 * m[c * 3] + p1 * m[c * 3 + 1] + p2 * m[c * 3 + 2];
+            r[12 + row] = p[row] * m[9] + p[4 + row] * m[10] + p[8 + row] * m[11] + p[12 + row];
+        }
+        memcpy(w, r, sizeof r);
+    }
+}
+
+void kiln__skin_scalar(const float *model, const float *inverse_binds, float *skin, uint32_t count)
+{
+    for (uint32_t i = 0; i < count; i++) {
+        const float *w = model + (size_t)i * 16u, *ib = inverse_binds + (size_t)i * 16u;
+        float r[16];
+        for (unsigned c = 0; c < 4; c++)
+            for (unsigned row = 0; row < 4; row++)
+                r[c * 4 + row] = w[row] * ib[c * 4] + w[4 + row] * ib[c * 4 + 1] + w[8 + row] * ib[c * 4 + 2] +
+                                 w[12 + row] * ib[c * 4 + 3];
+        memcpy(skin + (size_t)i * 16u, r, sizeof r);
+    }
+}

@@ -1,0 +1,177 @@
+/* runtime/pose_simd.h - blend, additive layer, local -> model and skinning kernels, written
+ * once in the simd_ops.h vocabulary and compiled per path (pose_sse2.c, pose_avx2.c).
+ *
+ * Private template: include after simd_ops.h. The reference semantics are the scalar kernels
+ * in pose_blend.c and pose_model.c.
+ */
+
+/* ---- blend --------------------------------------------------------------------------------- */
+
+/* acc += w·x for one lane group of one pose; rotations on the hemisphere of the sum so far. */
+KILN__FN void KILN__SFX(kiln__blend_accumulate)(kv_xf *acc, kv w, const kiln_soa_xform *x, unsigned o)
+{
+    kv_xf v = kv_xf_load(x, o);
+    acc->tx = kv_fma(w, v.tx, acc->tx), acc->ty = kv_fma(w, v.ty, acc->ty), acc->tz = kv_fma(w, v.tz, acc->tz);
+    acc->sx = kv_fma(w, v.sx, acc->sx), acc->sy = kv_fma(w, v.sy, acc->sy), acc->sz = kv_fma(w, v.sz, acc->sz);
+    kv ws = kv_xor(w, kv_neg_mask(kv_qdot(acc->q, v.q)));
+    acc->q.x = kv_fma(ws, v.q.x, acc->q.x), acc->q.y = kv_fma(ws, v.q.y, acc->q.y);
+    acc->q.z = kv_fma(ws, v.q.z, acc->q.z), acc->q.w = kv_fma(ws, v.q.w, acc->q.w);
+}
+
+KILN__KERNEL void KILN__SFX(kiln__blend)(const kiln__blend_job *job)
+{
+    const kv thr = kv_set1(job->threshold), zero = kv_zero();
+    const kiln_blend_layer *layers = job->layers;
+    const uint32_t count = job->layer_count;
+    for (uint32_t blk = 0; blk < job->soa_count; blk++) {
+        const kiln_soa_xform *rest = job->rest ? &job->rest[blk] : &kiln__soa_identity_block;
+        for (unsigned h = 0; h < KV_PER_BLOCK; h++) {
+            unsigned o = h * KV_W;
+            kv_xf acc = {zero, zero, zero, {zero, zero, zero, zero}, zero, zero, zero};
+            kv sum = zero;
+            int first = 1;
+            for (uint32_t i = 0; i < count; i++) {
+                const kiln_blend_layer *ly = &layers[i];
+                if (!(ly->weight > 0.0f)) continue; /* NaN and non-positive layers add nothing */
+                kv w = kv_set1(ly->weight);
+                if (ly->joint_weights) w = kv_max(kv_mul(w, kv_ld(ly->joint_weights + blk * KILN__LANES + o)), zero);
+                if (first) {
+                    /* the first layer sets the hemisphere: no dot product against a zero sum */
+                    kv_xf v = kv_xf_load(&ly->pose[blk], o);
+                    acc.tx = kv_mul(w, v.tx), acc.ty = kv_mul(w, v.ty), acc.tz = kv_mul(w, v.tz);
+                    acc.q = kv_qscale(v.q, w);
+                    acc.sx = kv_mul(w, v.sx), acc.sy = kv_mul(w, v.sy), acc.sz = kv_mul(w, v.sz);
+                    first = 0;
+                } else {
+                    KILN__SFX(kiln__blend_accumulate)(&acc, w, &ly->pose[blk], o);
+                }
+                sum = kv_add(sum, w);
+            }
+            kv rw = kv_max(kv_sub(thr, sum), zero); /* NaN-safe: max returns 0 for NaN */
+            if (kv_any(kv_gt(rw, zero))) {
+                KILN__SFX(kiln__blend_accumulate)(&acc, rw, rest, o);
+                sum = kv_add(sum, rw);
+            }
+            kv inv = kv_rcp(sum);
+            acc.tx = kv_mul(acc.tx, inv), acc.ty = kv_mul(acc.ty, inv), acc.tz = kv_mul(acc.tz, inv);
+            acc.sx = kv_mul(acc.sx, inv), acc.sy = kv_mul(acc.sy, inv), acc.sz = kv_mul(acc.sz, inv);
+            acc.q = kv_qnormalize(acc.q);
+            kv_xf_store(&job->out[blk], o, acc); /* after every layer's lanes were read */
+        }
+    }
+}
+
+/* ---- additive layer -------------------------------------------------------------------------- */
+KILN__KERNEL void KILN__SFX(kiln__add)(kiln_soa_xform *pose, const kiln_soa_xform *delta, float weight,
+                                       const float *joint_weights, uint32_t soa_count)
+{
+    const kv one = kv_set1(1.0f), zero = kv_zero();
+    for (uint32_t blk = 0; blk < soa_count; blk++) {
+        kiln_soa_xform *p = &pose[blk];
+        const kiln_soa_xform *d = &delta[blk];
+        for (unsigned h = 0; h < KV_PER_BLOCK; h++) {
+            unsigned o = h * KV_W;
+            kv w = kv_set1(weight);
+            if (joint_weights) w = kv_mul(w, kv_ld(joint_weights + blk * KILN__LANES + o));
+            w = kv_min(kv_max(w, zero), one);
+            for (unsigned c = 0; c < 3; c++) {
+                float *t = kiln__soa_comp_mut(p, KILN__TX + c), *s = kiln__soa_comp_mut(p, KILN__SX + c);
+                kv_st(t + o, kv_fma(w, kv_ld(kiln__soa_comp(d, KILN__TX + c) + o), kv_ld(t + o)));
+                kv_st(s + o, kv_mul(kv_ld(s + o), kv_fma(w, kv_ld(kiln__soa_comp(d, KILN__SX + c) + o), kv_sub(one, w))));
+            }
+            /* R ⊗ nlerp(I, ±dR, t'), normalised once after the product */
+            kv_quat k = {kv_ld(d->qx + o), kv_ld(d->qy + o), kv_ld(d->qz + o), kv_ld(d->qw + o)};
+            kv sign = kv_neg_mask(k.w);
+            kv t = kv_slerp_t(w, kv_sub(one, kv_abs(k.w)), kiln__slerp_fit);
+            kv ts = kv_xor(t, sign);
+            kv_quat kp = {kv_mul(ts, k.x), kv_mul(ts, k.y), kv_mul(ts, k.z), kv_fma(ts, k.w, kv_sub(one, t))};
+            kv_quat a = {kv_ld(p->qx + o), kv_ld(p->qy + o), kv_ld(p->qz + o), kv_ld(p->qw + o)};
+            kv_quat r = kv_qnormalize(kv_qmul(a, kp));
+            kv_st(p->qx + o, r.x), kv_st(p->qy + o, r.y), kv_st(p->qz + o, r.z), kv_st(p->qw + o, r.w);
+        }
+    }
+}
+
+/* ---- local -> model ------------------------------------------------------------------------- */
+
+/* Phase 1 builds the 3x3 R·S of 8 bones at once from the SoA pose (m[element][lane]); phase 2
+ * walks the bones parent-first, one 4x4 product per bone: each column of W is three (four
+ * for the translation) multiply-adds of the parent's columns by broadcast elements, which
+ * keeps every operand a plain or broadcast load and needs no transposition. */
+KILN__KERNEL void KILN__SFX(kiln__local_to_model)(const kiln__model_job *job)
+{
+    float m[9][KILN__LANES];
+    /* locals: the vector stores below may alias anything, so fields read through `job` would
+     * be reloaded after every store */
+    const kiln_blob_bone *bones = job->bones;
+    const kiln_soa_xform *local = job->local;
+    const float *root = job->root;
+    float *model = job->model;
+    const uint32_t n = job->bone_count;
+    __m128 c0 = _mm_setzero_ps(), c1 = c0, c2 = c0, c3 = c0; /* the previous bone's matrix */
+    for (uint32_t blk = 0; blk * KILN__LANES < n; blk++) {
+        const kiln_soa_xform *x = &local[blk];
+        for (unsigned h = 0; h < KV_PER_BLOCK; h++) {
+            unsigned o = h * KV_W;
+            kv qx = kv_ld(x->qx + o), qy = kv_ld(x->qy + o), qz = kv_ld(x->qz + o), qw = kv_ld(x->qw + o);
+            kv x2 = kv_add(qx, qx), y2 = kv_add(qy, qy), z2 = kv_add(qz, qz);
+            kv xx = kv_mul(qx, x2), yy = kv_mul(qy, y2), zz = kv_mul(qz, z2);
+            kv xy = kv_mul(qx, y2), xz = kv_mul(qx, z2), yz = kv_mul(qy, z2);
+            kv wx = kv_mul(qw, x2), wy = kv_mul(qw, y2), wz = kv_mul(qw, z2);
+            kv sx = kv_ld(x->sx + o), sy = kv_ld(x->sy + o), sz = kv_ld(x->sz + o), one = kv_set1(1.0f);
+            kv_st(m[0] + o, kv_mul(kv_sub(one, kv_add(yy, zz)), sx));
+            kv_st(m[1] + o, kv_mul(kv_add(xy, wz), sx));
+            kv_st(m[2] + o, kv_mul(kv_sub(xz, wy), sx));
+            kv_st(m[3] + o, kv_mul(kv_sub(xy, wz), sy));
+            kv_st(m[4] + o, kv_mul(kv_sub(one, kv_add(xx, zz)), sy));
+            kv_st(m[5] + o, kv_mul(kv_add(yz, wx), sy));
+            kv_st(m[6] + o, kv_mul(kv_add(xz, wy), sz));
+            kv_st(m[7] + o, kv_mul(kv_sub(yz, wx), sz));
+            kv_st(m[8] + o, kv_mul(kv_sub(one, kv_add(xx, yy)), sz));
+        }
+        uint32_t end = n - blk * KILN__LANES < KILN__LANES ? n - blk * KILN__LANES : KILN__LANES;
+        for (unsigned l = 0; l < end; l++) {
+            uint32_t i = blk * KILN__LANES + l;
+            uint32_t parent = (uint32_t)bones[i].parent;
+            __m128 p0, p1, p2, p3;
+            if (parent + 1u == i && i > 0) {
+                /* the previous bone (most bones in depth-first order): its matrix is still in
+                 * registers, which keeps a store-to-load forwarding off the chain's latency */
+                p0 = c0, p1 = c1, p2 = c2, p3 = c3;
+            } else {
+                /* a root when -1, or (bad data) not before the bone */
+                const float *p = parent < i ? model + (size_t)parent * 16u : root;
+                p0 = _mm_loadu_ps(p), p1 = _mm_loadu_ps(p + 4), p2 = _mm_loadu_ps(p + 8), p3 = _mm_loadu_ps(p + 12);
+            }
+            c3 = k4_fma(p2, _mm_set1_ps(x->tz[l]), k4_fma(p1, _mm_set1_ps(x->ty[l]), k4_fma(p0, _mm_set1_ps(x->tx[l]), p3)));
+            if (KILN__UNLIKELY(parent < i && (bones[i].flags & KILN_BONE_SEGMENT_SCALE_COMPENSATE))) {
+                const kiln_soa_xform *px = &local[parent / KILN__LANES];
+                unsigned pl = parent % KILN__LANES;
+                p0 = _mm_div_ps(p0, _mm_set1_ps(px->sx[pl]));
+                p1 = _mm_div_ps(p1, _mm_set1_ps(px->sy[pl]));
+                p2 = _mm_div_ps(p2, _mm_set1_ps(px->sz[pl]));
+            }
+            c0 = k4_fma(p2, _mm_set1_ps(m[2][l]), k4_fma(p1, _mm_set1_ps(m[1][l]), _mm_mul_ps(p0, _mm_set1_ps(m[0][l]))));
+            c1 = k4_fma(p2, _mm_set1_ps(m[5][l]), k4_fma(p1, _mm_set1_ps(m[4][l]), _mm_mul_ps(p0, _mm_set1_ps(m[3][l]))));
+            c2 = k4_fma(p2, _mm_set1_ps(m[8][l]), k4_fma(p1, _mm_set1_ps(m[7][l]), _mm_mul_ps(p0, _mm_set1_ps(m[6][l]))));
+            float *w = model + (size_t)i * 16u;
+            _mm_storeu_ps(w, c0), _mm_storeu_ps(w + 4, c1), _mm_storeu_ps(w + 8, c2), _mm_storeu_ps(w + 12, c3);
+        }
+    }
+}
+
+/* ---- skinning matrices -------------------------------------------------------------------- */
+KILN__KERNEL void KILN__SFX(kiln__skin)(const float *model, const float *inverse_binds, float *skin, uint32_t count)
+{
+    for (uint32_t i = 0; i < count; i++) {
+        const float *w = model + (size_t)i * 16u, *ib = inverse_binds + (size_t)i * 16u;
+        __m128 w0 = _mm_loadu_ps(w), w1 = _mm_loadu_ps(w + 4), w2 = _mm_loadu_ps(w + 8), w3 = _mm_loadu_ps(w + 12);
+        __m128 c[4];
+        for (unsigned k = 0; k < 4; k++)
+            c[k] = k4_fma(w3, _mm_set1_ps(ib[4 * k + 3]),
+                          k4_fma(w2, _mm_set1_ps(ib[4 * k + 2]),
+                                 k4_fma(w1, _mm_set1_ps(ib[4 * k + 1]), _mm_mul_ps(w0, _mm_set1_ps(ib[4 * k])))));
+        float *s = skin + (size_t)i * 16u; /* may be `model`: every load above precedes these */
+        _mm_storeu_ps(s, c[0]), _mm_storeu_ps(s + 4, c[1]), _mm_storeu_ps(s + 8, c[2]), _mm_storeu_ps(s + 12, c[3]);
+    }
+}

@@ -1,0 +1,418 @@
+/* Pose blending, additive layers, local -> model (with segment scale compensate) and skinning
+ * matrices against double-precision references, on every SIMD path the machine has. */
+#define _POSIX_C_SOURCE 200809L
+
+#include <criterion/criterion.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "anim_fixture.h"
+#include "kiln/anim.h"
+
+/* ---- helpers ------------------------------------------------------------------------------ */
+static float lane(const kiln_soa_xform *pose, uint32_t bone, unsigned c)
+{
+    const float *x = (const float *)(const void *)&pose[bone / 8];
+    return x[c * 8 + bone % 8];
+}
+
+static void set_lane(kiln_soa_xform *pose, uint32_t bone, unsigned c, float v)
+{
+    float *x = (float *)(void *)&pose[bone / 8];
+    x[c * 8 + bone % 8] = v;
+}
+
+/* Random local transforms for n bones (identity padding lanes). */
+static void random_pose(kiln_soa_xform *pose, uint32_t n, uint32_t seed, float smin, float smax)
+{
+    uint32_t st = seed;
+    kiln_pose_identity(pose, (n + 7) / 8);
+    for (uint32_t b = 0; b < n; b++) {
+        float q[4];
+        af_axis_angle(af_rand(&st, -1, 1), af_rand(&st, -1, 1), af_rand(&st, -1, 1) + 0.01, af_rand(&st, -3, 3), q);
+        for (unsigned c = 0; c < 3; c++) {
+            set_lane(pose, b, c, af_rand(&st, -1, 1));
+            set_lane(pose, b, 7 + c, af_rand(&st, smin, smax));
+        }
+        for (unsigned c = 0; c < 4; c++) set_lane(pose, b, 3 + c, q[c]);
+    }
+}
+
+typedef struct skel_blob {
+    unsigned char *mem;
+    const kiln_blob *blob;
+    af_bone *bones;
+    int32_t *parents;
+    uint32_t *ssc;
+    uint32_t n;
+} skel_blob;
+
+/* A random tree of n bones (parent < index), ssc on each bone with probability ssc_pct/100. */
+static skel_blob make_skeleton(uint32_t n, uint32_t seed, int ssc_pct)
+{
+    skel_blob s;
+    memset(&s, 0, sizeof s);
+    s.n = n;
+    s.bones = calloc(n, sizeof *s.bones);
+    s.parents = calloc(n, sizeof *s.parents);
+    s.ssc = calloc(n, sizeof *s.ssc);
+    static char names[256][16];
+    uint32_t st = seed;
+    for (uint32_t i = 0; i < n; i++) {
+        snprintf(names[i], 16, "b%u", i);
+        af_bone *b = &s.bones[i];
+        b->name = names[i];
+        b->parent = i == 0 ? -1 : (i < 3 ? 0 : (int32_t)(af_lcg(&st) % i));
+        if (i > 4 && af_lcg(&st) % 5 == 0) b->parent = -1; /* a few extra roots */
+        b->ssc = (uint32_t)((int)(af_lcg(&st) % 100) < ssc_pct);
+        for (int k = 0; k < 3; k++) b->t[k] = af_rand(&st, -1, 1), b->s[k] = af_rand(&st, 0.6f, 1.6f);
+        af_axis_angle(af_rand(&st, -1, 1), af_rand(&st, -1, 1), af_rand(&st, -1, 1) + 0.01, af_rand(&st, -3, 3), b->r);
+        s.parents[i] = b->parent;
+        s.ssc[i] = b->ssc;
+    }
+    af_skel sk = {n, s.bones};
+    size_t size;
+    s.mem = af_build(&sk, NULL, 0, &size);
+    s.blob = af_load(s.mem, size);
+    cr_assert_not_null(s.blob);
+    return s;
+}
+
+static void skeleton_free(skel_blob *s)
+{
+    free(s->mem), free(s->bones), free(s->parents), free(s->ssc);
+}
+
+/* Model matrices of `pose` in double. */
+static void model_ref(const skel_blob *s, const kiln_soa_xform *pose, const double *root, double (*out)[16])
+{
+    double(*local)[10] = calloc(s->n, sizeof *local);
+    for (uint32_t b = 0; b < s->n; b++)
+        for (unsigned c = 0; c < 10; c++) local[b][c] = lane(pose, b, c);
+    af_model_ref(s->n, s->parents, s->ssc, (const double(*)[10])local, root, out);
+    free(local);
+}
+
+static double matrix_diff(const float *m, const double *e)
+{
+    double d = 0;
+    for (int i = 0; i < 16; i++) d = fmax(d, fabs(m[i] - e[i]) / (1.0 + fabs(e[i])));
+    return d;
+}
+
+/* ---- local -> model ---------------------------------------------------------------------- */
+static void check_l2m(int ssc_pct, int with_root)
+{
+    enum { N = 75 };
+    skel_blob s = make_skeleton(N, 7 + (uint32_t)ssc_pct, ssc_pct);
+    kiln_soa_xform pose[(N + 7) / 8];
+    float *model = malloc(sizeof(float) * 16 * N);
+    double(*ref)[16] = malloc(sizeof *ref * N);
+    double root_d[16];
+    float root_f[16];
+    {
+        double t[3] = {0.5, -2, 3}, q[4] = {0.1, 0.2, 0.3, 0.927361849549570}, sc[3] = {1.5, 1.5, 1.5};
+        af_trs(t, q, sc, root_d);
+        for (int i = 0; i < 16; i++) root_f[i] = (float)root_d[i];
+        for (int i = 0; i < 16; i++) root_d[i] = root_f[i];
+    }
+    kiln_simd paths[3];
+    int np = af_paths(paths);
+    for (int p = 0; p < np; p++) {
+        kiln_simd_force(paths[p]);
+        for (uint32_t seed = 1; seed < 6; seed++) {
+            random_pose(pose, N, seed, 0.5f, 2.0f);
+            model_ref(&s, pose, with_root ? root_d : NULL, ref);
+            cr_assert_eq(kiln_pose_local_to_model(s.blob, 0, pose, with_root ? root_f : NULL, model, N), KILN_OK);
+            for (uint32_t b = 0; b < N; b++) {
+                double d = matrix_diff(model + 16 * b, ref[b]);
+                cr_assert_lt(d, 2e-5, "%s ssc=%d%% root=%d bone %u: %g", kiln_simd_name(paths[p]), ssc_pct, with_root, b, d);
+            }
+        }
+    }
+    kiln_simd_force(KILN_SIMD_AUTO);
+    free(model), free(ref);
+    skeleton_free(&s);
+}
+
+Test(pose_model, matches_double_reference_without_ssc) { check_l2m(0, 0); }
+Test(pose_model, matches_double_reference_with_ssc) { check_l2m(100, 0); }
+Test(pose_model, matches_double_reference_mixed_ssc_with_root) { check_l2m(50, 1); }
+
+Test(pose_model, ssc_scales_child_translation_but_not_its_rotation_or_scale)
+{
+    /* root (scale 2,1,1) -> child (t = (1,1,0), 90° about z) -> grandchild (t = (1,0,0)) */
+    for (int ssc = 0; ssc < 2; ssc++) {
+        float rz[4];
+        af_axis_angle(0, 0, 1, 1.5707963267948966, rz);
+        af_bone bones[3] = {{"root", -1, {0, 0, 0}, {0, 0, 0, 1}, {2, 1, 1}, 0},
+                            {"child", 0, {1, 1, 0}, {rz[0], rz[1], rz[2], rz[3]}, {1, 1, 1}, (uint32_t)ssc},
+                            {"grand", 1, {1, 0, 0}, {0, 0, 0, 1}, {1, 1, 1}, (uint32_t)ssc}};
+        af_skel sk = {3, bones};
+        size_t size;
+        unsigned char *mem = af_build(&sk, NULL, 0, &size);
+        const kiln_blob *blob = af_load(mem, size);
+        const kiln_soa_xform *rest = kiln_blob_rest_pose(blob, NULL);
+        kiln_simd paths[3];
+        int np = af_paths(paths);
+        for (int p = 0; p < np; p++) {
+            kiln_simd_force(paths[p]);
+            float m[3][16];
+            cr_assert_eq(kiln_pose_local_to_model(blob, 0, rest, NULL, m[0], 3), KILN_OK);
+            /* child translation (1,1,0) goes through the parent's scale either way */
+            cr_assert_float_eq(m[1][12], 2.0f, 1e-6);
+            cr_assert_float_eq(m[1][13], 1.0f, 1e-6);
+            /* child's x axis: R(90° z)·(1,0,0) = (0,1,0); y axis: (-1,0,0), scaled by 2 without ssc */
+            cr_assert_float_eq(m[1][4], ssc ? -1.0f : -2.0f, 1e-6, "%s ssc=%d", kiln_simd_name(paths[p]), ssc);
+            cr_assert_float_eq(m[1][1], 1.0f, 1e-6);
+            /* grandchild at child-local (1,0,0): (2,1,0) + child x axis = (2,2,0) either way here */
+            cr_assert_float_eq(m[2][12], 2.0f, 1e-6);
+            cr_assert_float_eq(m[2][13], 2.0f, 1e-6);
+            /* its y axis keeps the inherited x scale without ssc only */
+            cr_assert_float_eq(m[2][4], ssc ? -1.0f : -2.0f, 1e-6);
+        }
+        kiln_simd_force(KILN_SIMD_AUTO);
+        free(mem);
+    }
+}
+
+Test(pose_model, skin_matrices_are_identity_at_rest_and_w_times_ib_otherwise)
+{
+    enum { N = 41 };
+    skel_blob s = make_skeleton(N, 3, 50);
+    const kiln_soa_xform *rest = kiln_blob_rest_pose(s.blob, NULL);
+    const float *ib = kiln_blob_inverse_binds(s.blob, NULL);
+    float *model = malloc(sizeof(float) * 16 * N), *skin = malloc(sizeof(float) * 16 * N);
+    kiln_soa_xform pose[(N + 7) / 8];
+    kiln_simd paths[3];
+    int np = af_paths(paths);
+    for (int p = 0; p < np; p++) {
+        kiln_simd_force(paths[p]);
+        kiln_pose_local_to_model(s.blob, 0, rest, NULL, model, N);
+        cr_assert_eq(kiln_pose_skin_matrices(s.blob, 0, model, skin, N), KILN_OK);
+        double id[16];
+        af_identity(id);
+        for (uint32_t b = 0; b < N; b++)
+            cr_assert_lt(matrix_diff(skin + 16 * b, id), 2e-5, "%s bone %u at rest", kiln_simd_name(paths[p]), b);
+        random_pose(pose, N, 9, 0.7f, 1.3f);
+        kiln_pose_local_to_model(s.blob, 0, pose, NULL, model, N);
+        cr_assert_eq(kiln_pose_skin_matrices(s.blob, 0, model, skin, N), KILN_OK);
+        for (uint32_t b = 0; b < N; b++) {
+            double w[16], i[16], e[16];
+            for (int k = 0; k < 16; k++) w[k] = model[16 * b + k], i[k] = ib[16 * b + k];
+            af_mul(w, i, e);
+            cr_assert_lt(matrix_diff(skin + 16 * b, e), 1e-5, "%s bone %u", kiln_simd_name(paths[p]), b);
+        }
+        /* in place */
+        float *copy = malloc(sizeof(float) * 16 * N);
+        memcpy(copy, model, sizeof(float) * 16 * N);
+        kiln_pose_skin_matrices(s.blob, 0, copy, copy, N);
+        cr_assert(memcmp(copy, skin, sizeof(float) * 16 * N) == 0);
+        free(copy);
+    }
+    kiln_simd_force(KILN_SIMD_AUTO);
+    free(model), free(skin);
+    skeleton_free(&s);
+}
+
+Test(pose_model, rejects_small_outputs_and_bad_skeletons)
+{
+    skel_blob s = make_skeleton(10, 1, 0);
+    kiln_soa_xform pose[2];
+    float m[16 * 10];
+    kiln_pose_identity(pose, 2);
+    cr_assert_eq(kiln_pose_local_to_model(s.blob, 0, pose, NULL, m, 9), KILN_ERR_BUFFER_TOO_SMALL);
+    cr_assert_eq(kiln_pose_local_to_model(s.blob, 1, pose, NULL, m, 10), KILN_ERR_INVALID_ARGUMENT);
+    cr_assert_eq(kiln_pose_local_to_model(NULL, 0, pose, NULL, m, 10), KILN_ERR_INVALID_ARGUMENT);
+    cr_assert_eq(kiln_pose_local_to_model(s.blob, 0, NULL, NULL, m, 10), KILN_ERR_INVALID_ARGUMENT);
+    cr_assert_eq(kiln_pose_skin_matrices(s.blob, 0, m, m, 9), KILN_ERR_BUFFER_TOO_SMALL);
+    cr_assert_eq(kiln_pose_skin_matrices(s.blob, 0, NULL, m, 10), KILN_ERR_INVALID_ARGUMENT);
+    skeleton_free(&s);
+}
+
+/* ---- blend --------------------------------------------------------------------------------- */
+/* The blend of one joint in double: weighted sums with running-hemisphere rotations. */
+static void blend_ref(const kiln_soa_xform *const *poses, const double *w, int n, const kiln_soa_xform *rest,
+                      double threshold, uint32_t b, double out[10])
+{
+    double acc[10] = {0}, sum = 0;
+    for (int i = 0; i <= n; i++) {
+        const kiln_soa_xform *x = i < n ? poses[i] : rest;
+        double wi = i < n ? (w[i] > 0 ? w[i] : 0) : fmax(threshold - sum, 0);
+        double d = 0;
+        for (unsigned c = 3; c < 7; c++) d += acc[c] * lane(x, b, c);
+        for (unsigned c = 0; c < 10; c++) acc[c] += (c >= 3 && c < 7 && d < 0 ? -wi : wi) * lane(x, b, c);
+        sum += wi;
+    }
+    double qn = sqrt(acc[3] * acc[3] + acc[4] * acc[4] + acc[5] * acc[5] + acc[6] * acc[6]);
+    for (unsigned c = 0; c < 10; c++) out[c] = c >= 3 && c < 7 ? acc[c] / qn : acc[c] / sum;
+}
+
+static double joint_diff(const kiln_soa_xform *pose, uint32_t b, const double e[10])
+{
+    double d = 0;
+    for (unsigned c = 0; c < 10; c++) d = fmax(d, fabs(lane(pose, b, c) - e[c]));
+    return d;
+}
+
+Test(pose_blend, weights_masks_and_threshold)
+{
+    enum { N = 21, S = (N + 7) / 8 };
+    kiln_soa_xform a[S], b[S], rest[S], out[S];
+    random_pose(a, N, 1, 0.5f, 2);
+    random_pose(b, N, 2, 0.5f, 2);
+    random_pose(rest, N, 3, 0.5f, 2);
+    /* put some of b's rotations on the far hemisphere: the blend must not care */
+    for (uint32_t j = 0; j < N; j += 3)
+        for (unsigned c = 3; c < 7; c++) set_lane(b, j, c, -lane(b, j, c));
+    float mask[S * 8];
+    for (uint32_t j = 0; j < S * 8; j++) mask[j] = j % 4 == 0 ? 0.0f : (j % 4 == 1 ? 0.5f : 1.0f);
+    kiln_simd paths[3];
+    int np = af_paths(paths);
+    for (int p = 0; p < np; p++) {
+        kiln_simd_force(paths[p]);
+        /* two layers 0.25 / 0.75 */
+        kiln_blend_layer layers[3] = {{a, 0.25f, NULL}, {b, 0.75f, NULL}, {rest, -1.0f, NULL}};
+        cr_assert_eq(kiln_pose_blend(layers, 3, rest, 0.1f, out, S), KILN_OK);
+        const kiln_soa_xform *ps[2] = {a, b};
+        for (uint32_t j = 0; j < N; j++) {
+            double e[10], w[2] = {0.25, 0.75};
+            blend_ref(ps, w, 2, rest, 0.1, j, e);
+            cr_assert_lt(joint_diff(out, j, e), 2e-6, "%s two layers joint %u", kiln_simd_name(paths[p]), j);
+        }
+        /* masked second layer; below the threshold the rest pose fills in */
+        layers[1].joint_weights = mask;
+        layers[2].weight = NAN;
+        cr_assert_eq(kiln_pose_blend(layers, 3, rest, 1.0f, out, S), KILN_OK);
+        for (uint32_t j = 0; j < N; j++) {
+            double e[10], w[2] = {0.25, 0.75 * mask[j]};
+            blend_ref(ps, w, 2, rest, 1.0, j, e);
+            cr_assert_lt(joint_diff(out, j, e), 2e-6, "%s masked joint %u", kiln_simd_name(paths[p]), j);
+        }
+        /* a single layer of weight 0.2 under threshold 1: 0.2 layer + 0.8 rest */
+        kiln_blend_layer one = {a, 0.2f, NULL};
+        kiln_pose_blend(&one, 1, rest, 1.0f, out, S);
+        for (uint32_t j = 0; j < N; j++) {
+            double e[10], w[1] = {0.2};
+            blend_ref(ps, w, 1, rest, 1.0, j, e);
+            cr_assert_lt(joint_diff(out, j, e), 2e-6, "%s threshold joint %u", kiln_simd_name(paths[p]), j);
+        }
+        /* no layers: the rest pose (NULL rest: identity) */
+        kiln_pose_blend(NULL, 0, rest, 0.5f, out, S);
+        for (uint32_t j = 0; j < N; j++)
+            for (unsigned c = 0; c < 10; c++) cr_assert_float_eq(lane(out, j, c), lane(rest, j, c), 2e-6);
+        kiln_pose_blend(NULL, 0, NULL, 0.5f, out, S);
+        for (uint32_t j = 0; j < N; j++) cr_assert_float_eq(lane(out, j, 6), 1.0f, 1e-6);
+        /* out aliasing a layer */
+        kiln_soa_xform copy[S], sep[S];
+        memcpy(copy, a, sizeof a);
+        kiln_blend_layer al[2] = {{copy, 0.6f, NULL}, {b, 0.4f, NULL}};
+        kiln_pose_blend(al, 2, rest, 0.1f, copy, S);
+        al[0].pose = a;
+        kiln_pose_blend(al, 2, rest, 0.1f, sep, S);
+        cr_assert(memcmp(copy, sep, sizeof sep) == 0, "blending into a layer differs");
+    }
+    kiln_simd_force(KILN_SIMD_AUTO);
+    kiln_blend_layer bad = {NULL, 1, NULL};
+    cr_assert_eq(kiln_pose_blend(&bad, 1, NULL, 0.1f, out, S), KILN_ERR_INVALID_ARGUMENT);
+    cr_assert_eq(kiln_pose_blend(NULL, 0, NULL, 0.0f, out, S), KILN_ERR_INVALID_ARGUMENT);
+    cr_assert_eq(kiln_pose_blend(NULL, 0, NULL, 0.1f, NULL, S), KILN_ERR_INVALID_ARGUMENT);
+}
+
+Test(pose_add, applies_a_weighted_delta)
+{
+    enum { N = 13, S = (N + 7) / 8 };
+    kiln_soa_xform pose[S], delta[S], out[S];
+    random_pose(pose, N, 4, 0.5f, 2);
+    random_pose(delta, N, 5, 0.8f, 1.2f);
+    float mask[S * 8];
+    for (uint32_t j = 0; j < S * 8; j++) mask[j] = (float)(j % 5) * 0.5f - 0.5f; /* -0.5 .. 1.5: clamped */
+    kiln_simd paths[3];
+    int np = af_paths(paths);
+    for (int p = 0; p < np; p++) {
+        kiln_simd_force(paths[p]);
+        for (int m = 0; m < 2; m++) {
+            memcpy(out, pose, sizeof pose);
+            cr_assert_eq(kiln_pose_add(out, delta, 0.8f, m ? mask : NULL, S), KILN_OK);
+            for (uint32_t j = 0; j < N; j++) {
+                double w = 0.8 * (m ? mask[j] : 1.0);
+                w = w < 0 ? 0 : (w > 1 ? 1 : w);
+                double e[10], r[4], k[4], part[4];
+                for (unsigned c = 0; c < 3; c++) {
+                    e[c] = lane(pose, j, c) + w * lane(delta, j, c);
+                    e[7 + c] = lane(pose, j, 7 + c) * (1 + w * (lane(delta, j, 7 + c) - 1));
+                }
+                double id[4] = {0, 0, 0, 1};
+                for (unsigned c = 0; c < 4; c++) r[c] = lane(pose, j, 3 + c), k[c] = lane(delta, j, 3 + c);
+                af_slerp(id, k, w, part);
+                af_qmul(r, part, e + 3);
+                double d = joint_diff(out, j, e);
+                cr_assert_lt(d, 2e-6, "%s mask=%d joint %u: %g", kiln_simd_name(paths[p]), m, j, d);
+            }
+        }
+    }
+    kiln_simd_force(KILN_SIMD_AUTO);
+    cr_assert_eq(kiln_pose_add(NULL, delta, 1, NULL, S), KILN_ERR_INVALID_ARGUMENT);
+}
+
+Test(pose, identity_fills_every_lane)
+{
+    kiln_soa_xform p[3];
+    memset(p, 0x7F, sizeof p);
+    kiln_pose_identity(p, 3);
+    for (uint32_t j = 0; j < 24; j++)
+        for (unsigned c = 0; c < 10; c++) cr_assert_eq(lane(p, j, c), c >= 6 ? 1.0f : 0.0f);
+}
+
+/* ---- SIMD agreement --------------------------------------------------------------------------- */
+Test(simd, pose_kernels_agree_across_paths)
+{
+    enum { N = 200, S = (N + 7) / 8 };
+    skel_blob s = make_skeleton(N, 11, 40);
+    kiln_soa_xform *a = malloc(sizeof *a * S), *b = malloc(sizeof *b * S), *ref = malloc(sizeof *ref * S),
+                   *out = malloc(sizeof *out * S);
+    float *mref = malloc(sizeof(float) * 16 * N), *mout = malloc(sizeof(float) * 16 * N);
+    float *mask = malloc(sizeof(float) * S * 8);
+    random_pose(a, N, 21, 0.5f, 2);
+    random_pose(b, N, 22, 0.5f, 2);
+    uint32_t st = 5;
+    for (uint32_t j = 0; j < S * 8; j++) mask[j] = af_rand(&st, 0, 1);
+    kiln_simd paths[3];
+    int np = af_paths(paths);
+    kiln_blend_layer layers[2] = {{a, 0.3f, mask}, {b, 0.6f, NULL}};
+    for (int k = 0; k < 4; k++) {
+        for (int p = 0; p < np; p++) {
+            kiln_simd_force(paths[p]);
+            kiln_soa_xform *dst = p == 0 ? ref : out;
+            float *mdst = p == 0 ? mref : mout;
+            switch (k) {
+            case 0: kiln_pose_blend(layers, 2, kiln_blob_rest_pose(s.blob, NULL), 1.0f, dst, S); break;
+            case 1:
+                memcpy(dst, a, sizeof *a * S);
+                kiln_pose_add(dst, b, 0.7f, mask, S);
+                break;
+            case 2: kiln_pose_local_to_model(s.blob, 0, a, NULL, mdst, N); break;
+            default:
+                kiln_pose_local_to_model(s.blob, 0, a, NULL, mdst, N);
+                kiln_pose_skin_matrices(s.blob, 0, mdst, mdst, N);
+                break;
+            }
+            if (p == 0) continue;
+            if (k < 2) {
+                for (uint32_t j = 0; j < N; j++)
+                    for (unsigned c = 0; c < 10; c++)
+                        cr_assert_float_eq(lane(out, j, c), lane(ref, j, c), 1e-5, "%s kernel %d joint %u comp %u",
+                                           kiln_simd_name(paths[p]), k, j, c);
+            } else {
+                for (uint32_t i = 0; i < 16 * N; i++)
+                    cr_assert(fabsf(mout[i] - mref[i]) <= 1e-5f * (1.0f + fabsf(mref[i])), "%s kernel %d float %u: %g vs %g",
+                              kiln_simd_name(paths[p]), k, i, mout[i], mref[i]);
+            }
+        }
+    }
+    kiln_simd_force(KILN_SIMD_AUTO);
+    free(a), free(b), free(ref), free(out), free(mref), free(mout), free(mask);
+    skeleton_free(&s);
+}
