@@ -44,11 +44,13 @@ typedef struct kiln_bake_input {
 #define KILN_BAKE_SRGB_VERTEX_COLORS 0x20u /* decode vertex colours from sRGB to linear */
 
 typedef struct kiln_bake_options {
-    const kiln_allocator *allocator;  /* NULL: libc */
+    const kiln_allocator *allocator;  /* NULL: libc. Must be thread-safe when threads > 1 */
     kiln_diag_sink        diag;       /* warnings and dropped data, tagged with the input path */
     uint32_t              flags;      /* KILN_BAKE_* */
     uint32_t              max_influences; /* kept per vertex, 1..8; 0 = 8 */
-    uint32_t              threads;    /* inputs baked in parallel; 0 or 1 = serial */
+    uint32_t              threads;    /* inputs baked in parallel; 0 or 1 = serial. Diagnostics
+                                         and progress are replayed on the calling thread in
+                                         input order, whatever the thread count. */
     const char           *scene_root; /* directory for instance paths when Metadata has no sr */
     /* Progress: called after each input is baked (done of total), from the calling thread. */
     void (*progress)(void *user, uint32_t done, uint32_t total, const char *path);
@@ -70,7 +72,7 @@ typedef struct kiln_bake_stats {
     uint64_t vertices_in, vertices_out;     /* before/after remap and dedup */
     uint64_t triangles_in, triangles_out;
     uint64_t degenerate_faces_dropped, bad_index_faces_dropped;
-    uint64_t influences_dropped;            /* beyond max_influences, zero or NaN weights */
+    uint64_t influences_dropped;            /* beyond max_influences, invalid bones or weights */
     uint64_t warnings, errors;              /* reports sent to the sink */
     uint32_t section_count;
     kiln_bake_section_stats sections[32];

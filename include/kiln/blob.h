@@ -8,7 +8,7 @@
  *
  * Loading never allocates and never copies: `mem` (64-byte aligned, owned by the caller) is
  * verified and then used as it is; `blob` points into it and stays valid as long as `mem`
- * does. Full verification checks the header, the CRC-32C of everything after it, every
+ * does. Full verification checks the header, the CRC-32C of the whole blob, every
  * section's bounds and alignment, every record's indices (parent < own index, joint < bone
  * count, triangle index < vertex count, ranges inside their tables, strings inside the string
  * table) and that every float is finite, so that after KILN_OK no accessor can read out of
@@ -37,7 +37,8 @@ typedef struct kiln_blob kiln_blob;
 
 /* Verifies `size` bytes at `mem` (aligned to KILN_BLOB_ALIGN) and sets *out to the blob.
  * On failure *out is NULL and err (optional) names the check, the section and the byte
- * offset. Errors: ERR_BLOB_* codes, ERR_INVALID_ARGUMENT (NULL, misaligned). */
+ * offset. Errors: ERR_BLOB_* codes, ERR_BLOB_MISALIGNED (mem not 64-byte aligned), ERR_INVALID_ARGUMENT (NULL
+ * pointers, unknown flags). */
 KILN_API kiln_result kiln_blob_load(const void *mem, size_t size, uint32_t flags,
                                     const kiln_blob **out, kiln_diag *err);
 
