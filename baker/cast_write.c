@@ -25,6 +25,7 @@
 #include "kiln/cast_write.h"
 #include "diag.h"
 #include "ds.h"
+#include "file_atomic.h"
 
 #define KILN__SIZE_MAX32 0xFFFFFFFFull
 
@@ -561,35 +562,14 @@ kiln_result kiln_cast_writer_write(const kiln_cast_writer *w, void *dst, uint64_
 
 /* ---- atomic save ------------------------------------------------------------------------ */
 
-static kiln_result kiln__io_error(kiln_diag *err, const char *what, const char *path, int errnum)
-{
-    char text[128];
-    if (strerror_r(errnum, text, sizeof text) != 0) snprintf(text, sizeof text, "errno %d", errnum);
-    kiln__diag_fill(err, KILN_ERR_IO, KILN_SEVERITY_ERROR, NULL, KILN_CAST_NONE, NULL, KILN_NO_OFFSET,
-                    "%s '%s': %s", what, path, text);
-    return KILN_ERR_IO;
-}
-
-/* Writes the whole file into an open stream and makes it durable before the rename, so a crash
- * leaves either the old file or the complete new one. */
-static int kiln__save_stream(const kiln_cast_writer *w, FILE *f)
+/* kiln__file_emit_fn: streams the whole file into the temporary file. */
+static int kiln__save_stream(void *user, FILE *f)
 {
     kiln__out o;
     memset(&o, 0, sizeof o);
     o.file = f;
-    kiln__emit(w, &o);
-    if (o.failed || fflush(f) != 0) return 0;
-    return fsync(fileno(f)) == 0;
-}
-
-/* mkstemp creates 0600 files. A replaced file keeps its permissions; a new one gets 0644
- * (reading the umask would mean changing it, which is process-wide and racy). */
-static void kiln__set_mode(int fd, const char *path)
-{
-    struct stat st;
-    mode_t mode = 0644;
-    if (stat(path, &st) == 0 && S_ISREG(st.st_mode)) mode = st.st_mode & 07777;
-    (void)fchmod(fd, mode);
+    kiln__emit(user, &o);
+    return !o.failed;
 }
 
 kiln_result kiln_cast_writer_save(const kiln_cast_writer *w, const char *path, kiln_diag *err)
@@ -604,39 +584,5 @@ kiln_result kiln_cast_writer_save(const kiln_cast_writer *w, const char *path, k
                         "'%s' not written: the writer failed earlier", path);
         return w->error;
     }
-    /* The temporary name extends the target's, which keeps it in the same directory (rename
-     * is only atomic within one file system). */
-    static const char suffix[] = ".tmp-XXXXXX";
-    size_t len = strlen(path);
-    char *tmp = kiln__realloc(&w->alloc, NULL, len + sizeof suffix);
-    if (!tmp) {
-        kiln__diag_fill(err, KILN_ERR_OUT_OF_MEMORY, KILN_SEVERITY_ERROR, NULL, KILN_CAST_NONE, NULL,
-                        KILN_NO_OFFSET, "saving '%s'", path);
-        return KILN_ERR_OUT_OF_MEMORY;
-    }
-    memcpy(tmp, path, len);
-    memcpy(tmp + len, suffix, sizeof suffix);
-
-    kiln_result r = KILN_OK;
-    int fd = mkstemp(tmp);
-    if (fd < 0) {
-        r = kiln__io_error(err, "cannot create a temporary file next to", path, errno);
-        kiln__free(&w->alloc, tmp);
-        return r;
-    }
-    kiln__set_mode(fd, path);
-    FILE *f = fdopen(fd, "wb");
-    if (!f) {
-        r = kiln__io_error(err, "cannot open a stream for", path, errno);
-        close(fd);
-    } else {
-        int ok = kiln__save_stream(w, f);
-        int saved_errno = errno;
-        if (fclose(f) != 0 && ok) { ok = 0; saved_errno = errno; }
-        if (!ok) r = kiln__io_error(err, "cannot write", path, saved_errno);
-        else if (rename(tmp, path) != 0) r = kiln__io_error(err, "cannot rename the temporary file to", path, errno);
-    }
-    if (r != KILN_OK) unlink(tmp);
-    kiln__free(&w->alloc, tmp);
-    return r;
+    return kiln__file_save_atomic(path, kiln__save_stream, (void *)w, &w->alloc, KILN_ERR_IO, err);
 }

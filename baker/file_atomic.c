@@ -34,17 +34,22 @@ static void kiln__set_mode(int fd, const char *path)
 }
 
 /* Makes the rename durable. Best effort: the data is already safe, and some file systems
- * refuse fsync on directories. */
-static void kiln__sync_dir(const char *path, const kiln_allocator *a)
+ * refuse fsync on directories. A stack buffer keeps this step from allocating, so a failed
+ * allocation can never be hidden behind a best-effort step; paths too long for it skip it. */
+static void kiln__sync_dir(const char *path)
 {
-    char *dir = kiln__path_dirname(a, path);
-    if (!dir) return;
+    char dir[4096];
+    const char *slash = strrchr(path, '/');
+    size_t len = slash ? (size_t)(slash - path) : 0;
+    if (len >= sizeof dir) return;
+    if (slash == path) len = 1; /* "/file": the root directory */
+    memcpy(dir, slash ? path : ".", slash ? len : 1);
+    dir[slash ? len : 1] = 0;
     int fd = open(dir, O_RDONLY);
     if (fd >= 0) {
         (void)fsync(fd);
         close(fd);
     }
-    kiln__free(a, dir);
 }
 
 kiln_result kiln__file_save_atomic(const char *path, kiln__file_emit_fn emit, void *user, const kiln_allocator *a,
@@ -86,7 +91,7 @@ kiln_result kiln__file_save_atomic(const char *path, kiln__file_emit_fn emit, vo
         else if (rename(tmp, path) != 0) r = kiln__save_error(err, fail_code, "cannot rename the temporary file to", path, errno);
     }
     if (r != KILN_OK) unlink(tmp);
-    else kiln__sync_dir(path, a);
+    else kiln__sync_dir(path);
     kiln__free(a, tmp);
     return r;
 }

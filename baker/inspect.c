@@ -946,13 +946,20 @@ static void kiln__js_material(kiln__json *j, const kiln__inspect *s, const kiln_
     kiln__json_end_object(j);
 }
 
-static void kiln__js_model(kiln__json *j, const kiln__inspect *s, const kiln__insp_model *mo)
+/* Opens the object of a model or animation entry: node, name and status. The holder of
+ * misplaced nodes (node NONE) has no name and counts as ok. */
+static void kiln__js_owner_head(kiln__json *j, const kiln_cast_doc *doc, uint32_t node, const char *name, int ok)
 {
     kiln__json_begin_object(j);
-    kiln__js_node(j, s->doc, mo->node);
-    kiln__json_key_string(j, "name", mo->node == NONE ? NULL : mo->m.name);
-    kiln__json_key_bool(j, "ok", mo->node == NONE || mo->ok);
-    kiln__json_key_bool(j, "unattached", mo->node == NONE);
+    kiln__js_node(j, doc, node);
+    kiln__json_key_string(j, "name", node == NONE ? NULL : name);
+    kiln__json_key_bool(j, "ok", node == NONE || ok);
+    kiln__json_key_bool(j, "unattached", node == NONE);
+}
+
+static void kiln__js_model(kiln__json *j, const kiln__inspect *s, const kiln__insp_model *mo)
+{
+    kiln__js_owner_head(j, s->doc, mo->node, mo->m.name, mo->ok);
     kiln__json_key(j, "transform");
     if (mo->node == NONE || !mo->ok || kiln__insp_default_transform(&mo->m)) {
         kiln__json_null(j);
@@ -1030,11 +1037,7 @@ static void kiln__js_model(kiln__json *j, const kiln__inspect *s, const kiln__in
 
 static void kiln__js_anim(kiln__json *j, const kiln__inspect *s, const kiln__insp_anim *a)
 {
-    kiln__json_begin_object(j);
-    kiln__js_node(j, s->doc, a->node);
-    kiln__json_key_string(j, "name", a->node == NONE ? NULL : a->a.name);
-    kiln__json_key_bool(j, "ok", a->node == NONE || a->ok);
-    kiln__json_key_bool(j, "unattached", a->node == NONE);
+    kiln__js_owner_head(j, s->doc, a->node, a->a.name, a->ok);
     if (a->node != NONE && a->ok) {
         uint32_t lo, hi;
         double duration;
