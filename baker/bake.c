@@ -12,6 +12,7 @@
 #define _POSIX_C_SOURCE 200809L
 
 #include <pthread.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "bake_stage.h"
@@ -137,6 +138,80 @@ static kiln_result kiln__stage1(kiln__job *jobs, const kiln_bake_input *inputs, 
     return r;
 }
 
+/* ---- stage 1b: clips -------------------------------------------------------------------------- */
+
+/* A clip is encoded once every input is baked: its slot order and its error bound follow the
+ * skeleton it animates, which may come from another input (a model file and its animation
+ * files). Serial, on the calling thread, in input order, so reports keep their order. */
+typedef struct kiln__clip_sink {
+    const kiln_bake_options *o;
+    const char              *input;
+    kiln_bake_stats         *stats;
+} kiln__clip_sink;
+
+static void kiln__clip_report(void *user, const kiln_diag *d)
+{
+    kiln__clip_sink *s = user;
+    kiln_diag copy = *d;
+    snprintf(copy.path, sizeof copy.path, "%s", s->input ? s->input : "");
+    s->stats->warnings += d->severity == KILN_SEVERITY_WARNING;
+    s->stats->errors += d->severity == KILN_SEVERITY_ERROR;
+    if (s->o->diag.fn) s->o->diag.fn(s->o->diag.user, &copy);
+}
+
+/* Bones of `sk` whose names the clip's joints carry exactly. */
+static uint32_t kiln__shared_names(const kiln__anim *an, const kiln__skeleton *sk)
+{
+    uint32_t n = 0;
+    for (uint32_t j = 0; j < an->joint_count; j++)
+        for (uint32_t i = 0; i < sk->bone_count; i++)
+            if (an->joints[j].name && strcmp(an->joints[j].name, sk->names[i]) == 0) {
+                n++;
+                break;
+            }
+    return n;
+}
+
+/* The skeleton sharing the most bone names with the clip: its own input's first, then the
+ * others in input order (the first of equals wins). NULL when none shares a name. */
+static const kiln__skeleton *kiln__clip_skeleton(const kiln__job *jobs, uint32_t count, uint32_t own, const kiln__anim *an)
+{
+    const kiln__skeleton *best = NULL;
+    uint32_t best_n = 0;
+    for (uint32_t k = 0; k <= count; k++) {
+        uint32_t i = k == 0 ? own : k - 1;
+        if (k > 0 && i == own) continue;
+        const kiln__bake_unit *u = &jobs[i].unit;
+        for (uint32_t s = 0; s < u->skeleton_count; s++) {
+            uint32_t n = kiln__shared_names(an, &u->skeletons[s]);
+            if (n > best_n) best = &u->skeletons[s], best_n = n;
+        }
+    }
+    return best;
+}
+
+static kiln_result kiln__encode_clips(kiln__job *jobs, uint32_t count, const kiln_bake_options *o, kiln_diag *err)
+{
+    for (uint32_t i = 0; i < count; i++) {
+        kiln__bake_unit *u = &jobs[i].unit;
+        kiln__clip_sink cs = {o, u->input->path, &u->stats};
+        kiln_diag_sink sink = {kiln__clip_report, &cs};
+        for (uint32_t c = 0; c < u->anim_count; c++) {
+            kiln__anim *an = &u->anims[c];
+            const kiln__skeleton *sk = kiln__clip_skeleton(jobs, count, i, an);
+            kiln_result r = kiln__anim_align(o->allocator, an, sk);
+            if (r == KILN_OK) r = kiln__anim_encode(o->allocator, o, &sink, an, sk);
+            if (r != KILN_OK) {
+                kiln__diag_fill(err, r, KILN_SEVERITY_ERROR, NULL, KILN_CAST_NONE, NULL, KILN_NO_OFFSET,
+                                "while encoding animation '%s'", an->name);
+                snprintf(err->path, sizeof err->path, "%s", u->input->path ? u->input->path : "");
+                return r;
+            }
+        }
+    }
+    return KILN_OK;
+}
+
 /* ---- stages 2 and 3 ------------------------------------------------------------------------------ */
 
 static void kiln__merge_stats(kiln_bake_stats *s, const kiln_bake_stats *u)
@@ -151,6 +226,17 @@ static void kiln__merge_stats(kiln_bake_stats *s, const kiln_bake_stats *u)
     s->influences_dropped += u->influences_dropped;
     s->warnings += u->warnings;
     s->errors += u->errors;
+}
+
+static void kiln__anim_stats(kiln_bake_stats *s, const kiln__bake_unit *u)
+{
+    for (uint32_t i = 0; i < u->anim_count; i++) {
+        const kiln__anim *an = &u->anims[i];
+        s->animations++;
+        s->anim_keys += an->key_count;
+        s->anim_bytes += an->data_size + (uint64_t)an->scalar_count * an->frame_count * sizeof(float);
+        if (an->max_error_m > s->anim_max_error_m) s->anim_max_error_m = an->max_error_m;
+    }
 }
 
 static void kiln__count_records(kiln_bake_stats *s, const kiln__blob_builder *b)
@@ -241,9 +327,13 @@ kiln_result kiln_bake(const kiln_bake_input *inputs, uint32_t count, const kiln_
     }
 
     kiln_result r = kiln__stage1(jobs, inputs, count, &o, err);
+    if (r == KILN_OK) r = kiln__encode_clips(jobs, count, &o, err);
     if (r == KILN_OK) r = kiln__stage23(jobs, count, a, out, err);
     if (r == KILN_OK) {
-        for (uint32_t i = 0; i < count; i++) kiln__merge_stats(&out->stats, &jobs[i].unit.stats);
+        for (uint32_t i = 0; i < count; i++) {
+            kiln__merge_stats(&out->stats, &jobs[i].unit.stats);
+            kiln__anim_stats(&out->stats, &jobs[i].unit);
+        }
         if (a) out->allocator = *a;
     }
     for (uint32_t i = 0; i < count; i++) kiln__job_free(&jobs[i]);

@@ -88,6 +88,76 @@ static void kiln__emit_material(kiln__blob_builder *b, const kiln__material *m, 
     }
 }
 
+/* One clip: its records, its sample data and scalar tracks as DATA chunks (referenced, not
+ * copied: the unit outlives the builder). */
+static void kiln__emit_anim(kiln__blob_builder *b, const kiln__anim *an, uint32_t source)
+{
+    kiln_blob_animation rec;
+    memset(&rec, 0, sizeof rec);
+    uint32_t index = (uint32_t)stbds_arrlenu(b->animations);
+    rec.name = kiln__builder_name(b, KILN_SECTION_ANIMATIONS, index, an->name);
+    rec.source = source;
+    rec.framerate = an->framerate;
+    rec.flags = an->flags;
+    rec.first_frame = an->first_frame;
+    rec.last_frame = an->last_frame;
+    rec.frame_count = an->frame_count;
+    rec.joint_count = an->joint_count;
+    rec.block_count = (an->joint_count + KILN_SOA_WIDTH - 1) / KILN_SOA_WIDTH;
+    rec.first_joint = (uint32_t)stbds_arrlenu(b->anim_joints);
+    rec.first_scalar = (uint32_t)stbds_arrlenu(b->anim_scalars);
+    rec.scalar_count = an->scalar_count;
+    rec.first_override = (uint32_t)stbds_arrlenu(b->anim_overrides);
+    rec.override_count = an->override_count;
+    rec.first_event = (uint32_t)stbds_arrlenu(b->anim_events);
+    rec.event_count = an->event_count;
+    rec.data_offset = kiln__builder_data(b, an->data, an->data_size);
+    rec.data_size = an->data_size;
+    rec.row_stride = an->row_stride;
+    rec.animated_count = an->animated_count;
+    rec.error_bound_m = an->error_bound_m;
+    rec.error_distance_m = an->error_distance_m;
+    stbds_arrput(b->animations, rec);
+
+    for (uint32_t i = 0; i < an->joint_count; i++) {
+        const kiln__anim_joint *j = &an->joints[i];
+        kiln_blob_anim_joint jr;
+        memset(&jr, 0, sizeof jr);
+        jr.name = kiln__builder_string(b, j->name);
+        jr.name_hash = j->name ? kiln_name_hash(j->name) : 0;
+        jr.modes = j->modes;
+        memcpy(jr.additive_weight, j->ab, sizeof j->ab);
+        stbds_arrput(b->anim_joints, jr);
+    }
+    for (uint32_t i = 0; i < an->scalar_count; i++) {
+        const kiln__anim_scalar *sc = &an->scalars[i];
+        kiln_blob_anim_scalar sr;
+        memset(&sr, 0, sizeof sr);
+        sr.name = kiln__builder_string(b, sc->name);
+        sr.name_hash = kiln_name_hash(sc->name);
+        sr.kind = sc->kind;
+        sr.data_offset = kiln__builder_data(b, sc->values, (uint64_t)an->frame_count * sizeof(float));
+        stbds_arrput(b->anim_scalars, sr);
+    }
+    for (uint32_t i = 0; i < an->override_count; i++) {
+        kiln_blob_anim_override o;
+        memset(&o, 0, sizeof o);
+        o.name = kiln__builder_string(b, an->overrides[i].name);
+        o.mode = an->overrides[i].mode;
+        o.channels = an->overrides[i].channels;
+        o.order = an->overrides[i].order;
+        stbds_arrput(b->anim_overrides, o);
+    }
+    for (uint32_t i = 0; i < an->event_count; i++) {
+        kiln_blob_anim_event e;
+        memset(&e, 0, sizeof e);
+        e.name = kiln__builder_string(b, an->events[i].name);
+        e.frame = an->events[i].frame;
+        stbds_arrput(b->anim_events, e);
+    }
+    kiln__builder_count_input(b, KILN_SECTION_ANIMATIONS, an->input_bytes);
+}
+
 static uint32_t kiln__global(uint32_t local, uint32_t base)
 {
     return local == KILN_BLOB_NONE ? KILN_BLOB_NONE : base + local;
@@ -156,6 +226,8 @@ static void kiln__emit_unit(kiln__blob_builder *b, const kiln__job *job)
         rec.particles_stream = kiln__builder_stream(b, &h->particles.desc, h->particles.data);
         stbds_arrput(b->hairs, rec);
     }
+
+    for (uint32_t i = 0; i < u->anim_count; i++) kiln__emit_anim(b, &u->anims[i], u->source);
 
     kiln__builder_count_input(b, KILN_SECTION_BONES, job->bone_bytes);
     kiln__builder_count_input(b, KILN_SECTION_DATA, job->geometry_bytes);

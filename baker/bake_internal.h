@@ -97,6 +97,57 @@ typedef struct kiln__instance {
     float    position[3], rotation[4], scale[3];
 } kiln__instance;
 
+/* One baked Animation node (stage 1), then its encoded sample data (kiln__anim_encode).
+ *
+ * Curves are resampled at every integer frame of [first_frame, last_frame] (D.1, D.3): one
+ * dense float track per (joint, component) and per scalar, so that everything after this
+ * point works on uniform frames. Components without a curve hold the identity value and
+ * mode KILN_MODE_NONE. */
+typedef struct kiln__anim_joint {
+    char    *name;                  /* bone the curves target (NULL: a placeholder slot) */
+    uint32_t modes;                 /* 2 bits per component, KILN_MODE_* */
+    float    ab[3];                 /* additive weight of the T, R and S curves */
+    float   *values;                /* KILN_ANIM_COMPONENTS x frame_count, component-major */
+} kiln__anim_joint;
+
+typedef struct kiln__anim_scalar {
+    char    *name;
+    uint32_t kind;                  /* KILN_SCALAR_* */
+    float   *values;                /* frame_count */
+} kiln__anim_scalar;
+
+typedef struct kiln__anim_override {
+    char    *name;
+    uint32_t mode, channels, order; /* as kiln_blob_anim_override */
+} kiln__anim_override;
+
+typedef struct kiln__anim_event {
+    char    *name;
+    int64_t  frame;
+    uint32_t order;                 /* file order, to keep equal frames stable when sorting */
+} kiln__anim_event;
+
+typedef struct kiln__anim {
+    char                *name;
+    uint32_t             cast_node;     /* for messages */
+    float                framerate;
+    uint32_t             looping;
+    int64_t              first_frame, last_frame;
+    uint32_t             frame_count;
+    kiln__anim_joint    *joints;    uint32_t joint_count;
+    kiln__anim_scalar   *scalars;   uint32_t scalar_count;
+    kiln__anim_override *overrides; uint32_t override_count;
+    kiln__anim_event    *events;    uint32_t event_count;
+    uint64_t             key_count;     /* keys read, after dropping bad ones */
+    uint64_t             input_bytes;   /* Cast bytes of the Animation node */
+    /* encoded (kiln__anim_encode) */
+    unsigned char       *data;          /* constants, track table, rows (blob_format.h) */
+    uint64_t             data_size;
+    uint32_t             row_stride, animated_count, flags; /* KILN_ANIM_* */
+    float                error_bound_m, error_distance_m;
+    float                max_error_m;   /* lossy: the largest error measured */
+} kiln__anim;
+
 typedef struct kiln__bake_unit {
     const kiln_bake_input *input;
     uint32_t        source;          /* input index */
@@ -106,6 +157,7 @@ typedef struct kiln__bake_unit {
     kiln__hair     *hairs;     uint32_t hair_count;
     kiln__material *materials; uint32_t material_count;
     kiln__instance *instances; uint32_t instance_count;
+    kiln__anim     *anims;     uint32_t anim_count;
     char           *author, *software, *scene_root;
     uint32_t        up_axis;         /* KILN_UP_* */
     kiln_bake_stats stats;
@@ -129,10 +181,26 @@ kiln_result kiln__bake_mesh(const kiln__bake_ctx *ctx, uint32_t mesh_node, const
 /* Bakes one Hair node: strand offsets + particles. */
 kiln_result kiln__bake_hair(const kiln__bake_ctx *ctx, uint32_t hair_node, kiln__hair *out);
 
+/* Bakes one Animation node: curves read, conditioned (D.2: bad keys dropped, sorted, last
+ * duplicate kept, quaternions normalised and hemisphere-aligned) and resampled per frame;
+ * overrides and notification events kept. The clip is not encoded yet (see kiln__anim_encode). */
+kiln_result kiln__bake_anim(const kiln__bake_ctx *ctx, uint32_t anim_node, kiln__anim *out);
+
+/* Reorders the joints of `anim` so that slot j drives bone j of `skeleton` where the names
+ * match exactly (placeholder slots fill small gaps), which gives the runtime its identity-map
+ * fast path; unmatched joints follow in their own order. No-op when too few names match. */
+kiln_result kiln__anim_align(const kiln_allocator *a, kiln__anim *anim, const kiln__skeleton *skeleton);
+
+/* Encodes the sample data: lossless, or quantised within the options' bound (measured
+ * against `skeleton` when not NULL). Reports through `sink`. */
+kiln_result kiln__anim_encode(const kiln_allocator *a, const kiln_bake_options *o, const kiln_diag_sink *sink,
+                              kiln__anim *anim, const kiln__skeleton *skeleton);
+
 /* Releases what the bake functions allocated (safe on zeroed structs). */
 void kiln__skeleton_free(const kiln_allocator *a, kiln__skeleton *s);
 void kiln__mesh_free(const kiln_allocator *a, kiln__mesh *m);
 void kiln__hair_free(const kiln_allocator *a, kiln__hair *h);
+void kiln__anim_free(const kiln_allocator *a, kiln__anim *anim);
 
 /* Copies a string with the allocator (NULL stays NULL). Returns NULL on allocation failure
  * only when s is not NULL. */

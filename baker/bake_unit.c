@@ -103,7 +103,7 @@ static kiln_result kiln__dropped(kiln__job *job, const kiln__bake_ctx *ctx, uint
 
 /* Nodes this format version does not bake, counted for one summary warning per input. */
 typedef struct kiln__skipped {
-    uint32_t animations, blend_shapes, ik_handles, constraints;
+    uint32_t blend_shapes, ik_handles, constraints;
 } kiln__skipped;
 
 static uint32_t kiln__first_child(const kiln_cast_doc *doc, uint32_t node)
@@ -119,13 +119,14 @@ static uint32_t kiln__next(const kiln_cast_doc *doc, uint32_t node)
 /* Sizes the unit's tables from the node counts, so nothing grows later. */
 static kiln_result kiln__reserve_unit(kiln__job *job, const kiln_cast_doc *doc)
 {
-    uint32_t models = 0, meshes = 0, hairs = 0, materials = 0, instances = 0;
+    uint32_t models = 0, meshes = 0, hairs = 0, materials = 0, instances = 0, anims = 0;
     for (uint32_t k = 0; k < kiln_cast_root_count(doc); k++) {
         uint32_t root = kiln_cast_root(doc, k);
         if (kiln_cast_node_at(doc, root)->id != KILN_CAST_ID_ROOT) continue;
         for (uint32_t c = kiln__first_child(doc, root); c != KILN_CAST_NONE; c = kiln__next(doc, c)) {
             uint32_t id = kiln_cast_node_at(doc, c)->id;
             instances += id == KILN_CAST_ID_INSTANCE;
+            anims += id == KILN_CAST_ID_ANIMATION;
             if (id != KILN_CAST_ID_MODEL) continue;
             models++;
             meshes += kiln_cast_child_count(doc, c, KILN_CAST_ID_MESH);
@@ -147,6 +148,7 @@ static kiln_result kiln__reserve_unit(kiln__job *job, const kiln_cast_doc *doc)
     KILN__RESERVE(hairs, hairs)
     KILN__RESERVE(materials, materials)
     KILN__RESERVE(instances, instances)
+    KILN__RESERVE(anims, anims)
 #undef KILN__RESERVE
     return ok ? KILN_OK : KILN_ERR_OUT_OF_MEMORY;
 }
@@ -302,9 +304,13 @@ static kiln_result kiln__roots(kiln__job *job, const kiln__bake_ctx *ctx, kiln__
                 r = kiln__dropped(job, ctx, c, r, before);
                 break;
             }
-            case KILN_CAST_ID_ANIMATION:
-                skipped->animations++;
+            case KILN_CAST_ID_ANIMATION: {
+                kiln__mark before = kiln__mark_of(job);
+                r = kiln__bake_anim(ctx, c, &u->anims[u->anim_count]);
+                if (r == KILN_OK) u->anim_count++;
+                r = kiln__dropped(job, ctx, c, r, before);
                 break;
+            }
             case KILN_CAST_ID_METADATA:
                 break; /* the first one was read up front; later ones give no hints (C.10) */
             default:
@@ -321,12 +327,12 @@ static kiln_result kiln__roots(kiln__job *job, const kiln__bake_ctx *ctx, kiln__
 
 static void kiln__report_skipped(const kiln__bake_ctx *ctx, const kiln__skipped *s)
 {
-    const uint32_t counts[] = {s->animations, s->blend_shapes, s->ik_handles, s->constraints};
-    static const char *const kinds[] = {"Animation", "BlendShape", "IKHandle", "Constraint"};
+    const uint32_t counts[] = {s->blend_shapes, s->ik_handles, s->constraints};
+    static const char *const kinds[] = {"BlendShape", "IKHandle", "Constraint"};
     char list[160];
     size_t n = 0;
     list[0] = 0;
-    for (int k = 0; k < 4; k++) {
+    for (int k = 0; k < 3; k++) {
         if (!counts[k]) continue;
         int w = snprintf(list + n, sizeof list - n, "%s%u %s", n ? ", " : "", counts[k], kinds[k]);
         if (w > 0 && (size_t)w < sizeof list - n) n += (size_t)w;
@@ -334,7 +340,7 @@ static void kiln__report_skipped(const kiln__bake_ctx *ctx, const kiln__skipped 
     if (!n) return;
     kiln__diag_report(&ctx->sink, KILN_ERR_LIMIT, KILN_SEVERITY_WARNING, ctx->doc, KILN_CAST_NONE, NULL,
                       KILN_NO_OFFSET,
-                      "blob format %d.%d holds no animation, blend shapes, IK handles or constraints yet; "
+                      "blob format %d.%d holds no blend shapes, IK handles or constraints yet; "
                       "skipped %s node(s)",
                       KILN_BLOB_VERSION_MAJOR, KILN_BLOB_VERSION_MINOR, list);
 }
@@ -387,6 +393,8 @@ void kiln__job_free(kiln__job *job)
     for (uint32_t i = 0; i < u->hair_count; i++) kiln__hair_free(a, &u->hairs[i]);
     for (uint32_t i = 0; i < u->material_count; i++) kiln__material_free(a, &u->materials[i]);
     for (uint32_t i = 0; i < u->instance_count; i++) kiln__instance_free(a, &u->instances[i]);
+    for (uint32_t i = 0; i < u->anim_count; i++) kiln__anim_free(a, &u->anims[i]);
+    kiln__free(a, u->anims);
     kiln__free(a, u->models);
     kiln__free(a, u->skeletons);
     kiln__free(a, u->meshes);

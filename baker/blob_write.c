@@ -34,6 +34,11 @@ void kiln__builder_free(kiln__blob_builder *b, const kiln_allocator *a)
     stbds_arrfree(b->slots);
     stbds_arrfree(b->instances);
     stbds_arrfree(b->references);
+    stbds_arrfree(b->animations);
+    stbds_arrfree(b->anim_joints);
+    stbds_arrfree(b->anim_scalars);
+    stbds_arrfree(b->anim_overrides);
+    stbds_arrfree(b->anim_events);
     kiln__ds_leave(&ds);
     memset(b, 0, sizeof *b);
 }
@@ -66,17 +71,22 @@ uint32_t kiln__builder_name(kiln__blob_builder *b, uint32_t kind, uint32_t index
     return offset;
 }
 
-uint32_t kiln__builder_stream(kiln__blob_builder *b, const kiln_blob_stream *desc, const void *data)
+uint64_t kiln__builder_data(kiln__blob_builder *b, const void *data, uint64_t size)
 {
     kiln__blob_chunk chunk;
     chunk.data = data;
-    chunk.size = (uint64_t)desc->count * desc->stride;
+    chunk.size = size;
     chunk.offset = (b->data_size + (KILN_BLOB_DATA_ALIGN - 1)) & ~(uint64_t)(KILN_BLOB_DATA_ALIGN - 1);
     b->data_size = chunk.offset + chunk.size;
-    kiln_blob_stream s = *desc;
-    s.offset = chunk.offset;
-    memset(s.reserved, 0, sizeof s.reserved);
     stbds_arrput(b->chunks, chunk);
+    return chunk.offset;
+}
+
+uint32_t kiln__builder_stream(kiln__blob_builder *b, const kiln_blob_stream *desc, const void *data)
+{
+    kiln_blob_stream s = *desc;
+    s.offset = kiln__builder_data(b, data, (uint64_t)desc->count * desc->stride);
+    memset(s.reserved, 0, sizeof s.reserved);
     stbds_arrput(b->streams, s);
     return (uint32_t)stbds_arrlenu(b->streams) - 1;
 }
@@ -89,7 +99,9 @@ static const uint32_t kiln__section_order[KILN__SECTION_KINDS] = {
     KILN_SECTION_STRINGS,   KILN_SECTION_METADATA,  KILN_SECTION_NAME_INDEX,   KILN_SECTION_MODELS,
     KILN_SECTION_SKELETONS, KILN_SECTION_BONES,     KILN_SECTION_REST_POSE,    KILN_SECTION_INVERSE_BIND,
     KILN_SECTION_MESHES,    KILN_SECTION_HAIRS,     KILN_SECTION_STREAMS,      KILN_SECTION_MATERIALS,
-    KILN_SECTION_MATERIAL_SLOTS, KILN_SECTION_INSTANCES, KILN_SECTION_REFERENCES, KILN_SECTION_DATA,
+    KILN_SECTION_MATERIAL_SLOTS, KILN_SECTION_INSTANCES, KILN_SECTION_REFERENCES, KILN_SECTION_ANIMATIONS,
+    KILN_SECTION_ANIM_JOINTS, KILN_SECTION_ANIM_SCALARS, KILN_SECTION_ANIM_OVERRIDES, KILN_SECTION_ANIM_EVENTS,
+    KILN_SECTION_DATA,
 };
 
 static int kiln__section_slot(uint32_t kind)
@@ -134,7 +146,12 @@ static void kiln__sources(const kiln__blob_builder *b, kiln__section_src *src)
     src[12] = kiln__src(b->slots, stbds_arrlenu(b->slots), sizeof *b->slots);
     src[13] = kiln__src(b->instances, stbds_arrlenu(b->instances), sizeof *b->instances);
     src[14] = kiln__src(b->references, stbds_arrlenu(b->references), sizeof *b->references);
-    src[15] = kiln__src(NULL, b->data_size, 0);
+    src[15] = kiln__src(b->animations, stbds_arrlenu(b->animations), sizeof *b->animations);
+    src[16] = kiln__src(b->anim_joints, stbds_arrlenu(b->anim_joints), sizeof *b->anim_joints);
+    src[17] = kiln__src(b->anim_scalars, stbds_arrlenu(b->anim_scalars), sizeof *b->anim_scalars);
+    src[18] = kiln__src(b->anim_overrides, stbds_arrlenu(b->anim_overrides), sizeof *b->anim_overrides);
+    src[19] = kiln__src(b->anim_events, stbds_arrlenu(b->anim_events), sizeof *b->anim_events);
+    src[20] = kiln__src(NULL, b->data_size, 0);
 }
 
 static int kiln__cmp_name_entry(const void *pa, const void *pb)
@@ -192,6 +209,8 @@ kiln_result kiln__builder_finish(kiln__blob_builder *b, const kiln_allocator *a,
     for (size_t i = 0; i < stbds_arrlenu(b->streams); i++) {
         if (kiln__lossy(b->streams[i].format)) flags |= KILN_BLOB_FLAG_QUANTIZED;
     }
+    for (size_t i = 0; i < stbds_arrlenu(b->animations); i++)
+        if (b->animations[i].flags & KILN_ANIM_LOSSY) flags |= KILN_BLOB_FLAG_QUANTIZED;
     for (uint32_t k = 0; k < n; k++) {
         const kiln__section_src *s = &src[slot_of[k]];
         if (table[k].kind == KILN_SECTION_DATA) {
@@ -201,6 +220,14 @@ kiln_result kiln__builder_finish(kiln__blob_builder *b, const kiln_allocator *a,
             kiln_blob_stream *dst = (kiln_blob_stream *)(out + table[k].offset);
             memcpy(dst, s->data, table[k].size);
             for (uint32_t i = 0; i < table[k].count; i++) dst[i].offset += data_offset;
+        } else if (table[k].kind == KILN_SECTION_ANIMATIONS) {
+            kiln_blob_animation *dst = (kiln_blob_animation *)(out + table[k].offset);
+            memcpy(dst, s->data, table[k].size);
+            for (uint32_t i = 0; i < table[k].count; i++) dst[i].data_offset += data_offset;
+        } else if (table[k].kind == KILN_SECTION_ANIM_SCALARS) {
+            kiln_blob_anim_scalar *dst = (kiln_blob_anim_scalar *)(out + table[k].offset);
+            memcpy(dst, s->data, table[k].size);
+            for (uint32_t i = 0; i < table[k].count; i++) dst[i].data_offset += data_offset;
         } else if (table[k].size) {
             memcpy(out + table[k].offset, s->data, table[k].size);
         }

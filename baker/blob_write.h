@@ -32,8 +32,8 @@ typedef struct kiln__mat16 {
     float m[16];
 } kiln__mat16;
 
-/* The section kinds a 1.0 blob can hold, in blob order. */
-#define KILN__SECTION_KINDS 16
+/* The section kinds a 1.1 blob can hold, in blob order. */
+#define KILN__SECTION_KINDS 21
 
 typedef struct kiln__blob_builder {
     char                    *strings;      /* "\0" then every interned string, NUL-terminated */
@@ -54,6 +54,11 @@ typedef struct kiln__blob_builder {
     kiln_blob_material_slot *slots;
     kiln_blob_instance      *instances;
     kiln_blob_reference     *references;
+    kiln_blob_animation     *animations;   /* data_offset: within DATA until finish */
+    kiln_blob_anim_joint    *anim_joints;
+    kiln_blob_anim_scalar   *anim_scalars; /* data_offset: within DATA until finish */
+    kiln_blob_anim_override *anim_overrides;
+    kiln_blob_anim_event    *anim_events;
     uint64_t                 input_bytes[KILN__SECTION_KINDS]; /* per kind, for the statistics */
 } kiln__blob_builder;
 
@@ -72,6 +77,10 @@ uint32_t kiln__builder_name(kiln__blob_builder *b, uint32_t kind, uint32_t index
 /* Appends a stream descriptor and its payload (desc->count * desc->stride bytes at `data`,
  * referenced until finish). Returns the stream index. Needs a ds region. */
 uint32_t kiln__builder_stream(kiln__blob_builder *b, const kiln_blob_stream *desc, const void *data);
+
+/* Appends `size` bytes at `data` (referenced until finish) to DATA on a 16-byte boundary and
+ * returns their offset within DATA. Needs a ds region. */
+uint64_t kiln__builder_data(kiln__blob_builder *b, const void *data, uint64_t size);
 
 /* Adds `bytes` of Cast input to the statistics of section `kind`. */
 void kiln__builder_count_input(kiln__blob_builder *b, uint32_t kind, uint64_t bytes);

@@ -304,6 +304,11 @@ kiln_result kiln_anim_bind(const kiln_blob *anim_blob, uint32_t clip, const kiln
     uint32_t *slot_bone = b->slot_bone;
     for (uint32_t j = 0; j < a->joint_count; j++) {
         uint32_t q = 0;
+        /* An unnamed slot is a placeholder that keeps later slots in the skeleton's order. */
+        if (joints[a->first_joint + j].name == 0) {
+            slot_bone[j] = KILN_BLOB_NONE;
+            continue;
+        }
         const char *name = kiln_blob_string(anim_blob, joints[a->first_joint + j].name);
         uint32_t bone = kiln__match_bone(skel_blob, bones, sk->bone_count, name, &q);
         slot_bone[j] = bone == KILN_BLOB_NONE ? KILN_BLOB_NONE : bone | q << 28;

@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include "bake_util.h"
+#include "kiln/anim.h"
 #include "kiln/bake.h"
 #include "kiln/blob.h"
 #include "kiln/cast.h"
@@ -1044,7 +1045,7 @@ Test(bake_metadata, first_metadata_supplies_the_hints)
     file_bytes_free(&f);
 }
 
-Test(bake_scene, writer_scene_bakes_every_kind_and_warns_about_skipped_animation)
+Test(bake_scene, writer_scene_bakes_every_kind_and_warns_about_the_empty_animation)
 {
     file_bytes f = scene_cast();
     kiln_bake_input in = {"scene.cast", f.data, f.size};
@@ -1058,7 +1059,15 @@ Test(bake_scene, writer_scene_bakes_every_kind_and_warns_about_skipped_animation
     cr_expect_eq(s->hairs, 1);
     cr_expect_eq(s->materials, 1);
     cr_expect_eq(s->instances, 3);
-    cr_expect(diag_log_has(&b.log, KILN_ERR_LIMIT, KILN_SEVERITY_WARNING), "no warning about the skipped Animation");
+    cr_expect_eq(s->animations, 1);
+    cr_expect(diag_log_has(&b.log, KILN_ERR_CAST_EMPTY, KILN_SEVERITY_WARNING), "no warning about the empty Animation");
+    /* An unnamed Animation is named after its file, as the importers name the action. */
+    uint32_t clip = kiln_blob_find(b.blob, KILN_SECTION_ANIMATIONS, "scene");
+    cr_assert_eq(clip, 0);
+    const kiln_blob_animation *an = kiln_blob_animations(b.blob, &clip);
+    cr_expect_eq(an->joint_count, 0);
+    cr_expect_eq(an->first_frame, 0); /* no keys: the range is [0, 1] (D.1) */
+    cr_expect_eq(an->last_frame, 1);
     cr_expect_eq(kiln_blob_find(b.blob, KILN_SECTION_MODELS, "hero"), 0);
     cr_expect_eq(kiln_blob_find(b.blob, KILN_SECTION_MESHES, "body"), 0);
     cr_expect_eq(kiln_blob_find(b.blob, KILN_SECTION_HAIRS, "fringe"), 0);

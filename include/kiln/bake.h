@@ -42,6 +42,11 @@ typedef struct kiln_bake_input {
 #define KILN_BAKE_QUANTIZE_UVS       0x08u /* 16-bit UVs with per-layer bounds */
 #define KILN_BAKE_NO_OPTIMIZE        0x10u /* keep vertex and index order (no meshoptimizer passes) */
 #define KILN_BAKE_SRGB_VERTEX_COLORS 0x20u /* decode vertex colours from sRGB to linear */
+#define KILN_BAKE_LOSSY_ANIMATION    0x40u /* quantise animation rows within anim_error_m (below) */
+
+/* Animation defaults: 0.1 mm at a virtual vertex 10 cm from each joint. */
+#define KILN_BAKE_ANIM_ERROR_M    0.0001f
+#define KILN_BAKE_ANIM_DISTANCE_M 0.1f
 
 typedef struct kiln_bake_options {
     const kiln_allocator *allocator;  /* NULL: libc. Must be thread-safe when threads > 1 */
@@ -55,6 +60,16 @@ typedef struct kiln_bake_options {
     /* Progress: called after each input is baked (done of total), from the calling thread. */
     void (*progress)(void *user, uint32_t done, uint32_t total, const char *path);
     void                 *progress_user;
+    /* Lossy animation (KILN_BAKE_LOSSY_ANIMATION): the largest model-space distance allowed
+     * between the lossless and the quantised pose, for every joint at every frame, measured at
+     * the joint's origin and at virtual vertices anim_distance_m along its local x, y and z
+     * axes. 0 = the defaults above. The bound is enforced through the bone hierarchy of a
+     * skeleton baked in the same call whose bones the clip names (rest pose and segment scale
+     * compensation included); a clip baked without one is bounded per joint in its parent's
+     * space instead, which cannot see the error add up along a chain. A clip whose bound cannot
+     * be met is stored lossless (reported). */
+    float                 anim_error_m;
+    float                 anim_distance_m;
 } kiln_bake_options;
 
 /* Per-section statistics for `-v` and `--report`. */
@@ -69,6 +84,10 @@ typedef struct kiln_bake_stats {
     uint64_t input_bytes;           /* sum of input file sizes */
     uint64_t output_bytes;          /* blob size */
     uint32_t models, meshes, hairs, skeletons, bones, materials, instances;
+    uint32_t animations;                    /* clips baked */
+    uint64_t anim_keys;                     /* Cast keys read (after dropping bad ones) */
+    uint64_t anim_bytes;                    /* clip sample data in the blob (constants, tracks, rows, scalars) */
+    float    anim_max_error_m;              /* lossy: the largest error measured over all clips */
     uint64_t vertices_in, vertices_out;     /* before/after remap and dedup */
     uint64_t triangles_in, triangles_out;
     uint64_t degenerate_faces_dropped, bad_index_faces_dropped;

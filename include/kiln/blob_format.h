@@ -24,7 +24,7 @@
 
 #define KILN_BLOB_MAGIC         0x4E4C494Bu /* "KILN" */
 #define KILN_BLOB_VERSION_MAJOR 1
-#define KILN_BLOB_VERSION_MINOR 0
+#define KILN_BLOB_VERSION_MINOR 1
 #define KILN_BLOB_ALIGN         64u         /* alignment of the blob base and of every section */
 #define KILN_BLOB_DATA_ALIGN    16u         /* alignment of every stream inside a DATA section */
 #define KILN_BLOB_NONE          0xFFFFFFFFu
@@ -319,7 +319,9 @@ typedef struct kiln_blob_animation {
 #define KILN_MODE_ADDITIVE 3u
 
 typedef struct kiln_blob_anim_joint {
-    uint32_t name;               /* bone name the curves target */
+    uint32_t name;               /* bone name the curves target; 0 (""): a placeholder slot without
+                                    curves, which keeps the following slots in a skeleton's bone
+                                    order (binding skips it; it is not reported missing) */
     uint32_t name_hash;
     uint32_t modes;              /* 2 bits per component c in [0, 10): KILN_MODE_*; qx..qw share one mode */
     uint32_t reserved;
