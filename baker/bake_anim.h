@@ -23,9 +23,13 @@ float kiln__anim_identity(unsigned c);
 /* frame_count values of component c of joint `joint`, or NULL (identity). */
 const float *kiln__anim_track(const kiln__anim *an, uint32_t joint, unsigned c);
 
-/* Builds an->data (constants, track table, rows), row_stride and animated_count from one plan
- * per (block, component), block-major. ERR_LIMIT when the clip would not fit in memory. */
-kiln_result kiln__anim_layout(const kiln_allocator *a, kiln__anim *an, const kiln__anim_plan *plan);
+/* Zero bytes after the rows of a lossy clip (blob_format.h: decoders load 16 bytes at a time). */
+#define KILN__LOSSY_SLACK 16u
+
+/* Builds an->data (constants, track table, rows, then `slack` zero bytes), row_stride and
+ * animated_count from one plan per (block, component), block-major. ERR_LIMIT when the clip
+ * would not fit in memory. */
+kiln_result kiln__anim_layout(const kiln_allocator *a, kiln__anim *an, const kiln__anim_plan *plan, uint32_t slack);
 /* Writes row r of the track (blk, c) at dst: width bytes. */
 void kiln__anim_pack(const kiln__anim *an, uint32_t blk, unsigned c, const kiln__anim_plan *pl, uint32_t r,
                      unsigned char *dst);

@@ -103,7 +103,7 @@ static int kiln__pair_constant(const kiln__anim *an, uint32_t blk, unsigned c)
 
 /* ---- layout -------------------------------------------------------------------------------- */
 
-kiln_result kiln__anim_layout(const kiln_allocator *a, kiln__anim *an, const kiln__anim_plan *plan)
+kiln_result kiln__anim_layout(const kiln_allocator *a, kiln__anim *an, const kiln__anim_plan *plan, uint32_t slack)
 {
     uint32_t blocks = (an->joint_count + KILN_SOA_WIDTH - 1) / KILN_SOA_WIDTH;
     uint32_t tracks = 0, row = 0;
@@ -112,7 +112,7 @@ kiln_result kiln__anim_layout(const kiln_allocator *a, kiln__anim *an, const kil
     uint32_t stride = (row + 15u) & ~15u;
     uint64_t constants = (uint64_t)blocks * sizeof(kiln_soa_xform);
     uint64_t rows_at = (constants + (uint64_t)tracks * sizeof(kiln_blob_anim_track) + 15u) & ~(uint64_t)15u;
-    uint64_t size = rows_at + (uint64_t)an->frame_count * stride;
+    uint64_t size = rows_at + (uint64_t)an->frame_count * stride + slack;
     if (size > SIZE_MAX || stride < row) return KILN_ERR_LIMIT;
     unsigned char *data = kiln__realloc(a, NULL, size ? (size_t)size : 1);
     if (!data) return KILN_ERR_OUT_OF_MEMORY;
@@ -192,7 +192,7 @@ static kiln_result kiln__encode_lossless(const kiln_allocator *a, kiln__anim *an
                 pl->constant[l] = v ? v[0] : kiln__identity_c[c];
             }
         }
-    kiln_result r = kiln__anim_layout(a, an, plan);
+    kiln_result r = kiln__anim_layout(a, an, plan, 0);
     kiln__free(a, plan);
     an->flags &= ~KILN_ANIM_LOSSY;
     an->error_bound_m = an->error_distance_m = an->max_error_m = 0.0f;

@@ -14,8 +14,8 @@
  *   3. greedy: try each track one width narrower, keep it when the measured error of the
  *      joints it moves stays within the target; repeat while something narrows.
  *
- * Widths: 0 (constant: the midpoint of each lane's range), 8, 12, 16, 24 bits with per-lane
- * ranges, or 32 (raw float). The target is 97 % of the bound, leaving room for the runtime's
+ * Widths: 0 (constant: the midpoint of each lane's range), 3 to 24 bits with per-lane ranges,
+ * or 32 (raw float). The target is 97 % of the bound, leaving room for the runtime's
  * float composition, which differs from the double precision used here by up to a few ulps of
  * the largest translation.
  */
@@ -26,8 +26,8 @@
 #include "diag.h"
 #include "ds.h"
 
-#define KILN__STEPS 6
-static const uint32_t kiln__widths[KILN__STEPS] = {0, 8, 12, 16, 24, 32};
+#define KILN__STEPS 24
+static const uint32_t kiln__widths[KILN__STEPS] = {0, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21, 22, 23, 24, 32};
 
 /* Frames used for the sensitivity statistics (every frame is used for measuring). */
 #define KILN__STAT_FRAMES 512u
@@ -65,15 +65,8 @@ typedef struct kiln__lossy {
 
 /* ---- quantisation ------------------------------------------------------------------------ */
 
-static float kiln__inv(uint32_t width)
-{
-    switch (width) {
-    case 8: return 1.0f / 255.0f;
-    case 12: return 1.0f / 4095.0f;
-    case 16: return 1.0f / 65535.0f;
-    default: return 1.0f / 16777215.0f;
-    }
-}
+/* 1 / (2^w - 1), rounded as the runtime's table has it. */
+static float kiln__inv(uint32_t width) { return 1.0f / (float)((1u << width) - 1u); }
 
 float kiln__anim_decode(uint32_t q, float min, float extent, uint32_t width)
 {
@@ -260,9 +253,10 @@ static double kiln__point_error(const kiln__lossy *L, uint32_t nd)
     return sqrt(worst);
 }
 
-/* Measures the nodes flagged in L->measure (evaluating L->need), every frame. Stops early once
- * the error exceeds `stop`. Returns the largest error; per node in L->node_err. */
-static double kiln__measure(kiln__lossy *L, double stop)
+/* Measures the nodes flagged in L->measure (evaluating L->need), every frame, into
+ * L->node_err. With `allowed` (per node), stops as soon as a node exceeds its allowance and
+ * returns INFINITY; otherwise returns the largest error. */
+static double kiln__measure(kiln__lossy *L, const double *allowed)
 {
     double worst = 0.0;
     for (uint32_t i = 0; i < L->nodes; i++) L->node_err[i] = 0.0;
@@ -275,8 +269,8 @@ static double kiln__measure(kiln__lossy *L, double stop)
             double e = kiln__point_error(L, i);
             if (e > L->node_err[i]) L->node_err[i] = e;
             if (e > worst) worst = e;
+            if (allowed && e > allowed[i]) return INFINITY;
         }
-        if (worst > stop) break;
     }
     return worst;
 }
@@ -466,27 +460,50 @@ static int kiln__widen(kiln__lossy *L)
     return any;
 }
 
-/* One pass of narrowing within `target`. Returns how many tracks narrowed. */
-static uint32_t kiln__narrow(kiln__lossy *L, double target)
+/* One pass of narrowing. A track narrows when no joint it moves ends above `share` of the
+ * target, or above its current error if that is higher already: so every track is judged on
+ * what it adds itself, not on the budget earlier tracks have used, and rising shares hand
+ * the bound out evenly. Returns how many tracks narrowed. */
+static uint32_t kiln__narrow(kiln__lossy *L, double share, double *cur, double *allowed)
 {
     uint32_t narrowed = 0;
     for (uint32_t blk = 0; blk < L->blocks; blk++) {
         kiln__select(L, blk);
+        for (uint32_t i = 0; i < L->nodes; i++) {
+            double own = cur[i] * (1.0 + 1e-6) + 1e-12, base = share * L->target;
+            allowed[i] = own > base ? own : base;
+            if (allowed[i] > L->target) allowed[i] = L->target;
+        }
         for (unsigned c = 0; c < KILN_ANIM_COMPONENTS; c++) {
             unsigned s = L->step[blk * KILN_ANIM_COMPONENTS + c];
             if (c == 6 || s == 0) continue;
-            kiln__anim_plan saved = L->plan[blk * KILN_ANIM_COMPONENTS + c];
+            /* The narrowest width that passes, by bisection over the widths below the current
+             * one (the error grows as the width shrinks). */
+            kiln__anim_plan kept = L->plan[blk * KILN_ANIM_COMPONENTS + c];
             for (unsigned l = 0; l < KILN_SOA_WIDTH && blk * KILN_SOA_WIDTH + l < L->nj; l++)
                 memcpy(L->backup + (size_t)l * L->n, kiln__dec(L, blk * KILN_SOA_WIDTH + l, c), L->n * sizeof(float));
-            kiln__apply(L, blk, c, s - 1);
-            if (kiln__measure(L, target) <= target) {
-                narrowed++;
-                continue;
+            unsigned lo = 0, hi = s, best = s;
+            while (lo < hi) {
+                unsigned mid = (lo + hi) / 2;
+                kiln__apply(L, blk, c, mid);
+                if (kiln__measure(L, allowed) <= L->target) {
+                    best = hi = mid;
+                    kept = L->plan[blk * KILN_ANIM_COMPONENTS + c];
+                    for (unsigned l = 0; l < KILN_SOA_WIDTH && blk * KILN_SOA_WIDTH + l < L->nj; l++)
+                        memcpy(L->backup + (size_t)l * L->n, kiln__dec(L, blk * KILN_SOA_WIDTH + l, c),
+                               L->n * sizeof(float));
+                    for (uint32_t i = 0; i < L->nodes; i++)
+                        if (L->measure[i]) cur[i] = L->node_err[i];
+                } else {
+                    lo = mid + 1;
+                }
             }
-            L->plan[blk * KILN_ANIM_COMPONENTS + c] = saved;
-            L->step[blk * KILN_ANIM_COMPONENTS + c] = (uint8_t)s;
+            /* restore the best passing state (or the original one) */
+            L->plan[blk * KILN_ANIM_COMPONENTS + c] = kept;
+            L->step[blk * KILN_ANIM_COMPONENTS + c] = (uint8_t)best;
             for (unsigned l = 0; l < KILN_SOA_WIDTH && blk * KILN_SOA_WIDTH + l < L->nj; l++)
                 memcpy(kiln__dec(L, blk * KILN_SOA_WIDTH + l, c), L->backup + (size_t)l * L->n, L->n * sizeof(float));
+            narrowed += best < s;
         }
     }
     return narrowed;
@@ -508,7 +525,7 @@ static kiln_result kiln__allocate(kiln__lossy *L, const kiln__skeleton *sk, doub
     memset(L->step, 0, (size_t)L->blocks * KILN_ANIM_COMPONENTS);
     kiln_result r = kiln__nodes(L, sk);
     if (r != KILN_OK) return r;
-    size_t per_node = 2 * sizeof(kiln__xf) + 2 + 3 * sizeof(double);
+    size_t per_node = 2 * sizeof(kiln__xf) + 2 + 5 * sizeof(double);
     size_t node_bytes = (size_t)(L->nodes > L->blocks ? L->nodes : L->blocks) * per_node + 1;
     unsigned char *scratch = kiln__realloc(L->a, NULL, node_bytes);
     if (!scratch) return KILN_ERR_OUT_OF_MEMORY;
@@ -516,28 +533,27 @@ static kiln_result kiln__allocate(kiln__lossy *L, const kiln__skeleton *sk, doub
     L->wraw = (kiln__xf *)(void *)scratch;
     L->wdec = L->wraw + cap;
     L->node_err = (double *)(void *)(L->wdec + cap);
-    double *reach = L->node_err + cap, *pscale = reach + cap;
-    L->need = (uint8_t *)(pscale + cap);
+    double *reach = L->node_err + cap, *pscale = reach + cap, *cur = pscale + cap, *allowed = cur + cap;
+    L->need = (uint8_t *)(allowed + cap);
     L->measure = L->need + cap;
 
     kiln__stats(L, reach, pscale);
     kiln__first_allocation(L, reach, pscale);
     kiln__select(L, UINT32_MAX);
-    double err = kiln__measure(L, INFINITY);
+    double err = kiln__measure(L, NULL);
     while (err > L->target) {
         if (!kiln__widen(L)) break;
         kiln__select(L, UINT32_MAX);
-        err = kiln__measure(L, INFINITY);
+        err = kiln__measure(L, NULL);
     }
     *met = err <= L->target;
     if (*met) {
-        /* Rising targets share the bound between the tracks instead of letting the first ones
-         * tried take it all. */
-        static const double share[] = {0.5, 0.7, 0.85, 1.0};
+        static const double share[] = {0.25, 0.5, 0.7, 0.85, 1.0};
+        memcpy(cur, L->node_err, L->nodes * sizeof *cur);
         for (unsigned k = 0; k < sizeof share / sizeof share[0]; k++)
-            for (int pass = 0; pass < 3 && kiln__narrow(L, share[k] * L->target); pass++) {}
+            for (int pass = 0; pass < 3 && kiln__narrow(L, share[k], cur, allowed); pass++) {}
         kiln__select(L, UINT32_MAX);
-        err = kiln__measure(L, INFINITY);
+        err = kiln__measure(L, NULL);
     }
     *max_error = err;
     kiln__free(L->a, scratch);
@@ -572,7 +588,7 @@ kiln_result kiln__encode_lossy(const kiln_allocator *a, const kiln_bake_options 
     L.distance = distance;
     double err = 0.0;
     kiln_result r = kiln__allocate(&L, skeleton, &err, met);
-    if (r == KILN_OK && *met) r = kiln__anim_layout(a, an, L.plan);
+    if (r == KILN_OK && *met) r = kiln__anim_layout(a, an, L.plan, KILN__LOSSY_SLACK);
     if (r == KILN_OK && *met) {
         an->flags |= KILN_ANIM_LOSSY;
         an->error_bound_m = (float)bound;

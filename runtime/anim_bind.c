@@ -390,6 +390,18 @@ kiln_result kiln_anim_bind(const kiln_blob *anim_blob, uint32_t clip, const kiln
                 k++;
             }
             if (uniform) cb->flags |= KILN__BLK_UNIFORM, cb->uniform_width = cb->width[0];
+            /* any widths, packed back to back in component order */
+            uint32_t at = cb->offset[0];
+            int packed = 1;
+            k = 0;
+            for (unsigned c = 0; c < KILN_ANIM_COMPONENTS; c++) {
+                if (c == KILN__QW) continue;
+                if (cb->kind[c] != KILN__SRC_DECODED || cb->track[c] != cb->track[0] + k || cb->offset[c] != at)
+                    packed = 0;
+                cb->packed_width[k++] = (uint8_t)cb->width[c];
+                at += cb->width[c];
+            }
+            if (packed) cb->flags |= KILN__BLK_PACKED;
         }
         int dense = 1;
         for (unsigned c = 0; c < KILN_ANIM_COMPONENTS; c++)

@@ -17,6 +17,10 @@
 /* Components of kiln_soa_xform, in memory order. */
 enum { KILN__TX, KILN__TY, KILN__TZ, KILN__QX, KILN__QY, KILN__QZ, KILN__QW, KILN__SX, KILN__SY, KILN__SZ };
 
+/* Zero bytes a lossy clip keeps after its last row (inside data_size), so that decoders may
+ * load 16 bytes from any track of any row. */
+#define KILN__ANIM_SLACK 16u
+
 /* ---- clip data layout -------------------------------------------------------------------
  * At kiln_blob_animation.data_offset: constants (block_count x kiln_soa_xform), then the
  * track table (animated_count x kiln_blob_anim_track, 72 bytes each), then the rows, which
@@ -25,7 +29,7 @@ typedef struct kiln__clip_layout {
     uint64_t constants;  /* blob offsets */
     uint64_t tracks;
     uint64_t rows;
-    uint64_t end;        /* rows end: data_offset + bytes the layout needs */
+    uint64_t end;        /* rows end (plus KILN__ANIM_SLACK for lossy clips): the bytes the layout needs */
 } kiln__clip_layout;
 
 /* 0 when the sizes overflow 64 bits (impossible for 32-bit counts, checked anyway). */
@@ -35,29 +39,21 @@ static inline int kiln__clip_layout_of(const kiln_blob_animation *a, kiln__clip_
     l->tracks = l->constants + (uint64_t)a->block_count * sizeof(kiln_soa_xform);
     uint64_t rows = l->tracks + (uint64_t)a->animated_count * sizeof(kiln_blob_anim_track);
     l->rows = (rows + 15u) & ~(uint64_t)15u;
-    l->end = l->rows + (uint64_t)a->frame_count * a->row_stride;
+    l->end = l->rows + (uint64_t)a->frame_count * a->row_stride + ((a->flags & KILN_ANIM_LOSSY) ? KILN__ANIM_SLACK : 0u);
     return l->end >= l->rows && a->data_offset <= UINT64_MAX / 2;
 }
 
 /* Bytes one track occupies in a row: 8 lanes of `width` bits. */
 static inline uint32_t kiln__track_bytes(uint32_t width) { return width; }
 
-/* 1 / (2^width - 1): a quantised lane q decodes to range_min + range_extent * q / (2^w - 1),
- * evaluated as range_min + (range_extent * inv) * q, unfused, by every path. */
-static inline float kiln__quant_inv(uint32_t width)
-{
-    switch (width) {
-    case 8: return 1.0f / 255.0f;
-    case 12: return 1.0f / 4095.0f;
-    case 16: return 1.0f / 65535.0f;
-    default: return 1.0f / 16777215.0f;
-    }
-}
+/* Quantised widths are 1 to 24 bits; 32 is a raw float. */
+#define KILN__MAX_QBITS 24u
+static inline int kiln__width_ok(uint32_t width) { return (width >= 1 && width <= KILN__MAX_QBITS) || width == 32; }
 
-static inline int kiln__width_ok(uint32_t width)
-{
-    return width == 8 || width == 12 || width == 16 || width == 24 || width == 32;
-}
+/* 1 / (2^width - 1): a quantised lane q decodes to range_min + range_extent * q / (2^w - 1),
+ * evaluated as range_min + (range_extent * inv) * q, unfused, by every path (and the baker). */
+extern const float kiln__quant_inv_table[KILN__MAX_QBITS + 1];
+static inline float kiln__quant_inv(uint32_t width) { return kiln__quant_inv_table[width <= KILN__MAX_QBITS ? width : 0]; }
 
 /* ---- the binding ------------------------------------------------------------------------- */
 
@@ -79,6 +75,10 @@ static inline int kiln__width_ok(uint32_t width)
                                     all but UNIFORM 8/16-bit ones, which decode in registers
                                     faster than cached floats come back from memory */
 
+#define KILN__BLK_PACKED   0x100u /* lossy, the 9 stored components (all but qw) quantised at any
+                                     widths, their tracks consecutive and their lanes packed back to
+                                     back in component order from offset[0] (dispatch-free decode) */
+
 typedef struct kiln__clip_block {
     uint8_t  kind[KILN_ANIM_COMPONENTS];    /* KILN__SRC_* */
     uint8_t  width[KILN_ANIM_COMPONENTS];   /* DECODED: bits per lane; 0 for the rebuilt qw */
@@ -87,6 +87,7 @@ typedef struct kiln__clip_block {
     uint32_t offset[KILN_ANIM_COMPONENTS];  /* RAW and DECODED: byte offset in the row */
     uint32_t uniform_width;                 /* UNIFORM: the width; tracks track[0].. and offsets
                                                offset[0] + k * width for the k-th stored component */
+    uint8_t  packed_width[KILN_ANIM_COMPONENTS - 1]; /* PACKED: widths of tx ty tz qx qy qz sx sy sz */
 } kiln__clip_block;
 
 /* Per-lane mode coefficients of one clip block, so that composing against the rest pose

@@ -87,6 +87,28 @@ KILN__FN kv_xf KILN__SFX(kiln__fetch_uniform)(const kiln_blob_anim_track *tr, un
     return r;
 }
 
+/* fetch_xf for KILN__BLK_PACKED blocks: the 9 stored components back to back at their own
+ * widths, their tracks consecutive; no per-component dispatch. */
+KILN__FN kv_xf KILN__SFX(kiln__fetch_packed)(const kiln_blob_anim_track *tr, const uint8_t *w, unsigned h,
+                                             const unsigned char *src)
+{
+    kv_xf r;
+    const unsigned char *s = src;
+#define KILN__P(field, k) r.field = KILN__SFX(kiln__fetch_u)(tr + (k), w[k], h, s), s += w[k]
+    KILN__P(tx, 0);
+    KILN__P(ty, 1);
+    KILN__P(tz, 2);
+    KILN__P(q.x, 3);
+    KILN__P(q.y, 4);
+    KILN__P(q.z, 5);
+    KILN__P(sx, 6);
+    KILN__P(sy, 7);
+    KILN__P(sz, 8);
+#undef KILN__P
+    r.q.w = KILN__SFX(kiln__rebuild_qw)(r.q.x, r.q.y, r.q.z);
+    return r;
+}
+
 /* Both rows of a quantised block, lane group h. */
 KILN__FN void KILN__SFX(kiln__fetch_rows)(const kiln_anim_binding *b, const kiln__clip_block *cb,
                                           const kiln_soa_xform *cst, unsigned h, const unsigned char *row0,
@@ -98,8 +120,14 @@ KILN__FN void KILN__SFX(kiln__fetch_rows)(const kiln_anim_binding *b, const kiln
         switch (cb->uniform_width) {
         case 8: *a = KILN__SFX(kiln__fetch_uniform)(tr, 8, h, s0), *bb = KILN__SFX(kiln__fetch_uniform)(tr, 8, h, s1); return;
         case 16: *a = KILN__SFX(kiln__fetch_uniform)(tr, 16, h, s0), *bb = KILN__SFX(kiln__fetch_uniform)(tr, 16, h, s1); return;
-        default: break; /* 12 and 24 bits: the generic path */
+        default: break; /* other widths: the packed or generic path */
         }
+    }
+    if (cb->flags & KILN__BLK_PACKED) {
+        const kiln_blob_anim_track *tr = &b->tracks[cb->track[0]];
+        *a = KILN__SFX(kiln__fetch_packed)(tr, cb->packed_width, h, row0 + cb->offset[0]);
+        *bb = KILN__SFX(kiln__fetch_packed)(tr, cb->packed_width, h, row1 + cb->offset[0]);
+        return;
     }
     *a = KILN__SFX(kiln__fetch_xf)(b, cb, cst, h, row0);
     *bb = KILN__SFX(kiln__fetch_xf)(b, cb, cst, h, row1);

@@ -7,7 +7,7 @@
 #define KILN__OPS_SSE2 1
 #include "simd_ops.h"
 
-/* Widens lanes [4h, 4h + 4) of `width` bits (8, 12, 16, 24) to 32-bit integers. SSE2 has
+/* Widens lanes [4h, 4h + 4) of `width` bits (1 to 24) to 32-bit integers. SSE2 has
  * no byte shuffle: 12- and 24-bit lanes are extracted in scalar code. */
 KILN__FN kvi kiln__unpack_half(const unsigned char *src, uint32_t width, unsigned h)
 {

@@ -132,7 +132,7 @@ typedef struct af_clip {
     uint32_t joint_count;
     const af_joint *joints;
     const float *values;       /* frame_count x joint_count x 10 */
-    uint32_t width;            /* 32: lossless; 8/12/16/24: every animated track quantised */
+    uint32_t width;            /* 32: lossless; 1..24: every animated track quantised */
     int all_tracks;            /* store every (block, component) as a track, constant or not */
     int scramble_rows;         /* lay tracks out in reverse order in the row (no dense blocks) */
     uint32_t scalar_count;
@@ -463,6 +463,7 @@ static inline void af_add_clip(af_buf *strs, af_buf *anims, af_buf *joints, af_b
         }
         af_put(data, row, stride);
     }
+    if (lossy) af_put(data, NULL, 16); /* the zero slack lossy clips keep after their rows */
     a.data_size = data->n - start;
     free(row);
 #undef AF_V

@@ -498,7 +498,7 @@ Test(sample, nan_infinite_huge_and_negative_times_are_safe)
 /* ---- lossy ----------------------------------------------------------------------------------- */
 Test(sample, lossy_tracks_decode_as_min_plus_extent_q_over_2w_minus_1)
 {
-    const uint32_t widths[4] = {8, 12, 16, 24};
+    const uint32_t widths[] = {8, 12, 16, 24, 1, 5, 10, 14, 19, 20};
     enum { J = 10, F = 6 };
     char names[J][16];
     af_bone *bones = make_bones(J, "q", 8, 1, names);
@@ -512,7 +512,7 @@ Test(sample, lossy_tracks_decode_as_min_plus_extent_q_over_2w_minus_1)
     for (int j = 0; j < J; j++) joints[j] = (af_joint){names[j], AF_MODES_ALL(KILN_MODE_ABSOLUTE), {1, 1, 1}};
     kiln_simd paths[3];
     int np = af_paths(paths);
-    for (int w = 0; w < 4; w++) {
+    for (size_t w = 0; w < sizeof widths / sizeof widths[0]; w++) {
         af_clip clip = {.framerate = 30, .frame_count = F, .joint_count = J, .joints = joints, .values = v,
                         .width = widths[w]};
         scene s = scene_make(&skel, &clip, 1);

@@ -359,9 +359,11 @@ typedef struct kiln_blob_anim_override {
  *              the first 16-byte boundary after the track table; row r holds frame
  *              first_frame + r. Inside a row, track k's 8 lanes start at its
  *              row_offset. A track of width 32 stores 8 raw floats. A track of width w in
- *              {8, 12, 16, 24} stores 8 unsigned w-bit integers q packed little-endian
- *              (lane i in bits [i*w, (i+1)*w) of its w bytes), decoded as
+ *              [1, 24] stores 8 unsigned w-bit integers q packed little-endian (lane i in
+ *              bits [i*w, (i+1)*w) of its w bytes), decoded as
  *              value = range_min[i] + range_extent[i] * q / (2^w - 1).
+ *   slack      lossy clips only: 16 zero bytes after the last row, inside data_size, so that
+ *              decoders may load 16 bytes from any track of any row.
  *   scalars    per kiln_blob_anim_scalar: frame_count floats at its own data_offset.
  *
  * Lossless clips use width 32 for every track, so sampled values at integer frames are the
@@ -370,7 +372,7 @@ typedef struct kiln_blob_anim_override {
 typedef struct kiln_blob_anim_track {
     uint16_t block;          /* SoA block of joint slots */
     uint8_t  component;      /* 0..9: tx ty tz qx qy qz qw sx sy sz */
-    uint8_t  width;          /* bits per lane: 8, 12, 16, 24, or 32 (raw float) */
+    uint8_t  width;          /* bits per lane: 1 to 24 (quantised), or 32 (raw float) */
     uint32_t row_offset;     /* byte offset of this track's lanes inside a row */
     float    range_min[KILN_SOA_WIDTH];
     float    range_extent[KILN_SOA_WIDTH];
