@@ -7,6 +7,7 @@
 #define _POSIX_C_SOURCE 200809L
 
 #include <errno.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -19,7 +20,7 @@
 
 enum {
     OPT_OUTPUT, OPT_JOBS, OPT_VERBOSE, OPT_REPORT, OPT_STRICT, OPT_MAX_INFLUENCES, OPT_QPOS, OPT_QNRM, OPT_QUV,
-    OPT_NO_OPTIMIZE, OPT_SCENE_ROOT, OPT_HELP
+    OPT_NO_OPTIMIZE, OPT_SCENE_ROOT, OPT_LOSSY_ANIM, OPT_ANIM_ERROR, OPT_ANIM_DISTANCE, OPT_HELP
 };
 
 static const kiln__cli_opt kiln__bake_opts[] = {
@@ -33,6 +34,9 @@ static const kiln__cli_opt kiln__bake_opts[] = {
     {"quantize-normals", 0, NULL, OPT_QNRM, "octahedral 2x16-bit normals and tangents (lossy)"},
     {"quantize-uvs", 0, NULL, OPT_QUV, "16-bit UVs within each layer's bounds (lossy)"},
     {"no-optimize", 0, NULL, OPT_NO_OPTIMIZE, "keep the vertex and index order of the input"},
+    {"lossy-anim", 0, NULL, OPT_LOSSY_ANIM, "quantise animation rows within an error bound (lossy)"},
+    {"anim-error", 0, "M", OPT_ANIM_ERROR, "with --lossy-anim: largest error in metres (default 0.0001)"},
+    {"anim-distance", 0, "M", OPT_ANIM_DISTANCE, "with --lossy-anim: its distance from each joint in metres (0.1)"},
     {"scene-root", 0, "DIR", OPT_SCENE_ROOT, "directory for instance paths when a file's Metadata has no sr"},
     {"help", 'h', NULL, OPT_HELP, "show this help"},
 };
@@ -44,10 +48,18 @@ static void kiln__bake_help(FILE *out)
           "\n"
           "Bakes Cast files into one runtime blob: models with their skeletons (parent-first,\n"
           "rest pose, inverse binds), meshes (optimised, skinned, optionally quantised), hair,\n"
-          "materials, instances grouped by referenced file, and metadata. The blob is verified\n"
-          "before it is written, and written atomically. Animation, blend shapes, IK and\n"
-          "constraints are not baked by this version (a warning says how many were skipped).\n"
+          "materials, instances grouped by referenced file, animation clips (one sample per\n"
+          "frame, lossless unless --lossy-anim) and metadata. The blob is verified before it is\n"
+          "written, and written atomically. Blend shapes, IK and constraints are not baked by this\n"
+          "version (a warning says how many were skipped).\n"
           "Baking is deterministic: the same inputs and options give the same bytes, whatever -j.\n"
+          "\n"
+          "--lossy-anim stores animation rows as 8- to 24-bit integers where the bound allows:\n"
+          "every joint stays within --anim-error metres of its lossless pose, in model space, at\n"
+          "its origin and at points --anim-distance metres along its axes. The error is followed\n"
+          "down the bone chains of a skeleton baked in the same call whose bones the clip names\n"
+          "(else it is bounded per joint). A clip that cannot meet the bound is stored lossless,\n"
+          "with a warning.\n"
           "\n"
           "Options:\n",
           out);
@@ -66,6 +78,7 @@ typedef struct kiln__bake_cli {
     uint32_t         input_count;
     const char      *output, *report, *scene_root;
     uint32_t         jobs, max_influences, flags;
+    float            anim_error_m, anim_distance_m; /* 0: the baker's defaults */
     int              verbose;
     kiln__cli_file  *files;
     kiln_bake_input *bake_inputs;
@@ -131,6 +144,13 @@ static void kiln__print_stats(const kiln__bake_cli *c, const kiln_bake_stats *s,
             "%u materials, %u instances\n",
             s->models, s->skeletons, s->bones, s->meshes, (unsigned long long)s->vertices_out,
             (unsigned long long)s->triangles_out, s->hairs, s->materials, s->instances);
+    if (s->animations || (c->flags & KILN_BAKE_LOSSY_ANIMATION)) {
+        fprintf(stderr, "output: %u animation%s, %llu bytes of clip data", s->animations, s->animations == 1 ? "" : "s",
+                (unsigned long long)s->anim_bytes);
+        if (c->flags & KILN_BAKE_LOSSY_ANIMATION)
+            fprintf(stderr, ", max measured error %g mm", (double)s->anim_max_error_m * 1e3);
+        fputc('\n', stderr);
+    }
     fprintf(stderr, "output: dropped %llu faces with bad indices, %llu degenerate faces, %llu influences\n",
             (unsigned long long)s->bad_index_faces_dropped, (unsigned long long)s->degenerate_faces_dropped,
             (unsigned long long)s->influences_dropped);
@@ -181,6 +201,9 @@ static int kiln__emit_report(void *user, FILE *f)
     kiln__json_key_u64(&j, "hairs", s->hairs);
     kiln__json_key_u64(&j, "materials", s->materials);
     kiln__json_key_u64(&j, "instances", s->instances);
+    kiln__json_key_u64(&j, "animations", s->animations);
+    kiln__json_key_u64(&j, "anim_bytes", s->anim_bytes);
+    kiln__json_key_f64(&j, "anim_max_error_m", s->anim_max_error_m);
     kiln__json_key_u64(&j, "vertices_in", s->vertices_in);
     kiln__json_key_u64(&j, "vertices_out", s->vertices_out);
     kiln__json_key_u64(&j, "triangles_in", s->triangles_in);
@@ -222,6 +245,17 @@ static int kiln__parse_count(const char *text, uint32_t lo, uint32_t hi, uint32_
     return 1;
 }
 
+/* A positive, finite length in metres. */
+static int kiln__parse_metres(const char *text, float *out)
+{
+    char *end = NULL;
+    errno = 0;
+    double v = strtod(text, &end);
+    if (errno || !end || end == text || *end || !isfinite(v) || !(v > 0) || v > 1e6) return 0;
+    *out = (float)v;
+    return 1;
+}
+
 static int kiln__bake_args(kiln__bake_cli *c, int argc, char **argv)
 {
     kiln__cli_args a;
@@ -252,9 +286,20 @@ static int kiln__bake_args(kiln__bake_cli *c, int argc, char **argv)
         case OPT_QUV: c->flags |= KILN_BAKE_QUANTIZE_UVS; break;
         case OPT_NO_OPTIMIZE: c->flags |= KILN_BAKE_NO_OPTIMIZE; break;
         case OPT_SCENE_ROOT: c->scene_root = a.value; break;
+        case OPT_LOSSY_ANIM: c->flags |= KILN_BAKE_LOSSY_ANIMATION; break;
+        case OPT_ANIM_ERROR:
+        case OPT_ANIM_DISTANCE: {
+            float *dst = kiln__bake_opts[k].key == OPT_ANIM_ERROR ? &c->anim_error_m : &c->anim_distance_m;
+            if (!kiln__parse_metres(a.value, dst))
+                return kiln__cli_usage_error("bake", "--%s takes a length in metres > 0, not '%s'",
+                                             kiln__bake_opts[k].long_name, a.value);
+            break;
+        }
         default: break;
         }
     }
+    if ((c->anim_error_m > 0 || c->anim_distance_m > 0) && !(c->flags & KILN_BAKE_LOSSY_ANIMATION))
+        return kiln__cli_usage_error("bake", "--anim-error and --anim-distance need --lossy-anim");
     if (!c->input_count) return kiln__cli_usage_error("bake", "missing input file");
     if (!c->output) return kiln__cli_usage_error("bake", "missing output file (-o OUT.kiln)");
     return KILN_EXIT_OK;
@@ -287,6 +332,8 @@ static int kiln__bake_run_loaded(kiln__bake_cli *c)
     o.max_influences = c->max_influences;
     o.threads = c->jobs;
     o.scene_root = c->scene_root;
+    o.anim_error_m = c->anim_error_m;
+    o.anim_distance_m = c->anim_distance_m;
     if (c->jobs > 1) o.progress = kiln__bake_progress;
 
     kiln_bake_result res;

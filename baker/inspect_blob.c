@@ -8,6 +8,7 @@
 #include "cli.h"
 #include "inspect_blob.h"
 #include "json.h"
+#include "kiln/anim.h"
 #include "kiln/blob.h"
 
 int kiln__is_blob(const void *data, size_t size)
@@ -56,8 +57,14 @@ typedef struct kiln__bview {
     const kiln_blob_material_slot *slots;
     const kiln_blob_instance      *instances;
     const kiln_blob_reference     *references;
+    const kiln_blob_animation     *anims;
+    const kiln_blob_anim_joint    *anim_joints;
+    const kiln_blob_anim_scalar   *anim_scalars;
+    const kiln_blob_anim_override *anim_overrides;
+    const kiln_blob_anim_event    *anim_events;
     uint32_t section_count, model_count, skeleton_count, bone_count, mesh_count, hair_count, stream_count,
-        material_count, slot_count, instance_count, reference_count;
+        material_count, slot_count, instance_count, reference_count, anim_count, anim_joint_count,
+        anim_scalar_count, anim_override_count, anim_event_count;
 } kiln__bview;
 
 static void kiln__bview_init(kiln__bview *v, const kiln_blob *blob, const char *path, size_t size)
@@ -79,6 +86,11 @@ static void kiln__bview_init(kiln__bview *v, const kiln_blob *blob, const char *
     v->slots = kiln_blob_material_slots(blob, &v->slot_count);
     v->instances = kiln_blob_instances(blob, &v->instance_count);
     v->references = kiln_blob_references(blob, &v->reference_count);
+    v->anims = kiln_blob_animations(blob, &v->anim_count);
+    v->anim_joints = kiln_blob_anim_joints(blob, &v->anim_joint_count);
+    v->anim_scalars = kiln_blob_anim_scalars(blob, &v->anim_scalar_count);
+    v->anim_overrides = kiln_blob_anim_overrides(blob, &v->anim_override_count);
+    v->anim_events = kiln_blob_anim_events(blob, &v->anim_event_count);
 }
 
 static const char *kiln__str(const kiln__bview *v, uint32_t offset) { return kiln_blob_string(v->blob, offset); }
@@ -89,6 +101,78 @@ static uint32_t kiln__root_count(const kiln__bview *v, const kiln_blob_skeleton 
     for (uint32_t b = 0; b < sk->bone_count; b++) roots += v->bones[sk->first_bone + b].parent < 0;
     return roots;
 }
+
+/* ---- animation clips ----------------------------------------------------------------------- */
+
+#define KILN__QW_COMPONENT 6u
+#define KILN__QXYZ_MASK    0x38u /* components 3, 4, 5 */
+#define KILN__MAX_WIDTH    32u   /* bits per lane: quantised widths are below, 32 is a raw float */
+
+/* What a clip's records and track table say about its storage, counted once for both printers. */
+typedef struct kiln__clip_facts {
+    double   duration_s;
+    uint32_t named, placeholders;          /* joint slots with a bone name / without (name offset 0) */
+    uint32_t widths[KILN__MAX_WIDTH + 1];  /* stored tracks by bits per lane */
+    uint32_t constant;                     /* (block, component) pairs with a curve, stored once */
+    uint32_t rebuilt_qw;                   /* lossy: blocks whose qw is rebuilt from qx, qy, qz */
+    uint64_t scalar_bytes;
+} kiln__clip_facts;
+
+/* The track table follows the clip's constant blocks (see the clip data layout in
+ * kiln/blob_format.h); the loader has checked that it lies inside DATA. */
+static const kiln_blob_anim_track *kiln__clip_tracks(const kiln__bview *v, const kiln_blob_animation *a)
+{
+    const unsigned char *base = (const unsigned char *)v->header;
+    return (const kiln_blob_anim_track *)(const void *)(base + a->data_offset +
+                                                        (uint64_t)a->block_count * sizeof(kiln_soa_xform));
+}
+
+static void kiln__clip_facts_of(const kiln__bview *v, uint32_t index, kiln__clip_facts *f)
+{
+    const kiln_blob_animation *a = &v->anims[index];
+    const kiln_blob_anim_joint *joints = &v->anim_joints[a->first_joint];
+    const kiln_blob_anim_track *tracks = kiln__clip_tracks(v, a);
+    memset(f, 0, sizeof *f);
+    f->duration_s = kiln_anim_duration(v->blob, index);
+    for (uint32_t j = 0; j < a->joint_count; j++) {
+        if (joints[j].name) f->named++;
+        else f->placeholders++;
+    }
+    for (uint32_t k = 0; k < a->animated_count; k++)
+        if (tracks[k].width <= KILN__MAX_WIDTH) f->widths[tracks[k].width]++;
+    /* Tracks are sorted by (block, component): walk them alongside every pair. */
+    uint32_t t = 0;
+    for (uint32_t blk = 0; blk < a->block_count; blk++) {
+        uint32_t stored = 0, lanes = a->joint_count - blk * KILN_SOA_WIDTH;
+        if (lanes > KILN_SOA_WIDTH) lanes = KILN_SOA_WIDTH;
+        for (; t < a->animated_count && tracks[t].block == blk; t++)
+            if (tracks[t].component < KILN_ANIM_COMPONENTS) stored |= 1u << tracks[t].component;
+        int rebuilt = (a->flags & KILN_ANIM_LOSSY) && (stored & KILN__QXYZ_MASK);
+        f->rebuilt_qw += (uint32_t)rebuilt;
+        for (unsigned c = 0; c < KILN_ANIM_COMPONENTS; c++) {
+            if (stored >> c & 1u || (rebuilt && c == KILN__QW_COMPONENT)) continue;
+            int curve = 0;
+            for (uint32_t l = 0; l < lanes; l++) curve |= (joints[blk * KILN_SOA_WIDTH + l].modes >> (2 * c) & 3u) != 0;
+            f->constant += (uint32_t)curve;
+        }
+    }
+    f->scalar_bytes = (uint64_t)a->scalar_count * a->frame_count * sizeof(float);
+}
+
+static const char *kiln__anim_mode_name(uint32_t mode)
+{
+    static const char *const names[] = {"none", "absolute", "relative", "additive"};
+    return mode < 4 ? names[mode] : "?";
+}
+
+static const char *kiln__scalar_kind_name(uint32_t kind, int json)
+{
+    if (kind == KILN_SCALAR_BLEND_SHAPE) return json ? "blend_shape" : "blend shape";
+    if (kind == KILN_SCALAR_VISIBILITY) return "visibility";
+    return "?";
+}
+
+static const char kiln__channel_letters[3] = {'t', 'r', 's'};
 
 /* ---- text ---------------------------------------------------------------------------------------- */
 
@@ -198,6 +282,76 @@ static void kiln__t_model(const kiln__bview *v, const kiln_blob_model *m)
     for (uint32_t i = 0; i < m->material_count; i++) kiln__t_material(v, &v->materials[m->first_material + i]);
 }
 
+/* Events listed per clip in the text output; the rest are counted. */
+#define KILN__TEXT_EVENTS 20u
+
+static void kiln__t_anim(const kiln__bview *v, uint32_t index)
+{
+    const kiln_blob_animation *a = &v->anims[index];
+    kiln__clip_facts f;
+    kiln__clip_facts_of(v, index, &f);
+    fputs("animation ", stdout);
+    kiln__t_name(kiln__str(v, a->name));
+    printf(" (source %u): %g fps, frames [%lld, %lld], %u frame%s, %g s, %s, ", a->source, (double)a->framerate,
+           (long long)a->first_frame, (long long)a->last_frame, a->frame_count, a->frame_count == 1 ? "" : "s",
+           f.duration_s, (a->flags & KILN_ANIM_LOOPING) ? "looping" : "not looping");
+    if (a->flags & KILN_ANIM_LOSSY)
+        printf("lossy (error %g mm at %g cm)\n", (double)a->error_bound_m * 1e3, (double)a->error_distance_m * 1e2);
+    else
+        fputs("lossless\n", stdout);
+    printf("  joints: %u slot%s in %u block%s (%u named, %u placeholder%s)\n", a->joint_count,
+           a->joint_count == 1 ? "" : "s", a->block_count, a->block_count == 1 ? "" : "s", f.named, f.placeholders,
+           f.placeholders == 1 ? "" : "s");
+    printf("  tracks: %u per frame", a->animated_count);
+    const char *sep = " (";
+    for (unsigned w = 0; w <= KILN__MAX_WIDTH; w++) {
+        if (!f.widths[w]) continue;
+        printf("%s%u-bit %u", sep, w, f.widths[w]);
+        sep = ", ";
+    }
+    if (sep[0] == ',') fputc(')', stdout);
+    printf(", %u constant", f.constant);
+    if (a->flags & KILN_ANIM_LOSSY) printf(", qw rebuilt in %u block%s", f.rebuilt_qw, f.rebuilt_qw == 1 ? "" : "s");
+    printf("\n  data: %u bytes per frame, %llu bytes + %llu scalar bytes\n", a->row_stride,
+           (unsigned long long)a->data_size, (unsigned long long)f.scalar_bytes);
+    if (a->scalar_count) {
+        fputs("  scalars:", stdout);
+        for (uint32_t i = 0; i < a->scalar_count; i++) {
+            const kiln_blob_anim_scalar *sc = &v->anim_scalars[a->first_scalar + i];
+            fputs(i ? ", " : " ", stdout);
+            kiln__t_name(kiln__str(v, sc->name));
+            printf(" %s", kiln__scalar_kind_name(sc->kind, 0));
+        }
+        fputc('\n', stdout);
+    }
+    if (a->override_count) {
+        fputs("  mode overrides:", stdout);
+        for (uint32_t i = 0; i < a->override_count; i++) {
+            const kiln_blob_anim_override *o = &v->anim_overrides[a->first_override + i];
+            fputs(i ? ", " : " ", stdout);
+            kiln__t_name(kiln__str(v, o->name));
+            printf(" %s on ", kiln__anim_mode_name(o->mode));
+            int any = 0;
+            for (unsigned g = 0; g < 3; g++)
+                if (o->channels >> g & 1u) printf("%s%c", any++ ? "," : "", kiln__channel_letters[g]);
+            if (!any) fputs("nothing", stdout);
+        }
+        fputc('\n', stdout);
+    }
+    if (a->event_count) {
+        uint32_t shown = a->event_count < KILN__TEXT_EVENTS ? a->event_count : KILN__TEXT_EVENTS;
+        fputs("  events:", stdout);
+        for (uint32_t i = 0; i < shown; i++) {
+            const kiln_blob_anim_event *e = &v->anim_events[a->first_event + i];
+            fputs(i ? ", " : " ", stdout);
+            kiln__t_name(kiln__str(v, e->name));
+            printf(" @ %lld", (long long)e->frame);
+        }
+        if (shown < a->event_count) printf(", ... %u more", a->event_count - shown);
+        fputc('\n', stdout);
+    }
+}
+
 static void kiln__t_print(const kiln__bview *v)
 {
     const kiln_blob_header *h = v->header;
@@ -206,9 +360,9 @@ static void kiln__t_print(const kiln__bview *v)
            h->version_minor, v->section_count, (h->flags & KILN_BLOB_FLAG_QUANTIZED) ? "quantized" : "lossless",
            h->crc32c);
     printf("records: %u models, %u skeletons, %u bones, %u meshes, %u hairs, %u streams, %u materials, %u slots, "
-           "%u instances, %u references\n",
+           "%u instances, %u references, %u animations\n",
            v->model_count, v->skeleton_count, v->bone_count, v->mesh_count, v->hair_count, v->stream_count,
-           v->material_count, v->slot_count, v->instance_count, v->reference_count);
+           v->material_count, v->slot_count, v->instance_count, v->reference_count, v->anim_count);
     fputs("metadata:", stdout);
     if (v->meta) {
         printf(" %u source%s", v->meta->source_count, v->meta->source_count == 1 ? "" : "s");
@@ -219,6 +373,7 @@ static void kiln__t_print(const kiln__bview *v)
     }
     fputc('\n', stdout);
     for (uint32_t i = 0; i < v->model_count; i++) kiln__t_model(v, &v->models[i]);
+    for (uint32_t i = 0; i < v->anim_count; i++) kiln__t_anim(v, i);
     if (v->reference_count) {
         printf("instances: %u of %u reference%s\n", v->instance_count, v->reference_count,
                v->reference_count == 1 ? "" : "s");
@@ -351,6 +506,91 @@ static void kiln__j_model(kiln__json *j, const kiln__bview *v, const kiln_blob_m
     kiln__json_end_object(j);
 }
 
+static void kiln__j_anim(kiln__json *j, const kiln__bview *v, uint32_t index)
+{
+    const kiln_blob_animation *a = &v->anims[index];
+    kiln__clip_facts f;
+    kiln__clip_facts_of(v, index, &f);
+    int lossy = (a->flags & KILN_ANIM_LOSSY) != 0;
+    kiln__json_begin_object(j);
+    kiln__j_str(j, v, "name", a->name);
+    kiln__json_key_u64(j, "source", a->source);
+    kiln__json_key_f64(j, "framerate", a->framerate);
+    kiln__json_key(j, "frame_range");
+    kiln__json_begin_array_inline(j);
+    kiln__json_i64(j, a->first_frame);
+    kiln__json_i64(j, a->last_frame);
+    kiln__json_end_array(j);
+    kiln__json_key_u64(j, "frames", a->frame_count);
+    kiln__json_key_f64(j, "duration_s", f.duration_s);
+    kiln__json_key_bool(j, "looping", (a->flags & KILN_ANIM_LOOPING) != 0);
+    kiln__json_key_bool(j, "lossy", lossy);
+    if (lossy) {
+        kiln__json_key_f64(j, "error_bound_m", a->error_bound_m);
+        kiln__json_key_f64(j, "error_distance_m", a->error_distance_m);
+    } else {
+        kiln__json_key_null(j, "error_bound_m");
+        kiln__json_key_null(j, "error_distance_m");
+    }
+    kiln__json_key_u64(j, "joint_slots", a->joint_count);
+    kiln__json_key_u64(j, "placeholder_slots", f.placeholders);
+    kiln__json_key_u64(j, "blocks", a->block_count);
+    kiln__json_key_u64(j, "tracks", a->animated_count);
+    kiln__json_key(j, "track_widths");
+    kiln__json_begin_array_inline(j);
+    for (unsigned w = 0; w <= KILN__MAX_WIDTH; w++) {
+        if (!f.widths[w]) continue;
+        kiln__json_begin_object_inline(j);
+        kiln__json_key_u64(j, "bits", w);
+        kiln__json_key_u64(j, "tracks", f.widths[w]);
+        kiln__json_end_object(j);
+    }
+    kiln__json_end_array(j);
+    kiln__json_key_u64(j, "constant_pairs", f.constant);
+    kiln__json_key_u64(j, "rebuilt_qw_blocks", f.rebuilt_qw);
+    kiln__json_key_u64(j, "row_stride", a->row_stride);
+    kiln__json_key_u64(j, "data_bytes", a->data_size);
+    kiln__json_key_u64(j, "scalar_bytes", f.scalar_bytes);
+    kiln__json_key(j, "scalars");
+    kiln__json_begin_array(j);
+    for (uint32_t i = 0; i < a->scalar_count; i++) {
+        const kiln_blob_anim_scalar *sc = &v->anim_scalars[a->first_scalar + i];
+        kiln__json_begin_object_inline(j);
+        kiln__j_str(j, v, "name", sc->name);
+        kiln__json_key_string(j, "kind", kiln__scalar_kind_name(sc->kind, 1));
+        kiln__json_end_object(j);
+    }
+    kiln__json_end_array(j);
+    kiln__json_key(j, "mode_overrides");
+    kiln__json_begin_array(j);
+    for (uint32_t i = 0; i < a->override_count; i++) {
+        const kiln_blob_anim_override *o = &v->anim_overrides[a->first_override + i];
+        kiln__json_begin_object_inline(j);
+        kiln__j_str(j, v, "bone", o->name);
+        kiln__json_key_string(j, "mode", kiln__anim_mode_name(o->mode));
+        kiln__json_key(j, "channels");
+        kiln__json_begin_array_inline(j);
+        for (unsigned g = 0; g < 3; g++) {
+            char letter[2] = {kiln__channel_letters[g], 0};
+            if (o->channels >> g & 1u) kiln__json_string(j, letter);
+        }
+        kiln__json_end_array(j);
+        kiln__json_end_object(j);
+    }
+    kiln__json_end_array(j);
+    kiln__json_key(j, "events");
+    kiln__json_begin_array(j);
+    for (uint32_t i = 0; i < a->event_count; i++) {
+        const kiln_blob_anim_event *e = &v->anim_events[a->first_event + i];
+        kiln__json_begin_object_inline(j);
+        kiln__j_str(j, v, "name", e->name);
+        kiln__json_key_i64(j, "frame", e->frame);
+        kiln__json_end_object(j);
+    }
+    kiln__json_end_array(j);
+    kiln__json_end_object(j);
+}
+
 static void kiln__j_print(const kiln__bview *v)
 {
     kiln__json j;
@@ -375,6 +615,10 @@ static void kiln__j_print(const kiln__bview *v)
     kiln__json_key(&j, "models");
     kiln__json_begin_array(&j);
     for (uint32_t i = 0; i < v->model_count; i++) kiln__j_model(&j, v, &v->models[i]);
+    kiln__json_end_array(&j);
+    kiln__json_key(&j, "animations");
+    kiln__json_begin_array(&j);
+    for (uint32_t i = 0; i < v->anim_count; i++) kiln__j_anim(&j, v, i);
     kiln__json_end_array(&j);
     kiln__json_key(&j, "references");
     kiln__json_begin_array(&j);

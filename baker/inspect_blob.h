@@ -10,7 +10,8 @@ int kiln__is_blob(const void *data, size_t size);
 /* Verifies the blob in `data` (copied to aligned memory first; any alignment accepted) and
  * prints the same layout as for Cast files, as text or JSON on stdout: metadata, models with
  * their skeletons, meshes, hair and materials, instances grouped by reference, and the
- * section table. Returns a KILN_EXIT_* status (2 when the blob does not verify). */
+ * section table, then every animation clip (rate, range, encoding, tracks, scalars, overrides,
+ * events). Returns a KILN_EXIT_* status (2 when the blob does not verify). */
 int kiln__inspect_blob(const char *path, const void *data, size_t size, int json);
 
 #endif

@@ -1,7 +1,8 @@
 /* `kiln bake`, `kiln verify` and `kiln inspect` on blobs, run as separate processes: the round
- * trip bake -> verify -> inspect, the report, and the documented exit codes (1 usage, 2 bad
- * input, 4 output failure) with no partial output left behind. Inputs are written here with
- * the Cast writer, plus the shared corpus when present. */
+ * trip bake -> verify -> inspect, the report, the animation options and statistics, and the
+ * documented exit codes (1 usage, 2 bad input, 4 output failure) with no partial output left
+ * behind. Inputs are written here with the Cast writer, plus the bundled samples and the
+ * shared corpus when present. */
 #ifndef _POSIX_C_SOURCE
 #define _POSIX_C_SOURCE 200809L
 #endif
@@ -167,6 +168,67 @@ Test(cli_bake, verbose_stats_and_report_are_written)
     scratch_done(&s);
 }
 
+/* The number after `key` in `text` (e.g. "\"anim_bytes\": "), or -1 when absent. */
+static double number_after(const char *text, const char *key)
+{
+    const char *at = strstr(text, key);
+    return at ? strtod(at + strlen(key), NULL) : -1.0;
+}
+
+/* The bundled character and its walk cycle (samples/README.md): one clip. Lossless, its data
+ * is 1 constant block (320 bytes), 10 raw tracks (72 bytes each) and 31 rows of 10 x 32
+ * bytes, plus 2 scalar tracks of 31 floats: 320 + 720 + 9920 + 248 = 11208 bytes. */
+Test(cli_bake, animation_stats_and_lossy_options)
+{
+    scratch s;
+    scratch_init(&s);
+    static const char *const character = KILN_SOURCE_DIR "/samples/character.cast";
+    static const char *const walk = KILN_SOURCE_DIR "/samples/character_walk.cast";
+    char report[256];
+    scratch_file(&s, "report.json", report, sizeof report);
+
+    const char *lossless[] = {"bake", "-v", "--report", report, character, walk, "-o", s.kiln, NULL};
+    cli_result r = cli_run(lossless);
+    cr_expect_eq(r.status, 0, "%s", r.err);
+    cr_expect(strstr(r.err, "output: 1 animation, 11208 bytes of clip data\n") != NULL, "%s", r.err);
+    cli_result_free(&r);
+    file_bytes rep;
+    cr_assert(read_file(report, &rep));
+    char *text = calloc(1, rep.size + 1);
+    memcpy(text, rep.data, rep.size);
+    cr_expect_eq(number_after(text, "\"animations\": "), 1, "%s", text);
+    cr_expect_eq(number_after(text, "\"anim_bytes\": "), 11208, "%s", text);
+    cr_expect_eq(number_after(text, "\"anim_max_error_m\": "), 0, "%s", text);
+    free(text);
+    file_bytes_free(&rep);
+
+    const char *lossy[] = {"bake", "-v", "--lossy-anim", "--anim-error", "0.0005", "--anim-distance", "0.05",
+                           "--report", report, character, walk, "-o", s.kiln, NULL};
+    r = cli_run(lossy);
+    cr_expect_eq(r.status, 0, "%s", r.err);
+    const char *line = strstr(r.err, "output: 1 animation, ");
+    cr_expect(line != NULL, "%s", r.err);
+    double mm = line ? number_after(line, ", max measured error ") : -1.0;
+    cr_expect(mm > 0 && mm <= 0.5, "max error %g mm, bound 0.5 mm: %s", mm, r.err);
+    cli_result_free(&r);
+    cr_assert(read_file(report, &rep));
+    text = calloc(1, rep.size + 1);
+    memcpy(text, rep.data, rep.size);
+    double bytes = number_after(text, "\"anim_bytes\": "), err_m = number_after(text, "\"anim_max_error_m\": ");
+    cr_expect(bytes > 0 && bytes < 11208, "lossy clip data of %g bytes", bytes);
+    cr_expect(err_m > 0 && err_m <= 0.0005, "max error %g m", err_m);
+    cr_expect_float_eq(err_m * 1e3, mm, 1e-5 * mm + 1e-9, "-v and --report agree");
+    free(text);
+    file_bytes_free(&rep);
+
+    const char *inspect[] = {"inspect", s.kiln, NULL};
+    r = cli_run(inspect);
+    cr_expect_eq(r.status, 0, "%s", r.err);
+    cr_expect(strstr(r.out, "looping, lossy (error 0.5 mm at 5 cm)\n") != NULL, "%s", r.out);
+    cli_result_free(&r);
+    scratch_done(&s);
+}
+
 Test(cli_bake, usage_errors_exit_1)
 {
     scratch s;
@@ -178,7 +240,11 @@ Test(cli_bake, usage_errors_exit_1)
     const char *bad_jobs[] = {"bake", "-j", "zero", s.cast, "-o", s.kiln, NULL};
     const char *bad_k[] = {"bake", "--max-influences", "9", s.cast, "-o", s.kiln, NULL};
     const char *verify_none[] = {"verify", NULL};
-    const char *const *cases[] = {no_args, no_output, no_input, bad_opt, bad_jobs, bad_k, verify_none};
+    const char *error_alone[] = {"bake", "--anim-error", "0.001", s.cast, "-o", s.kiln, NULL};
+    const char *bad_error[] = {"bake", "--lossy-anim", "--anim-error", "-1", s.cast, "-o", s.kiln, NULL};
+    const char *bad_distance[] = {"bake", "--lossy-anim", "--anim-distance", "far", s.cast, "-o", s.kiln, NULL};
+    const char *const *cases[] = {no_args, no_output, no_input, bad_opt, bad_jobs, bad_k, verify_none,
+                                  error_alone, bad_error, bad_distance};
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         cli_result r = cli_run(cases[i]);
         cr_expect_eq(r.status, 1, "case %zu: exit %d: %s", i, r.status, r.err);
@@ -190,6 +256,8 @@ Test(cli_bake, usage_errors_exit_1)
     cli_result r = cli_run(help);
     cr_expect_eq(r.status, 0);
     cr_expect(strstr(r.out, "Exit status") != NULL, "%s", r.out);
+    cr_expect(strstr(r.out, "--lossy-anim") && strstr(r.out, "--anim-error") && strstr(r.out, "--anim-distance"),
+              "%s", r.out);
     cli_result_free(&r);
     scratch_done(&s);
 }

@@ -1,7 +1,8 @@
 /* The `kiln` command line, run as a separate process: usage errors and help, `kiln inspect`
- * (text and --json) on files written here with the Cast writer, and, when the shared corpus is
- * present, node counts against MANIFEST.md and exit codes for every malformed file. Also the
- * JSON writer that --json relies on, called directly. */
+ * (text and --json) on files written here with the Cast writer and on blobs baked from them
+ * and from the bundled samples (the animation clips), and, when the shared corpus is present,
+ * node counts against MANIFEST.md and exit codes for every malformed file. Also the JSON
+ * writer that --json relies on, called directly. */
 #ifndef _POSIX_C_SOURCE
 #define _POSIX_C_SOURCE 200809L
 #endif
@@ -990,6 +991,329 @@ Test(cli_inspect, output_failure_exits_4, .init = make_tmp_dir, .fini = remove_t
     const char *json_args[] = {"inspect", "--json", path, NULL};
     r = run_kiln_to(json_args, "/dev/full");
     cr_expect_eq(r.status, 4);
+    run_free(&r);
+}
+
+/* ---- inspect on baked blobs: animation clips ------------------------------------------------------ */
+
+/* The walk clip of the bundled samples, from samples/README.md and samples/make_samples.c:
+ *   fr 30, lo 1, keys every 3 frames from 0 to 30 -> frames [0, 30], 31 frames, 1 s, looping;
+ *   curves on root (tx ty tz), pelvis (ty rq), spine (rq), chest (rq, sx sy sz), neck (rq),
+ *   head (rq, sx sy sz): 6 bones, which are bones 0..5 of character.cast's skeleton in the same
+ *   order, so the 6 joint slots fill one SoA block without placeholders. Every component
+ *   varies for at least one bone (tx, tz: root; ty: pelvis; rotations; sx sy sz: chest), so
+ *   a lossless clip stores all 10 components per frame as raw floats: a row is 10 x 32 bytes,
+ *   and its data is 1 constant block (320 bytes) + 10 tracks (72 bytes each) + 31 rows
+ *   = 320 + 720 + 9920 = 10960 bytes. Scalars chest_breathe (bs) and body (vb): 2 x 31 floats
+ *   = 248 bytes. One CurveModeOverride (neck, relative, rotation only); notification tracks
+ *   footstep_left @ 0 and footstep_right @ 15. The walk is the second input: source 1. */
+#define WALK_ROW_BYTES    320
+#define WALK_DATA_BYTES   10960
+#define WALK_SCALAR_BYTES 248
+
+/* Bakes character.cast and character_walk.cast (in that order) with the bake options
+ * `options` (NULL-terminated, may be empty) into tmp_dir/name. */
+static void bake_samples(const char *name, const char *const *options, char *path, size_t cap)
+{
+    static const char *const inputs[2] = {KILN_SOURCE_DIR "/samples/character.cast",
+                                           KILN_SOURCE_DIR "/samples/character_walk.cast"};
+    snprintf(path, cap, "%s/%s", tmp_dir, name);
+    const char *args[24];
+    size_t n = 0;
+    args[n++] = "bake";
+    for (; options[0] && n < 16; options++) args[n++] = options[0];
+    args[n++] = inputs[0];
+    args[n++] = inputs[1];
+    args[n++] = "-o";
+    args[n++] = path;
+    args[n] = NULL;
+    run_result r = run_kiln(args);
+    cr_assert_eq(r.status, 0, "bake %s: status %d, stderr:\n%s", name, r.status, r.err);
+    run_free(&r);
+}
+
+/* The document's only clip, checked to be the walk. */
+static const jv *walk_clip(const jv *doc)
+{
+    const jv *anims = jget(doc, "animations");
+    cr_assert(anims && anims->type == J_ARR && anims->count == 1, "one clip in the blob");
+    const jv *a = jat(anims, 0);
+    cr_expect_str_eq(jstr(jget(a, "name"), "name"), "walk");
+    return a;
+}
+
+/* What lossless and lossy walk clips share: timing, slots, scalars, overrides, events. */
+static void expect_walk_common(const jv *a)
+{
+    cr_expect_eq(jnum(jget(a, "source"), "source"), 1);
+    cr_expect_eq(jnum(jget(a, "framerate"), "framerate"), 30);
+    const jv *range = jget(a, "frame_range");
+    cr_assert(range && range->count == 2, "frame_range");
+    cr_expect(range->items[0].num == 0 && range->items[1].num == 30, "frames [0, 30]");
+    cr_expect_eq(jnum(jget(a, "frames"), "frames"), 31);
+    cr_expect_float_eq(jnum(jget(a, "duration_s"), "duration_s"), 1.0, 1e-9);
+    cr_expect(jget(a, "looping") && jget(a, "looping")->type == J_BOOL && jget(a, "looping")->num == 1, "looping");
+    cr_expect_eq(jnum(jget(a, "joint_slots"), "joint_slots"), 6);
+    cr_expect_eq(jnum(jget(a, "placeholder_slots"), "placeholder_slots"), 0);
+    cr_expect_eq(jnum(jget(a, "blocks"), "blocks"), 1);
+    cr_expect_eq(jnum(jget(a, "scalar_bytes"), "scalar_bytes"), WALK_SCALAR_BYTES);
+
+    const jv *scalars = jget(a, "scalars");
+    cr_assert(scalars && scalars->count == 2, "two scalar tracks");
+    cr_expect_str_eq(jstr(jget(jat(scalars, 0), "name"), "scalar 0"), "chest_breathe");
+    cr_expect_str_eq(jstr(jget(jat(scalars, 0), "kind"), "kind 0"), "blend_shape");
+    cr_expect_str_eq(jstr(jget(jat(scalars, 1), "name"), "scalar 1"), "body");
+    cr_expect_str_eq(jstr(jget(jat(scalars, 1), "kind"), "kind 1"), "visibility");
+
+    const jv *overrides = jget(a, "mode_overrides");
+    cr_assert(overrides && overrides->count == 1, "one mode override");
+    const jv *o = jat(overrides, 0);
+    cr_expect_str_eq(jstr(jget(o, "bone"), "bone"), "neck");
+    cr_expect_str_eq(jstr(jget(o, "mode"), "mode"), "relative");
+    const jv *channels = jget(o, "channels");
+    cr_assert(channels && channels->count == 1, "rotation only");
+    cr_expect_str_eq(jstr(jat(channels, 0), "channel"), "r");
+
+    const jv *events = jget(a, "events");
+    cr_assert(events && events->count == 2, "two notification events");
+    cr_expect_str_eq(jstr(jget(jat(events, 0), "name"), "event 0"), "footstep_left");
+    cr_expect_eq(jnum(jget(jat(events, 0), "frame"), "frame 0"), 0);
+    cr_expect_str_eq(jstr(jget(jat(events, 1), "name"), "event 1"), "footstep_right");
+    cr_expect_eq(jnum(jget(jat(events, 1), "frame"), "frame 1"), 15);
+}
+
+/* Sum of the width histogram, whose entries must be ascending, in use, and quantised (lossy) or
+ * raw floats (lossless). */
+static double track_width_sum(const jv *a, int lossy)
+{
+    const jv *widths = jget(a, "track_widths");
+    cr_assert(widths && widths->type == J_ARR, "track_widths");
+    double sum = 0, last = 0;
+    for (size_t i = 0; i < widths->count; i++) {
+        double bits = jnum(jget(jat(widths, i), "bits"), "bits");
+        double tracks = jnum(jget(jat(widths, i), "tracks"), "tracks");
+        cr_expect(bits > last, "widths ascending and distinct");
+        cr_expect(tracks > 0, "only widths in use are listed");
+        if (lossy) cr_expect(bits >= 1 && bits <= 24, "lossy tracks are quantised: %g bits", bits);
+        else cr_expect_eq(bits, 32, "lossless tracks are raw floats");
+        last = bits;
+        sum += tracks;
+    }
+    return sum;
+}
+
+static const char *const walk_text_common[] = {
+    "records: 1 models, 1 skeletons, 8 bones",
+    ", 1 animations\n",
+    "animation 'walk' (source 1): 30 fps, frames [0, 30], 31 frames, 1 s, looping, ",
+    "\n  joints: 6 slots in 1 block (6 named, 0 placeholders)\n",
+    "\n  scalars: 'chest_breathe' blend shape, 'body' visibility\n",
+    "\n  mode overrides: 'neck' relative on r\n",
+    "\n  events: 'footstep_left' @ 0, 'footstep_right' @ 15\n",
+};
+
+static void expect_text(const char *out, const char *const *want, size_t n)
+{
+    for (size_t i = 0; i < n; i++) cr_expect(strstr(out, want[i]) != NULL, "missing \"%s\" in:\n%s", want[i], out);
+}
+
+Test(cli_inspect_blob, lossless_walk_clip_text_and_json, .init = make_tmp_dir, .fini = remove_tmp_dir)
+{
+    char path[512];
+    static const char *const none[] = {NULL};
+    bake_samples("walk.kiln", none, path, sizeof path);
+
+    const char *text_args[] = {"inspect", path, NULL};
+    run_result r = run_kiln(text_args);
+    cr_expect_eq(r.status, 0, "%s", r.err);
+    expect_text(r.out, walk_text_common, sizeof walk_text_common / sizeof walk_text_common[0]);
+    char want[160];
+    static const char *const lossless[] = {
+        "frames, 1 s, looping, lossless\n",
+        "\n  tracks: 10 per frame (32-bit 10), 0 constant\n",
+    };
+    expect_text(r.out, lossless, 2);
+    snprintf(want, sizeof want, "\n  data: %d bytes per frame, %d bytes + %d scalar bytes\n", WALK_ROW_BYTES,
+             WALK_DATA_BYTES, WALK_SCALAR_BYTES);
+    cr_expect(strstr(r.out, want) != NULL, "missing \"%s\" in:\n%s", want, r.out);
+    cr_expect(strstr(r.out, "qw rebuilt") == NULL, "a lossless clip stores qw: %s", r.out);
+    /* Clips come after the models and before the section table. */
+    const char *model = strstr(r.out, "model 'character'"), *clip = strstr(r.out, "animation 'walk'");
+    const char *sections = strstr(r.out, "sections:");
+    cr_expect(model && clip && sections && model < clip && clip < sections, "%s", r.out);
+    run_free(&r);
+
+    const char *json_args[] = {"inspect", "--json", path, NULL};
+    r = run_kiln(json_args);
+    cr_expect_eq(r.status, 0, "%s", r.err);
+    jv doc = json_parse(r.out);
+    const jv *a = walk_clip(&doc);
+    expect_walk_common(a);
+    cr_expect(jget(a, "lossy") && jget(a, "lossy")->type == J_BOOL && jget(a, "lossy")->num == 0, "lossless");
+    cr_expect(jget(a, "error_bound_m") && jget(a, "error_bound_m")->type == J_NULL, "no bound when lossless");
+    cr_expect(jget(a, "error_distance_m") && jget(a, "error_distance_m")->type == J_NULL);
+    cr_expect_eq(jnum(jget(a, "tracks"), "tracks"), 10);
+    cr_expect_eq(track_width_sum(a, 0), 10);
+    cr_expect_eq(jnum(jget(a, "constant_pairs"), "constant_pairs"), 0);
+    cr_expect_eq(jnum(jget(a, "rebuilt_qw_blocks"), "rebuilt_qw_blocks"), 0);
+    cr_expect_eq(jnum(jget(a, "row_stride"), "row_stride"), WALK_ROW_BYTES);
+    cr_expect_eq(jnum(jget(a, "data_bytes"), "data_bytes"), WALK_DATA_BYTES);
+    json_free(&doc);
+    run_free(&r);
+}
+
+/* Lossy: qw is never stored (rebuilt from qx, qy, qz, which vary), so at most the other 9
+ * components are, every one quantised below 32 bits; whatever is not stored is a constant. */
+static void expect_lossy_walk(const char *path, double bound_m, double distance_m, const char *text_bound)
+{
+    const char *text_args[] = {"inspect", path, NULL};
+    run_result r = run_kiln(text_args);
+    cr_expect_eq(r.status, 0, "%s", r.err);
+    expect_text(r.out, walk_text_common, sizeof walk_text_common / sizeof walk_text_common[0]);
+    char want[160];
+    snprintf(want, sizeof want, "frames, 1 s, looping, lossy (error %s)\n", text_bound);
+    cr_expect(strstr(r.out, want) != NULL, "missing \"%s\" in:\n%s", want, r.out);
+    cr_expect(strstr(r.out, ", qw rebuilt in 1 block\n") != NULL, "%s", r.out);
+    cr_expect(strstr(r.out, "32-bit") == NULL, "no raw float track in a lossy clip: %s", r.out);
+    run_free(&r);
+
+    const char *json_args[] = {"inspect", "--json", path, NULL};
+    r = run_kiln(json_args);
+    cr_expect_eq(r.status, 0, "%s", r.err);
+    jv doc = json_parse(r.out);
+    cr_expect_eq(jget(&doc, "quantized")->num, 1, "a lossy clip makes the blob quantized");
+    const jv *a = walk_clip(&doc);
+    expect_walk_common(a);
+    cr_expect(jget(a, "lossy") && jget(a, "lossy")->type == J_BOOL && jget(a, "lossy")->num == 1, "lossy");
+    cr_expect_float_eq(jnum(jget(a, "error_bound_m"), "error_bound_m"), bound_m, bound_m * 1e-6);
+    cr_expect_float_eq(jnum(jget(a, "error_distance_m"), "error_distance_m"), distance_m, distance_m * 1e-6);
+    double tracks = jnum(jget(a, "tracks"), "tracks");
+    cr_expect(tracks >= 1 && tracks <= 9, "%g tracks", tracks);
+    cr_expect_eq(track_width_sum(a, 1), tracks);
+    cr_expect_eq(tracks + jnum(jget(a, "constant_pairs"), "constant_pairs"), 9);
+    cr_expect_eq(jnum(jget(a, "rebuilt_qw_blocks"), "rebuilt_qw_blocks"), 1);
+    double stride = jnum(jget(a, "row_stride"), "row_stride");
+    cr_expect(stride < WALK_ROW_BYTES && (long)stride % 16 == 0, "row of %g bytes", stride);
+    cr_expect_lt(jnum(jget(a, "data_bytes"), "data_bytes"), WALK_DATA_BYTES);
+    json_free(&doc);
+    run_free(&r);
+}
+
+Test(cli_inspect_blob, lossy_walk_clip_shows_its_bound, .init = make_tmp_dir, .fini = remove_tmp_dir)
+{
+    char path[512];
+    static const char *const lossy[] = {"--lossy-anim", NULL};
+    bake_samples("lossy.kiln", lossy, path, sizeof path);
+    /* kiln/bake.h: the default bound is 0.1 mm at 10 cm from each joint. */
+    expect_lossy_walk(path, 0.0001, 0.1, "0.1 mm at 10 cm");
+
+    static const char *const custom[] = {"--lossy-anim", "--anim-error", "0.0005", "--anim-distance", "0.05", NULL};
+    bake_samples("custom.kiln", custom, path, sizeof path);
+    expect_lossy_walk(path, 0.0005, 0.05, "0.5 mm at 5 cm");
+}
+
+/* A clip baked with the skeleton it names in the same file (write_scene): the slots follow the
+ * bone order root, child, leaf, and root, which has no curve, is a placeholder. child.tx moves
+ * (keys 0, 1, 2): one raw track. leaf.rq holds the identity at both keys: its 4 components are
+ * constants. Frames [0, 25] (leaf.rq from 0, the notification track up to 25): 26 rows of
+ * 32 bytes (one track, padded to 16) after 1 constant block (320) and 1 track (72, then
+ * padding to 400): 400 + 26 * 32 = 1232 bytes. */
+Test(cli_inspect_blob, placeholder_slots_and_constant_components, .init = make_tmp_dir, .fini = remove_tmp_dir)
+{
+    char cast[512], path[512];
+    write_scene(cast, sizeof cast);
+    snprintf(path, sizeof path, "%s/scene.kiln", tmp_dir);
+    const char *bake[] = {"bake", cast, "-o", path, NULL};
+    run_result r = run_kiln(bake);
+    cr_assert_eq(r.status, 0, "bake: %s", r.err);
+    run_free(&r);
+
+    const char *text_args[] = {"inspect", path, NULL};
+    r = run_kiln(text_args);
+    cr_expect_eq(r.status, 0, "%s", r.err);
+    static const char *const want[] = {
+        "animation 'walk' (source 0): 30 fps, frames [0, 25], 26 frames, 0.833333 s, looping, lossless\n",
+        "\n  joints: 3 slots in 1 block (2 named, 1 placeholder)\n",
+        "\n  tracks: 1 per frame (32-bit 1), 4 constant\n",
+        "\n  data: 32 bytes per frame, 1232 bytes + 0 scalar bytes\n",
+        "\n  events: 'step' @ 3, 'step' @ 25\n",
+    };
+    expect_text(r.out, want, sizeof want / sizeof want[0]);
+    cr_expect(strstr(r.out, "  scalars:") == NULL && strstr(r.out, "  mode overrides:") == NULL,
+              "empty lists are left out: %s", r.out);
+    run_free(&r);
+
+    const char *json_args[] = {"inspect", "--json", path, NULL};
+    r = run_kiln(json_args);
+    cr_expect_eq(r.status, 0, "%s", r.err);
+    jv doc = json_parse(r.out);
+    const jv *a = walk_clip(&doc);
+    cr_expect_eq(jnum(jget(a, "source"), "source"), 0);
+    cr_expect_float_eq(jnum(jget(a, "duration_s"), "duration_s"), 25.0 / 30.0, 1e-9);
+    cr_expect_eq(jnum(jget(a, "joint_slots"), "joint_slots"), 3);
+    cr_expect_eq(jnum(jget(a, "placeholder_slots"), "placeholder_slots"), 1);
+    cr_expect_eq(jnum(jget(a, "tracks"), "tracks"), 1);
+    cr_expect_eq(jnum(jget(a, "constant_pairs"), "constant_pairs"), 4);
+    cr_expect_eq(jnum(jget(a, "data_bytes"), "data_bytes"), 1232);
+    cr_expect_eq(jget(a, "scalars")->count, 0);
+    cr_expect_eq(jget(a, "mode_overrides")->count, 0);
+    cr_expect_eq(jget(a, "events")->count, 2);
+    json_free(&doc);
+    run_free(&r);
+}
+
+/* 25 notification keys: the text lists the first 20 and counts the rest, JSON lists them all.
+ * Event names reach the terminal escaped. */
+Test(cli_inspect_blob, long_event_lists_are_cut_in_text, .init = make_tmp_dir, .fini = remove_tmp_dir)
+{
+    kiln_cast_writer *w = kiln_cast_writer_create(NULL);
+    uint32_t root = kiln_cast_writer_node(w, KILN_CAST_NONE, KILN_CAST_ID_ROOT, 1);
+    uint32_t anim = kiln_cast_writer_node(w, root, KILN_CAST_ID_ANIMATION, 2);
+    kiln_cast_writer_string(w, anim, "n", "cues");
+    static const float fr = 24;
+    kiln_cast_writer_floats(w, anim, "fr", KILN_CAST_TYPE_FLOAT, &fr, 1);
+    uint32_t curve = kiln_cast_writer_node(w, anim, KILN_CAST_ID_CURVE, 3);
+    kiln_cast_writer_string(w, curve, "nn", "b");
+    kiln_cast_writer_string(w, curve, "kp", "tx");
+    static const uint32_t kb[2] = {0, 24};
+    static const float kv[2] = {0, 1};
+    kiln_cast_writer_ints(w, curve, "kb", kb, 2);
+    kiln_cast_writer_floats(w, curve, "kv", KILN_CAST_TYPE_FLOAT, kv, 2);
+    uint32_t track = kiln_cast_writer_node(w, anim, KILN_CAST_ID_NOTIFICATION_TRACK, 4);
+    kiln_cast_writer_string(w, track, "n", "ti\x1b[1mck");
+    uint32_t keys[25];
+    for (uint32_t i = 0; i < 25; i++) keys[i] = i;
+    kiln_cast_writer_ints(w, track, "kb", keys, 25);
+    char cast[512], path[512];
+    save(w, "cues.cast", cast, sizeof cast);
+    snprintf(path, sizeof path, "%s/cues.kiln", tmp_dir);
+    const char *bake[] = {"bake", cast, "-o", path, NULL};
+    run_result r = run_kiln(bake);
+    cr_assert_eq(r.status, 0, "bake: %s", r.err);
+    run_free(&r);
+
+    const char *text_args[] = {"inspect", path, NULL};
+    r = run_kiln(text_args);
+    cr_expect_eq(r.status, 0, "%s", r.err);
+    cr_expect(strstr(r.out, "animation 'cues' (source 0): 24 fps, frames [0, 24], 25 frames, 1 s, not looping, "
+                            "lossless\n") != NULL,
+              "%s", r.out);
+    cr_expect(strchr(r.out, '\x1b') == NULL, "no raw escape character reaches the terminal");
+    cr_expect(strstr(r.out, "\n  events: 'ti?[1mck' @ 0, 'ti?[1mck' @ 1,") != NULL, "%s", r.out);
+    cr_expect(strstr(r.out, ", 'ti?[1mck' @ 19, ... 5 more\n") != NULL, "%s", r.out);
+    cr_expect(strstr(r.out, "@ 20") == NULL, "%s", r.out);
+    run_free(&r);
+
+    const char *json_args[] = {"inspect", "--json", path, NULL};
+    r = run_kiln(json_args);
+    cr_expect_eq(r.status, 0, "%s", r.err);
+    jv doc = json_parse(r.out);
+    const jv *events = jget(jat(jget(&doc, "animations"), 0), "events");
+    cr_assert(events && events->count == 25, "every event in JSON");
+    cr_expect_str_eq(jstr(jget(jat(events, 24), "name"), "name"), "ti\x1b[1mck");
+    cr_expect_eq(jnum(jget(jat(events, 24), "frame"), "frame"), 24);
+    cr_expect(jget(jat(jget(&doc, "animations"), 0), "looping")->num == 0, "not looping");
+    json_free(&doc);
     run_free(&r);
 }
 
