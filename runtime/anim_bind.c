@@ -23,7 +23,7 @@
 typedef struct kiln__bind_plan {
     const kiln_blob_animation *clip;
     const kiln_blob_skeleton *skel;
-    size_t blocks, modes, slots, overrides, total;
+    size_t blocks, modes, slots, overrides, scales, total;
 } kiln__bind_plan;
 
 /* Finds the records and sizes the caller memory. 0 on a bad argument. */
@@ -45,6 +45,9 @@ static int kiln__plan(const kiln_blob *anim_blob, uint32_t clip, const kiln_blob
     at += KILN__ALIGN64((size_t)p->clip->joint_count * sizeof(uint32_t));
     p->overrides = at;
     at += KILN__ALIGN64((size_t)p->clip->override_count * sizeof(uint32_t));
+    p->scales = at;
+    if (p->clip->flags & KILN_ANIM_LOSSY)
+        at += KILN__ALIGN64((size_t)p->clip->block_count * (KILN_ANIM_COMPONENTS - 1) * KILN__LANES * sizeof(float));
     p->total = at;
     return 1;
 }
@@ -298,6 +301,7 @@ kiln_result kiln_anim_bind(const kiln_blob *anim_blob, uint32_t clip, const kiln
     b->modes = (kiln__modes *)(void *)(m + p.modes);
     b->slot_bone = (uint32_t *)(void *)(m + p.slots);
     uint32_t *ov_bone = (uint32_t *)(void *)(m + p.overrides);
+    b->packed_scale = (a->flags & KILN_ANIM_LOSSY) ? (float *)(void *)(m + p.scales) : NULL;
     if (a->flags & KILN_ANIM_LOSSY) b->flags |= KILN__BIND_LOSSY;
 
     /* ---- slots -> bones. Quality is kept in the top bits until duplicates are settled. ---- */
@@ -401,7 +405,14 @@ kiln_result kiln_anim_bind(const kiln_blob *anim_blob, uint32_t clip, const kiln
                 cb->packed_width[k++] = (uint8_t)cb->width[c];
                 at += cb->width[c];
             }
-            if (packed) cb->flags |= KILN__BLK_PACKED;
+            if (packed) {
+                /* range_extent · 1/(2^w − 1), rounded once here as every path rounds it */
+                cb->flags |= KILN__BLK_PACKED;
+                float *scale = b->packed_scale + (size_t)blk * (KILN_ANIM_COMPONENTS - 1) * KILN__LANES;
+                for (unsigned q = 0; q < KILN_ANIM_COMPONENTS - 1; q++)
+                    for (unsigned l = 0; l < KILN__LANES; l++)
+                        scale[q * KILN__LANES + l] = tracks[cb->track[0] + q].range_extent[l] * kiln__quant_inv(cb->packed_width[q]);
+            }
         }
         int dense = 1;
         for (unsigned c = 0; c < KILN_ANIM_COMPONENTS; c++)

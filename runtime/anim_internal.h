@@ -143,6 +143,8 @@ struct kiln_anim_binding {
     kiln__clip_block *blocks;          /* block_count */
     kiln__modes *modes;                /* block_count */
     uint32_t *slot_bone;               /* joint_count: skeleton bone, or KILN_BLOB_NONE */
+    float    *packed_scale;            /* lossy: per block, 9 components x 8 lanes of
+                                          range_extent / (2^w - 1) (PACKED blocks only) */
 };
 
 /* ---- sampling jobs ---------------------------------------------------------------------- */

@@ -24,6 +24,10 @@ static const int8_t kiln__unpack_mask[KILN__MAX_QBITS + 1][32] = {
     KILN__MASK(7),  KILN__MASK(8),  KILN__MASK(9),  KILN__MASK(10), KILN__MASK(11), KILN__MASK(12), KILN__MASK(13),
     KILN__MASK(14), KILN__MASK(15), KILN__MASK(16), KILN__MASK(17), KILN__MASK(18), KILN__MASK(19), KILN__MASK(20),
     KILN__MASK(21), KILN__MASK(22), KILN__MASK(23), KILN__MASK(24)};
+static const uint32_t kiln__unpack_low[KILN__MAX_QBITS + 1] = {
+    0x0u,     0x1u,     0x3u,      0x7u,      0xFu,      0x1Fu,     0x3Fu,     0x7Fu,     0xFFu,
+    0x1FFu,   0x3FFu,   0x7FFu,    0xFFFu,    0x1FFFu,   0x3FFFu,   0x7FFFu,   0xFFFFu,   0x1FFFFu,
+    0x3FFFFu, 0x7FFFFu, 0xFFFFFu,  0x1FFFFFu, 0x3FFFFFu, 0x7FFFFFu, 0xFFFFFFu};
 static const int32_t kiln__unpack_shift[KILN__MAX_QBITS + 1][8] = {
     KILN__SHIFT(0),  KILN__SHIFT(1),  KILN__SHIFT(2),  KILN__SHIFT(3),  KILN__SHIFT(4),  KILN__SHIFT(5),
     KILN__SHIFT(6),  KILN__SHIFT(7),  KILN__SHIFT(8),  KILN__SHIFT(9),  KILN__SHIFT(10), KILN__SHIFT(11),
@@ -44,7 +48,7 @@ KILN__FN kvi kiln__unpack_half(const unsigned char *src, uint32_t width, unsigne
     __m256i v = _mm256_inserti128_si256(_mm256_castsi128_si256(lo), hi, 1);
     v = _mm256_shuffle_epi8(v, _mm256_loadu_si256((const __m256i *)(const void *)kiln__unpack_mask[width]));
     v = _mm256_srlv_epi32(v, _mm256_loadu_si256((const __m256i *)(const void *)kiln__unpack_shift[width]));
-    return _mm256_and_si256(v, _mm256_set1_epi32((int)((1u << width) - 1u)));
+    return _mm256_and_si256(v, _mm256_set1_epi32((int)kiln__unpack_low[width]));
 }
 
 #include "anim_sample_simd.h"

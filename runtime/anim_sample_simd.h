@@ -88,13 +88,22 @@ KILN__FN kv_xf KILN__SFX(kiln__fetch_uniform)(const kiln_blob_anim_track *tr, un
 }
 
 /* fetch_xf for KILN__BLK_PACKED blocks: the 9 stored components back to back at their own
- * widths, their tracks consecutive; no per-component dispatch. */
-KILN__FN kv_xf KILN__SFX(kiln__fetch_packed)(const kiln_blob_anim_track *tr, const uint8_t *w, unsigned h,
-                                             const unsigned char *src)
+ * widths, their tracks consecutive, their scales precomputed at bind time; no per-component
+ * dispatch. */
+KILN__FN kv KILN__SFX(kiln__fetch_p)(const float *scale, const float *min, unsigned w, unsigned h,
+                                     const unsigned char *src)
+{
+    unsigned o = h * KV_W;
+    return kv_add(kv_mul(kv_ld(scale + o), kv_cvt_u(kiln__unpack_half(src, w, h))), kv_ld(min + o));
+}
+
+KILN__FN kv_xf KILN__SFX(kiln__fetch_packed)(const kiln_blob_anim_track *tr, const float *scale, const uint8_t *w,
+                                             unsigned h, const unsigned char *src)
 {
     kv_xf r;
     const unsigned char *s = src;
-#define KILN__P(field, k) r.field = KILN__SFX(kiln__fetch_u)(tr + (k), w[k], h, s), s += w[k]
+#define KILN__P(field, k) \
+    r.field = KILN__SFX(kiln__fetch_p)(scale + (k) * KILN__LANES, tr[k].range_min, w[k], h, s), s += w[k]
     KILN__P(tx, 0);
     KILN__P(ty, 1);
     KILN__P(tz, 2);
@@ -125,8 +134,9 @@ KILN__FN void KILN__SFX(kiln__fetch_rows)(const kiln_anim_binding *b, const kiln
     }
     if (cb->flags & KILN__BLK_PACKED) {
         const kiln_blob_anim_track *tr = &b->tracks[cb->track[0]];
-        *a = KILN__SFX(kiln__fetch_packed)(tr, cb->packed_width, h, row0 + cb->offset[0]);
-        *bb = KILN__SFX(kiln__fetch_packed)(tr, cb->packed_width, h, row1 + cb->offset[0]);
+        const float *scale = b->packed_scale + (size_t)(cb - b->blocks) * (KILN_ANIM_COMPONENTS - 1) * KILN__LANES;
+        *a = KILN__SFX(kiln__fetch_packed)(tr, scale, cb->packed_width, h, row0 + cb->offset[0]);
+        *bb = KILN__SFX(kiln__fetch_packed)(tr, scale, cb->packed_width, h, row1 + cb->offset[0]);
         return;
     }
     *a = KILN__SFX(kiln__fetch_xf)(b, cb, cst, h, row0);
