@@ -40,7 +40,9 @@ fi
 # the shared corpus:
 #   fuzz_cast_*  samples/*.cast, every corpus .cast up to max_len, corpus/bad/*
 #   every target whatever its LLVMFuzzerInitialize writes into $KILN_FUZZ_WRITE_SEEDS
-#                (fuzz_blob_load: generated blobs), and fuzz/seeds/<target>/ if present
+#                (fuzz_blob_load: generated blobs; fuzz_anim_sample: its built-in clips, raw
+#                and as patch lists), and fuzz/seeds/<target>/ if present
+# The time is split evenly between the targets (at least 5 s each).
 rm -rf "$build/seeds"
 mkdir -p "$build/artifacts"
 copy_seeds() { # to-dir from-dir find-args...

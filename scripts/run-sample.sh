@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Sets up, builds the kiln tool and runs it on the bundled samples: `kiln inspect` on each
-# samples/*.cast, then (when the tool has the commands) `kiln bake` of all of them into
-# <build>/samples.kiln and `kiln verify` of that blob. Exits non-zero if any step fails.
+# samples/*.cast, `kiln bake` of all of them into <build>/samples.kiln, `kiln verify` of that
+# blob, `kiln pose` of the walk cycle on the character (from the blob) at a few frames, and one
+# line of `kiln_bench` on that clip. Exits non-zero if any step fails.
 #
 #   bash scripts/run-sample.sh         (KILN_BUILD_DIR picks the build directory; default build)
 set -euo pipefail
@@ -12,7 +13,7 @@ build=${KILN_BUILD_DIR:-build}
 
 bash scripts/setup.sh
 cmake -S . -B "$build" -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
-cmake --build "$build" -j "$(nproc)" --target kiln_cli
+cmake --build "$build" -j "$(nproc)" --target kiln_cli kiln_bench
 kiln="$build/kiln"
 
 shopt -s nullglob
@@ -27,10 +28,12 @@ for f in "${samples[@]}"; do
 done
 echo "run-sample: ${#samples[@]} samples inspected"
 
-if "$kiln" bake --help >/dev/null 2>&1 && "$kiln" verify --help >/dev/null 2>&1; then
-  blob="$build/samples.kiln"
-  echo "== kiln bake -v ${samples[*]} -o $blob"
-  "$kiln" bake -v "${samples[@]}" -o "$blob"
-  echo "== kiln verify $blob"
-  "$kiln" verify "$blob"
-fi
+blob="$build/samples.kiln"
+echo "== kiln bake -v ${samples[*]} -o $blob"
+"$kiln" bake -v "${samples[@]}" -o "$blob"
+echo "== kiln verify $blob"
+"$kiln" verify "$blob"
+echo "== kiln pose $blob --clip walk --frames 0,7.5,15"
+"$kiln" pose "$blob" --clip walk --frames 0,7.5,15
+echo "== kiln_bench --quick --sample (the walk cycle on the character)"
+"$build/bench/kiln_bench" --quick --sample
