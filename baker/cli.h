@@ -129,6 +129,10 @@ void kiln__cli_print_options(FILE *out, const kiln__cli_opt *opts, size_t opt_co
 /* True when argv[1..argc) holds "--help" or "-h" before any "--". */
 int kiln__cli_wants_help(int argc, char **argv);
 
+/* A length in metres for --anim-error and --anim-distance: finite, > 0, at most 1e6. Returns 0
+ * (leaving *out) when `text` is not one. */
+int kiln__cli_parse_metres(const char *text, float *out);
+
 /* ---- growable arrays ------------------------------------------------------------------------ */
 
 /* Makes room for `need` elements of `elem` bytes in *ptr (capacity in *cap, doubled as needed).

@@ -245,17 +245,6 @@ static int kiln__parse_count(const char *text, uint32_t lo, uint32_t hi, uint32_
     return 1;
 }
 
-/* A positive, finite length in metres. */
-static int kiln__parse_metres(const char *text, float *out)
-{
-    char *end = NULL;
-    errno = 0;
-    double v = strtod(text, &end);
-    if (errno || !end || end == text || *end || !isfinite(v) || !(v > 0) || v > 1e6) return 0;
-    *out = (float)v;
-    return 1;
-}
-
 static int kiln__bake_args(kiln__bake_cli *c, int argc, char **argv)
 {
     kiln__cli_args a;
@@ -290,7 +279,7 @@ static int kiln__bake_args(kiln__bake_cli *c, int argc, char **argv)
         case OPT_ANIM_ERROR:
         case OPT_ANIM_DISTANCE: {
             float *dst = kiln__bake_opts[k].key == OPT_ANIM_ERROR ? &c->anim_error_m : &c->anim_distance_m;
-            if (!kiln__parse_metres(a.value, dst))
+            if (!kiln__cli_parse_metres(a.value, dst))
                 return kiln__cli_usage_error("bake", "--%s takes a length in metres > 0, not '%s'",
                                              kiln__bake_opts[k].long_name, a.value);
             break;

@@ -185,17 +185,6 @@ static int kiln__pose_parse_frames(kiln__pose_args *a, size_t *cap, const char *
     }
 }
 
-/* A positive, finite length in metres. */
-static int kiln__pose_parse_metres(const char *text, float *out)
-{
-    char *end = NULL;
-    errno = 0;
-    double v = strtod(text, &end);
-    if (errno || !end || end == text || *end || !isfinite(v) || !(v > 0) || v > 1e6) return 0;
-    *out = (float)v;
-    return 1;
-}
-
 static int kiln__pose_args_parse(kiln__pose_args *a, int argc, char **argv)
 {
     kiln__cli_args p;
@@ -228,7 +217,7 @@ static int kiln__pose_args_parse(kiln__pose_args *a, int argc, char **argv)
         case OPT_ANIM_ERROR:
         case OPT_ANIM_DISTANCE: {
             float *dst = kiln__pose_opts[k].key == OPT_ANIM_ERROR ? &a->anim_error_m : &a->anim_distance_m;
-            if (!kiln__pose_parse_metres(p.value, dst))
+            if (!kiln__cli_parse_metres(p.value, dst))
                 status = kiln__cli_usage_error(KILN__POSE_VERB, "--%s takes a length in metres > 0, not '%s'",
                                                kiln__pose_opts[k].long_name, p.value);
             have_error = 1;

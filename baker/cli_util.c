@@ -5,6 +5,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <math.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
@@ -250,5 +251,15 @@ int kiln__cli_reserve(void **ptr, size_t *cap, size_t need, size_t elem)
     if (!p) return 0;
     *ptr = p;
     *cap = n;
+    return 1;
+}
+
+int kiln__cli_parse_metres(const char *text, float *out)
+{
+    char *end = NULL;
+    errno = 0;
+    double v = strtod(text, &end);
+    if (errno || !end || end == text || *end || !isfinite(v) || !(v > 0) || v > 1e6) return 0;
+    *out = (float)v;
     return 1;
 }
