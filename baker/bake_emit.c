@@ -229,6 +229,33 @@ static void kiln__emit_unit(kiln__blob_builder *b, const kiln__job *job)
 
     for (uint32_t i = 0; i < u->anim_count; i++) kiln__emit_anim(b, &u->anims[i], u->source);
 
+    for (uint32_t i = 0; i < u->blend_shape_count; i++) {
+        const kiln__blend_shape *bs = &u->blend_shapes[i];
+        kiln_blob_blend_shape rec;
+        memset(&rec, 0, sizeof rec);
+        rec.name = kiln__builder_name(b, KILN_SECTION_BLEND_SHAPES, (uint32_t)stbds_arrlenu(b->blend_shapes), bs->name);
+        rec.mesh = base_mesh + bs->mesh;
+        rec.target_scale = bs->target_scale;
+        rec.delta_count = bs->delta_count;
+        rec.indices_offset = kiln__builder_data(b, bs->indices, (uint64_t)bs->delta_count * sizeof(uint32_t));
+        rec.deltas_offset = kiln__builder_data(b, bs->deltas, (uint64_t)bs->delta_count * 3u * sizeof(float));
+        stbds_arrput(b->blend_shapes, rec);
+    }
+    for (uint32_t i = 0; i < u->constraint_count; i++) {
+        kiln_blob_constraint rec = u->constraints[i].rec;
+        rec.name = kiln__builder_name(b, KILN_SECTION_CONSTRAINTS, (uint32_t)stbds_arrlenu(b->constraints),
+                                      u->constraints[i].name);
+        rec.skeleton += base_skeleton;
+        stbds_arrput(b->constraints, rec);
+    }
+    for (uint32_t i = 0; i < u->ik_handle_count; i++) {
+        kiln_blob_ik_handle rec = u->ik_handles[i].rec;
+        rec.name = kiln__builder_name(b, KILN_SECTION_IK_HANDLES, (uint32_t)stbds_arrlenu(b->ik_handles),
+                                      u->ik_handles[i].name);
+        rec.skeleton += base_skeleton;
+        stbds_arrput(b->ik_handles, rec);
+    }
+
     kiln__builder_count_input(b, KILN_SECTION_BONES, job->bone_bytes);
     kiln__builder_count_input(b, KILN_SECTION_DATA, job->geometry_bytes);
     kiln__builder_count_input(b, KILN_SECTION_MATERIALS, job->material_bytes);

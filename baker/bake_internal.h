@@ -148,6 +148,29 @@ typedef struct kiln__anim {
     float                max_error_m;   /* lossy: the largest error measured */
 } kiln__anim;
 
+/* One BlendShape (C.5) on a baked mesh of this unit: sparse deltas in the mesh's baked vertex
+ * order. */
+typedef struct kiln__blend_shape {
+    char     *name;
+    uint32_t  mesh;                 /* unit-local mesh index */
+    float     target_scale;
+    uint32_t  delta_count;
+    uint32_t *indices;              /* delta_count, ascending, distinct */
+    float    *deltas;               /* delta_count x 3 */
+} kiln__blend_shape;
+
+/* One Constraint or IKHandle of a skeleton of this unit: the blob record with its skeleton
+ * index unit-local (made global in stage 2) and its name outside. */
+typedef struct kiln__constraint {
+    char                *name;
+    kiln_blob_constraint rec;
+} kiln__constraint;
+
+typedef struct kiln__ik_handle {
+    char               *name;
+    kiln_blob_ik_handle rec;
+} kiln__ik_handle;
+
 typedef struct kiln__bake_unit {
     const kiln_bake_input *input;
     uint32_t        source;          /* input index */
@@ -158,6 +181,9 @@ typedef struct kiln__bake_unit {
     kiln__material *materials; uint32_t material_count;
     kiln__instance *instances; uint32_t instance_count;
     kiln__anim     *anims;     uint32_t anim_count;
+    kiln__blend_shape *blend_shapes; uint32_t blend_shape_count;
+    kiln__constraint  *constraints;  uint32_t constraint_count;
+    kiln__ik_handle   *ik_handles;   uint32_t ik_handle_count;
     char           *author, *software, *scene_root;
     uint32_t        up_axis;         /* KILN_UP_* */
     kiln_bake_stats stats;

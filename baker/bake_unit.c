@@ -395,6 +395,16 @@ void kiln__job_free(kiln__job *job)
     for (uint32_t i = 0; i < u->instance_count; i++) kiln__instance_free(a, &u->instances[i]);
     for (uint32_t i = 0; i < u->anim_count; i++) kiln__anim_free(a, &u->anims[i]);
     kiln__free(a, u->anims);
+    for (uint32_t i = 0; i < u->blend_shape_count; i++) {
+        kiln__free(a, u->blend_shapes[i].name);
+        kiln__free(a, u->blend_shapes[i].indices);
+        kiln__free(a, u->blend_shapes[i].deltas);
+    }
+    for (uint32_t i = 0; i < u->constraint_count; i++) kiln__free(a, u->constraints[i].name);
+    for (uint32_t i = 0; i < u->ik_handle_count; i++) kiln__free(a, u->ik_handles[i].name);
+    kiln__free(a, u->blend_shapes);
+    kiln__free(a, u->constraints);
+    kiln__free(a, u->ik_handles);
     kiln__free(a, u->models);
     kiln__free(a, u->skeletons);
     kiln__free(a, u->meshes);

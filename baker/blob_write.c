@@ -39,6 +39,9 @@ void kiln__builder_free(kiln__blob_builder *b, const kiln_allocator *a)
     stbds_arrfree(b->anim_scalars);
     stbds_arrfree(b->anim_overrides);
     stbds_arrfree(b->anim_events);
+    stbds_arrfree(b->blend_shapes);
+    stbds_arrfree(b->constraints);
+    stbds_arrfree(b->ik_handles);
     kiln__ds_leave(&ds);
     memset(b, 0, sizeof *b);
 }
@@ -101,7 +104,7 @@ static const uint32_t kiln__section_order[KILN__SECTION_KINDS] = {
     KILN_SECTION_MESHES,    KILN_SECTION_HAIRS,     KILN_SECTION_STREAMS,      KILN_SECTION_MATERIALS,
     KILN_SECTION_MATERIAL_SLOTS, KILN_SECTION_INSTANCES, KILN_SECTION_REFERENCES, KILN_SECTION_ANIMATIONS,
     KILN_SECTION_ANIM_JOINTS, KILN_SECTION_ANIM_SCALARS, KILN_SECTION_ANIM_OVERRIDES, KILN_SECTION_ANIM_EVENTS,
-    KILN_SECTION_DATA,
+    KILN_SECTION_BLEND_SHAPES, KILN_SECTION_CONSTRAINTS, KILN_SECTION_IK_HANDLES, KILN_SECTION_DATA,
 };
 
 static int kiln__section_slot(uint32_t kind)
@@ -151,7 +154,10 @@ static void kiln__sources(const kiln__blob_builder *b, kiln__section_src *src)
     src[17] = kiln__src(b->anim_scalars, stbds_arrlenu(b->anim_scalars), sizeof *b->anim_scalars);
     src[18] = kiln__src(b->anim_overrides, stbds_arrlenu(b->anim_overrides), sizeof *b->anim_overrides);
     src[19] = kiln__src(b->anim_events, stbds_arrlenu(b->anim_events), sizeof *b->anim_events);
-    src[20] = kiln__src(NULL, b->data_size, 0);
+    src[20] = kiln__src(b->blend_shapes, stbds_arrlenu(b->blend_shapes), sizeof *b->blend_shapes);
+    src[21] = kiln__src(b->constraints, stbds_arrlenu(b->constraints), sizeof *b->constraints);
+    src[22] = kiln__src(b->ik_handles, stbds_arrlenu(b->ik_handles), sizeof *b->ik_handles);
+    src[23] = kiln__src(NULL, b->data_size, 0);
 }
 
 static int kiln__cmp_name_entry(const void *pa, const void *pb)
@@ -224,6 +230,13 @@ kiln_result kiln__builder_finish(kiln__blob_builder *b, const kiln_allocator *a,
             kiln_blob_animation *dst = (kiln_blob_animation *)(out + table[k].offset);
             memcpy(dst, s->data, table[k].size);
             for (uint32_t i = 0; i < table[k].count; i++) dst[i].data_offset += data_offset;
+        } else if (table[k].kind == KILN_SECTION_BLEND_SHAPES) {
+            kiln_blob_blend_shape *dst = (kiln_blob_blend_shape *)(out + table[k].offset);
+            memcpy(dst, s->data, table[k].size);
+            for (uint32_t i = 0; i < table[k].count; i++) {
+                dst[i].indices_offset += data_offset;
+                dst[i].deltas_offset += data_offset;
+            }
         } else if (table[k].kind == KILN_SECTION_ANIM_SCALARS) {
             kiln_blob_anim_scalar *dst = (kiln_blob_anim_scalar *)(out + table[k].offset);
             memcpy(dst, s->data, table[k].size);

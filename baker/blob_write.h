@@ -32,8 +32,8 @@ typedef struct kiln__mat16 {
     float m[16];
 } kiln__mat16;
 
-/* The section kinds a 1.1 blob can hold, in blob order. */
-#define KILN__SECTION_KINDS 21
+/* The section kinds a 1.2 blob can hold, in blob order. */
+#define KILN__SECTION_KINDS 24
 
 typedef struct kiln__blob_builder {
     char                    *strings;      /* "\0" then every interned string, NUL-terminated */
@@ -59,6 +59,9 @@ typedef struct kiln__blob_builder {
     kiln_blob_anim_scalar   *anim_scalars; /* data_offset: within DATA until finish */
     kiln_blob_anim_override *anim_overrides;
     kiln_blob_anim_event    *anim_events;
+    kiln_blob_blend_shape   *blend_shapes; /* indices/deltas offsets: within DATA until finish */
+    kiln_blob_constraint    *constraints;
+    kiln_blob_ik_handle     *ik_handles;
     uint64_t                 input_bytes[KILN__SECTION_KINDS]; /* per kind, for the statistics */
 } kiln__blob_builder;
 

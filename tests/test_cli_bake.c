@@ -120,7 +120,9 @@ Test(cli_bake, bake_then_verify_then_inspect)
     const char *inspect[] = {"inspect", s.kiln, NULL};
     r = cli_run(inspect);
     cr_expect_eq(r.status, 0, "inspect: %s", r.err);
-    cr_expect(strstr(r.out, "kiln blob 1.1") != NULL, "%s", r.out);
+    char version[32];
+    snprintf(version, sizeof version, "kiln blob %d.%d", KILN_BLOB_VERSION_MAJOR, KILN_BLOB_VERSION_MINOR);
+    cr_expect(strstr(r.out, version) != NULL, "%s", r.out);
     cr_expect(strstr(r.out, "model 'crate'") != NULL, "%s", r.out);
     cr_expect(strstr(r.out, "skeleton: 2 bones, depth 2") != NULL, "%s", r.out);
     cr_expect(strstr(r.out, "mesh 'box': 4 vertices, 6 indices") != NULL, "%s", r.out);

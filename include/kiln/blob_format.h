@@ -24,7 +24,7 @@
 
 #define KILN_BLOB_MAGIC         0x4E4C494Bu /* "KILN" */
 #define KILN_BLOB_VERSION_MAJOR 1
-#define KILN_BLOB_VERSION_MINOR 1
+#define KILN_BLOB_VERSION_MINOR 2
 #define KILN_BLOB_ALIGN         64u         /* alignment of the blob base and of every section */
 #define KILN_BLOB_DATA_ALIGN    16u         /* alignment of every stream inside a DATA section */
 #define KILN_BLOB_NONE          0xFFFFFFFFu
@@ -72,6 +72,10 @@ typedef struct kiln_blob_header {
 #define KILN_SECTION_ANIM_SCALARS  KILN_FOURCC('A', 'S', 'C', 'L') /* kiln_blob_anim_scalar[] */
 #define KILN_SECTION_ANIM_OVERRIDES KILN_FOURCC('A', 'O', 'V', 'R') /* kiln_blob_anim_override[] */
 #define KILN_SECTION_ANIM_EVENTS   KILN_FOURCC('A', 'E', 'V', 'T') /* kiln_blob_anim_event[] */
+/* 1.2: rigging */
+#define KILN_SECTION_BLEND_SHAPES  KILN_FOURCC('B', 'S', 'H', 'P') /* kiln_blob_blend_shape[] */
+#define KILN_SECTION_CONSTRAINTS   KILN_FOURCC('C', 'N', 'S', 'T') /* kiln_blob_constraint[] */
+#define KILN_SECTION_IK_HANDLES    KILN_FOURCC('I', 'K', 'H', 'D') /* kiln_blob_ik_handle[] */
 
 /* Section flags. */
 #define KILN_SECTION_FLAG_REQUIRED 0x1u /* a reader that does not know this kind must reject the blob */
@@ -383,5 +387,74 @@ typedef struct kiln_blob_anim_event {
     uint32_t reserved;
     int64_t  frame;
 } kiln_blob_anim_event;
+
+/* ---- 1.2: rigging -----------------------------------------------------------------------
+ *
+ * Blend shapes are sparse position deltas on a baked mesh; constraints and IK handles name
+ * bones of one skeleton by their (parent-first) index within it. Bone indices here are local
+ * to the skeleton (0 .. bone_count), like kiln_blob_bone.parent. */
+
+/* One BlendShape: `delta_count` vertices of mesh `mesh` move by `delta` (target − base, in the
+ * mesh's model/bind space) per unit of effective weight, w_eff = clamp(w, 0, target_scale)
+ * (Cast reference C.5). Data in DATA, each array 16-byte aligned: vertex indices (u32,
+ * ascending, distinct, < the mesh's vertex_count, in the baked vertex order) at
+ * indices_offset, and float[3] deltas at deltas_offset. */
+typedef struct kiln_blob_blend_shape {
+    uint32_t name;
+    uint32_t mesh;              /* index into MESHES */
+    float    target_scale;      /* ts > 0 (1 when absent or not positive) */
+    uint32_t delta_count;
+    uint64_t indices_offset;    /* from the blob start, in DATA */
+    uint64_t deltas_offset;
+    uint32_t reserved[2];
+} kiln_blob_blend_shape;
+
+/* Constraint types */
+#define KILN_CONSTRAINT_POINT  0u
+#define KILN_CONSTRAINT_ORIENT 1u
+#define KILN_CONSTRAINT_SCALE  2u
+/* Constraint flags */
+#define KILN_CONSTRAINT_SKIP_X 0x1u
+#define KILN_CONSTRAINT_SKIP_Y 0x2u
+#define KILN_CONSTRAINT_SKIP_Z 0x4u
+
+/* One Constraint (Cast reference E.2, evaluated as the spec doc recommends: Maya semantics in
+ * model space, after FK and IK, in file order). `offset` is resolved at bake time: the
+ * custom offset, or the one that keeps the rest pose unchanged when `mo` was set (computed
+ * from the rest pose), or the type's default: translation (x, y, z, 0) for POINT, quaternion
+ * (x, y, z, w) for ORIENT, scale (x, y, z, 1) for SCALE. */
+typedef struct kiln_blob_constraint {
+    uint32_t name;
+    uint32_t type;              /* KILN_CONSTRAINT_* */
+    uint32_t skeleton;          /* index into SKELETONS */
+    uint32_t bone;              /* constrained bone, index within the skeleton */
+    uint32_t target;            /* target bone, index within the skeleton (!= bone) */
+    uint32_t flags;             /* KILN_CONSTRAINT_SKIP_* */
+    float    weight;            /* [0, 1] */
+    uint32_t order;             /* position among the skeleton's constraints in the Cast file */
+    float    offset[4];
+    uint32_t reserved[4];
+} kiln_blob_constraint;
+
+/* IK handle flags */
+#define KILN_IK_USE_TARGET_ROTATION 0x1u
+
+/* One IKHandle (Cast reference E.1): the chain from start_bone down to end_bone (a
+ * descendant), chain_length bones inclusive, solved toward goal = W(target_bone) ·
+ * target_offset; a pole vector bone's model-space position (minus the start's) gives the
+ * bend plane; a pole bone's local X twist rotates that plane about the start→goal axis. */
+typedef struct kiln_blob_ik_handle {
+    uint32_t name;
+    uint32_t skeleton;          /* index into SKELETONS */
+    uint32_t start_bone, end_bone;
+    uint32_t target_bone;       /* KILN_BLOB_NONE: inactive (kept for tools, never solved) */
+    uint32_t pole_vector_bone;  /* or KILN_BLOB_NONE */
+    uint32_t pole_bone;         /* or KILN_BLOB_NONE */
+    uint32_t flags;             /* KILN_IK_* */
+    uint32_t chain_length;      /* bones from start to end inclusive (>= 2) */
+    uint32_t order;             /* position among the skeleton's IK handles in the Cast file */
+    float    target_offset[3];
+    uint32_t reserved[3];
+} kiln_blob_ik_handle;
 
 #endif /* KILN_BLOB_FORMAT_H */
