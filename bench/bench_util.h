@@ -39,41 +39,6 @@ static inline const char *bench_corpus_dir(char *buf, size_t cap)
     const char *base = env && env[0] ? env : KILN_SHARED_DIR;
 #else
     const char *base = env && env[0] ? env : "../shared";
-/* The memory-bandwidth bound of a kernel that reads `read_bytes` and writes `write_bytes`:
- * the time a plain copy of that traffic takes here, measured (best of `reps`) on buffers of the
- * same sizes, so a kernel's figure can be printed beside what memory alone allows. Returns
- * seconds per pass, or 0 when the buffers cannot be allocated. */
-static inline double bench_bandwidth_seconds(size_t read_bytes, size_t write_bytes, int reps)
-{
-    size_t n = read_bytes > write_bytes ? read_bytes : write_bytes;
-    unsigned char *src = NULL, *dst = NULL;
-    if (posix_memalign((void **)&src, 64, n ? n : 1) || posix_memalign((void **)&dst, 64, n ? n : 1)) {
-        free(src);
-        return 0.0;
-    }
-    memset(src, 1, n);
-    memset(dst, 0, n);
-    double best = 1e30;
-    for (int r = 0; r < reps; r++) {
-        double t0 = bench_now();
-        /* the reads, then the writes: a copy of min(read, write) plus the rest one way */
-        size_t both = read_bytes < write_bytes ? read_bytes : write_bytes;
-        memcpy(dst, src, both);
-        if (read_bytes > both) {
-            volatile unsigned long long sink = 0;
-            const unsigned long long *p = (const unsigned long long *)(const void *)(src + both);
-            for (size_t i = 0; i < (read_bytes - both) / 8; i++) sink += p[i];
-        } else if (write_bytes > both) {
-            memset(dst + both, 2, write_bytes - both);
-        }
-        double t = bench_now() - t0;
-        if (t < best) best = t;
-    }
-    free(src);
-    free(dst);
-    return best;
-}
-
 #endif
     snprintf(buf, cap, "%s/corpus", base);
     struct stat st;
