@@ -77,6 +77,7 @@ static inline double bench_bandwidth_seconds(size_t read_bytes, size_t write_byt
             volatile unsigned long long sink = 0;
             const unsigned long long *p = (const unsigned long long *)(const void *)(src + both);
             for (size_t i = 0; i < (read_bytes - both) / 8; i++) sink += p[i];
+            (void)sink;
         } else if (write_bytes > both) {
             memset(dst + both, 2, write_bytes - both);
         }
