@@ -5,6 +5,7 @@
  * square root; results agree within 1e-5 (tests/test_anim_sample.c). Quantised rows decode
  * bit-identically on every path.
  */
+#include <float.h>
 #include <math.h>
 #include <string.h>
 
@@ -53,21 +54,34 @@ void kiln__decode_block_scalar(const kiln_anim_binding *b, uint32_t block, const
     if (d1) kiln__decode_one(b, block, row1, d1);
 }
 
-/* Normalised a + t·(b - a) for one lane; the caller has put b on a's hemisphere. */
-static void kiln__nlerp_lane(const float a[4], const float bq[4], float t, float r[4])
+/* r / |r| in place, as kv_qnormalize: a zero quaternion (or one whose squared length is
+ * denormal) stays zero, and a squared length that overflows (|r| above ~1.8e19, non-unit data
+ * only) is taken after dividing by the largest component. */
+static void kiln__qnormalize(float r[4])
 {
-    float len2 = 0.0f;
-    for (int i = 0; i < 4; i++) {
-        r[i] = a[i] + t * (bq[i] - a[i]);
-        len2 += r[i] * r[i];
+    float len2 = r[0] * r[0] + r[1] * r[1] + r[2] * r[2] + r[3] * r[3];
+    if (KILN__UNLIKELY(len2 > FLT_MAX)) {
+        float m = fmaxf(fmaxf(fabsf(r[0]), fabsf(r[1])), fmaxf(fabsf(r[2]), fabsf(r[3])));
+        for (int i = 0; i < 4; i++) r[i] /= m;
+        len2 = r[0] * r[0] + r[1] * r[1] + r[2] * r[2] + r[3] * r[3];
     }
-    float inv = 1.0f / sqrtf(len2 > 1e-30f ? len2 : 1e-30f);
+    float inv = 1.0f / sqrtf(len2 > FLT_MIN ? len2 : FLT_MIN);
     for (int i = 0; i < 4; i++) r[i] *= inv;
 }
 
-/* t + x·(q0 + x·(q1 + ...)): the corrected nlerp parameter. */
+/* Normalised a + t·(b - a) for one lane; the caller has put b on a's hemisphere. */
+static void kiln__nlerp_lane(const float a[4], const float bq[4], float t, float r[4])
+{
+    for (int i = 0; i < 4; i++) r[i] = a[i] + t * (bq[i] - a[i]);
+    kiln__qnormalize(r);
+}
+
+/* t + x·(q0 + x·(q1 + ...)): the corrected nlerp parameter, x clamped to [0, 1] as in
+ * kv_slerp_t (x = 1 - |dot| <= 1; keys far from unit length would put it far below 0, where the
+ * polynomial overflows; NaN maps to 0 too). */
 static float kiln__corrected(float t, float x, const float q[KILN__SLERP_DEG])
 {
+    x = x > 0.0f ? x : 0.0f;
     float p = q[KILN__SLERP_DEG - 1];
     for (int i = KILN__SLERP_DEG - 2; i >= 0; i--) p = p * x + q[i];
     return t + x * p;

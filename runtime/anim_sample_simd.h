@@ -154,9 +154,11 @@ KILN__KERNEL void KILN__SFX(kiln__decode_block)(const kiln_anim_binding *b, uint
     }
 }
 
-/* The corrected nlerp parameter t' = u + x·(q0 + x·(q1 + ...)) (KILN__SLERP_DEG == 6). */
+/* The corrected nlerp parameter t' = u + x·(q0 + x·(q1 + ...)) (KILN__SLERP_DEG == 6), x
+ * clamped to [0, 1] as in kv_slerp_t: lossless rows may hold keys far from unit length. */
 KILN__FN kv KILN__SFX(kiln__slerp_param)(kv x, kv u, const kv *sq)
 {
+    x = kv_max(x, kv_zero());
     kv poly = kv_fma(x, kv_fma(x, kv_fma(x, kv_fma(x, kv_fma(x, sq[5], sq[4]), sq[3]), sq[2]), sq[1]), sq[0]);
     return kv_fma(x, poly, u);
 }
@@ -171,6 +173,48 @@ KILN__FN kv_quat KILN__SFX(kiln__qinterp)(kv_quat a, kv_quat b, kv u, const kv *
     kv_quat r = {kv_fma(t, kv_sub(b.x, a.x), a.x), kv_fma(t, kv_sub(b.y, a.y), a.y), kv_fma(t, kv_sub(b.z, a.z), a.z),
                  kv_fma(t, kv_sub(b.w, a.w), a.w)};
     return kv_qnormalize(r);
+}
+
+/* The key of a KILN__BLK_PACKED block between two quantised rows, each component decoded from
+ * both rows and interpolated at once: the same arithmetic as fetch_rows + interp_xf, but with
+ * two rows of nine components never live together, so nothing spills to the stack. */
+KILN__FN kv_xf KILN__SFX(kiln__interp_packed)(const kiln_anim_binding *b, const kiln__clip_block *cb, unsigned h,
+                                              const unsigned char *row0, const unsigned char *row1, kv u, const kv *sq)
+{
+    const kiln_blob_anim_track *tr = &b->tracks[cb->track[0]];
+    const float *scale = b->packed_scale + (size_t)(cb - b->blocks) * (KILN_ANIM_COMPONENTS - 1) * KILN__LANES;
+    const uint8_t *w = cb->packed_width;
+    const unsigned char *s0 = row0 + cb->offset[0], *s1 = row1 + cb->offset[0];
+    kv_xf k;
+#define KILN__LERP(dst, q)                                                                                \
+    do {                                                                                                  \
+        kv a_ = KILN__SFX(kiln__fetch_p)(scale + (q) * KILN__LANES, tr[q].range_min, w[q], h, s0);         \
+        kv b_ = KILN__SFX(kiln__fetch_p)(scale + (q) * KILN__LANES, tr[q].range_min, w[q], h, s1);         \
+        (dst) = kv_fma(u, kv_sub(b_, a_), a_);                                                            \
+        s0 += w[q], s1 += w[q];                                                                           \
+    } while (0)
+#define KILN__PAIR(a, bq, q)                                                                              \
+    do {                                                                                                  \
+        (a) = KILN__SFX(kiln__fetch_p)(scale + (q) * KILN__LANES, tr[q].range_min, w[q], h, s0);           \
+        (bq) = KILN__SFX(kiln__fetch_p)(scale + (q) * KILN__LANES, tr[q].range_min, w[q], h, s1);          \
+        s0 += w[q], s1 += w[q];                                                                           \
+    } while (0)
+    KILN__LERP(k.tx, 0);
+    KILN__LERP(k.ty, 1);
+    KILN__LERP(k.tz, 2);
+    kv_quat qa, qb;
+    KILN__PAIR(qa.x, qb.x, 3);
+    KILN__PAIR(qa.y, qb.y, 4);
+    KILN__PAIR(qa.z, qb.z, 5);
+    qa.w = KILN__SFX(kiln__rebuild_qw)(qa.x, qa.y, qa.z);
+    qb.w = KILN__SFX(kiln__rebuild_qw)(qb.x, qb.y, qb.z);
+    k.q = KILN__SFX(kiln__qinterp)(qa, qb, u, sq);
+    KILN__LERP(k.sx, 6);
+    KILN__LERP(k.sy, 7);
+    KILN__LERP(k.sz, 8);
+#undef KILN__LERP
+#undef KILN__PAIR
+    return k;
 }
 
 /* Lanes [o, o + KV_W) of a row whose component c is at p[c]. */
@@ -268,7 +312,9 @@ KILN__KERNEL void KILN__SFX(kiln__sample_blocks)(const kiln__sample_job *job, ui
         kiln_soa_xform kt; /* EXACT blocks: keys for the scalar fix-up */
         for (unsigned h = 0; h < KV_PER_BLOCK; h++) {
             kv_xf k;
-            if (fused) {
+            if (fused && (flags & KILN__BLK_PACKED)) {
+                k = KILN__SFX(kiln__interp_packed)(b, cb, h, job->row0, job->row1, u, sq);
+            } else if (fused) {
                 kv_xf a, bb;
                 KILN__SFX(kiln__fetch_rows)(b, cb, cst, h, job->row0, job->row1, &a, &bb);
                 k = KILN__SFX(kiln__interp_xf)(a, bb, u, sq, job->u_zero);

@@ -4,16 +4,37 @@
  * rotation first brought onto the hemisphere of the sum so far, the rest pose filling up to
  * `threshold` where the layers' weights do not reach it, then T and S divided by the summed
  * weight and R normalised.
+ *
+ * The result depends only on the ratios of the weights and the threshold, and two float limits
+ * sit at either end of their range: a summed weight below FLT_MIN (thresholds or weights under
+ * ~1e-38) has an infinite reciprocal, and inf·0 = NaN; weighted quaternion sums above ~1e19
+ * square to inf. So the kernels work on scaled weights (kiln__blend_scale here, and its copy in
+ * pose_simd.h): when m, the largest of the threshold and the layer weights, is outside
+ * [2^-16, 2^16), every weight and the threshold are multiplied by the power of two s that brings
+ * m into [1, 2) (exact: the sums are those of the unscaled weights wherever these neither
+ * overflow nor underflow); inside, s = 1 and the SIMD kernels run the loop they had before.
+ * Two clamps relative to m then bound every joint's sum:
+ *   - the threshold is at least KILN__BLEND_MIN_THRESHOLD · m (a joint whose layers add up to
+ *     less is mostly the rest pose), so sum >= 1e-12 · 2^-16 and the squared length of the
+ *     quaternion sum, at least sum² / (layers + 1) for unit rotations, stays a normal float
+ *     (for up to ~19000 layers): no 1/sum scaling is needed before normalising;
+ *   - a masked bone weight is at most KILN__BLEND_MAX_JOINT_WEIGHT · m, so any finite joint
+ *     weights give finite sums, and poses within ±1e12 finite hemisphere dot products.
  */
+#include <float.h>
 #include <math.h>
 #include <string.h>
 
 #include "anim_internal.h"
 
+/* Both relative to m (see above); the same values in pose_simd.h, documented in kiln/anim.h. */
+#define KILN__BLEND_MIN_THRESHOLD 1e-12f
+#define KILN__BLEND_MAX_JOINT_WEIGHT 65536.0f
+
 kiln_result kiln_pose_blend(const kiln_blend_layer *layers, uint32_t count, const kiln_soa_xform *rest, float threshold,
                             kiln_soa_xform *out, uint32_t soa_count)
 {
-    if (!out || (count && !layers) || !(threshold > 0.0f) || threshold > 3.0e38f) return KILN_ERR_INVALID_ARGUMENT;
+    if (!out || (count && !layers) || !(threshold > 0.0f) || !(threshold <= FLT_MAX)) return KILN_ERR_INVALID_ARGUMENT;
     for (uint32_t i = 0; i < count; i++)
         if (!layers[i].pose) return KILN_ERR_INVALID_ARGUMENT;
     kiln__blend_job job = {layers, count, rest, threshold, out, soa_count};
@@ -32,10 +53,49 @@ kiln_result kiln_pose_add(kiln_soa_xform *pose, const kiln_soa_xform *delta, flo
 /* ---- scalar kernels ------------------------------------------------------------------------ */
 static float kiln__weight(float w) { return w > 0.0f ? w : 0.0f; } /* NaN and negatives: 0 */
 
+/* r / |r| in place, as kv_qnormalize: a zero quaternion (or one whose squared length is
+ * denormal) stays zero, and a squared length that overflows (|r| above ~1.8e19, non-unit poses
+ * only) is taken after dividing by the largest component. */
+static void kiln__qnormalize(float r[4])
+{
+    float len2 = r[0] * r[0] + r[1] * r[1] + r[2] * r[2] + r[3] * r[3];
+    if (KILN__UNLIKELY(len2 > FLT_MAX)) {
+        float m = fmaxf(fmaxf(fabsf(r[0]), fabsf(r[1])), fmaxf(fabsf(r[2]), fabsf(r[3])));
+        for (int i = 0; i < 4; i++) r[i] /= m;
+        len2 = r[0] * r[0] + r[1] * r[1] + r[2] * r[2] + r[3] * r[3];
+    }
+    float inv = 1.0f / sqrtf(len2 > FLT_MIN ? len2 : FLT_MIN);
+    for (int i = 0; i < 4; i++) r[i] *= inv;
+}
+
+/* The weight scale s: 1 when m, the largest of the threshold and the layer weights (+inf
+ * counting as FLT_MAX), is in [2^-16, 2^16), else the power of two that brings m into [1, 2) (a
+ * double: up to 2^149). *thr receives the scaled threshold, floored, and *cap the bound on
+ * masked bone weights, both in scaled units. */
+static double kiln__blend_scale(const kiln__blend_job *job, float *thr, float *cap)
+{
+    float m = job->threshold;
+    for (uint32_t i = 0; i < job->layer_count; i++)
+        if (job->layers[i].weight > m) m = job->layers[i].weight;
+    m = m < FLT_MAX ? m : FLT_MAX;
+    double s = 1.0;
+    if (!(m >= 0x1p-16f && m < 0x1p16f)) {
+        int e;
+        (void)frexp(m, &e); /* m = f·2^e, f in [0.5, 1) */
+        s = ldexp(1.0, 1 - e);
+    }
+    float ms = (float)(m * s), t = (float)(job->threshold * s), lo = KILN__BLEND_MIN_THRESHOLD * ms;
+    *thr = t > lo ? t : lo;
+    *cap = KILN__BLEND_MAX_JOINT_WEIGHT * ms;
+    return s;
+}
+
 void kiln__blend_scalar(const kiln__blend_job *job)
 {
     kiln_soa_xform id;
     kiln__soa_identity(&id);
+    float thr, cap;
+    double s = kiln__blend_scale(job, &thr, &cap);
     for (uint32_t blk = 0; blk < job->soa_count; blk++) {
         const kiln_soa_xform *rest = job->rest ? &job->rest[blk] : &id;
         kiln_soa_xform r;
@@ -47,11 +107,15 @@ void kiln__blend_scalar(const kiln__blend_job *job)
                 if (i < job->layer_count) {
                     const kiln_blend_layer *ly = &job->layers[i];
                     x = &ly->pose[blk];
-                    w = ly->weight * (ly->joint_weights ? ly->joint_weights[blk * KILN__LANES + l] : 1.0f);
-                    w = kiln__weight(w);
+                    w = kiln__weight(ly->weight);
+                    if (s != 1.0) w = (float)((w < FLT_MAX ? w : FLT_MAX) * s); /* +inf: FLT_MAX */
+                    if (ly->joint_weights) {
+                        w = kiln__weight(w * ly->joint_weights[blk * KILN__LANES + l]);
+                        w = w < cap ? w : cap;
+                    }
                 } else {
                     x = rest; /* the rest pose fills up to the threshold */
-                    w = kiln__weight(job->threshold - sum);
+                    w = kiln__weight(thr - sum);
                 }
                 float d = 0.0f;
                 for (unsigned c = KILN__QX; c <= KILN__QW; c++) d += acc[c] * kiln__soa_comp(x, c)[l];
@@ -60,11 +124,11 @@ void kiln__blend_scalar(const kiln__blend_job *job)
                     acc[c] += (c >= KILN__QX && c <= KILN__QW ? ws : w) * kiln__soa_comp(x, c)[l];
                 sum += w;
             }
-            float inv = 1.0f / sum, len2 = 0.0f;
-            for (unsigned c = KILN__QX; c <= KILN__QW; c++) len2 += acc[c] * acc[c];
-            float qinv = 1.0f / sqrtf(len2 > 1e-30f ? len2 : 1e-30f);
+            float inv = 1.0f / sum; /* sum >= thr: no denormal, no inf */
             for (unsigned c = 0; c < KILN_ANIM_COMPONENTS; c++)
-                kiln__soa_comp_mut(&r, c)[l] = acc[c] * (c >= KILN__QX && c <= KILN__QW ? qinv : inv);
+                if (c < KILN__QX || c > KILN__QW) acc[c] *= inv;
+            kiln__qnormalize(acc + KILN__QX);
+            for (unsigned c = 0; c < KILN_ANIM_COMPONENTS; c++) kiln__soa_comp_mut(&r, c)[l] = acc[c];
         }
         job->out[blk] = r; /* after every layer was read: out may be one of them */
     }
@@ -87,7 +151,9 @@ void kiln__add_scalar(kiln_soa_xform *pose, const kiln_soa_xform *delta, float w
             /* k' = nlerp(I, ±dR, t') unnormalised; the product is normalised instead. */
             float q[KILN__SLERP_DEG];
             kiln__slerp_coeffs(w, q);
+            /* x in [0, 1] as in kv_slerp_t: a delta far from unit length gets the plain nlerp */
             float x = 1.0f - fabsf(d->qw[l]), poly = q[KILN__SLERP_DEG - 1];
+            x = x > 0.0f ? x : 0.0f;
             for (int i = KILN__SLERP_DEG - 2; i >= 0; i--) poly = poly * x + q[i];
             float t = w + x * poly;
             float ts = d->qw[l] < 0.0f ? -t : t;
@@ -97,9 +163,9 @@ void kiln__add_scalar(kiln_soa_xform *pose, const kiln_soa_xform *delta, float w
             float ry = aw * ky - ax * kz + ay * kw + az * kx;
             float rz = aw * kz + ax * ky - ay * kx + az * kw;
             float rw = aw * kw - ax * kx - ay * ky - az * kz;
-            float len2 = rx * rx + ry * ry + rz * rz + rw * rw;
-            float inv = 1.0f / sqrtf(len2 > 1e-30f ? len2 : 1e-30f);
-            p->qx[l] = rx * inv, p->qy[l] = ry * inv, p->qz[l] = rz * inv, p->qw[l] = rw * inv;
+            float rq[4] = {rx, ry, rz, rw};
+            kiln__qnormalize(rq);
+            p->qx[l] = rq[0], p->qy[l] = rq[1], p->qz[l] = rq[2], p->qw[l] = rq[3];
         }
     }
 }

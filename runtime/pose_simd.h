@@ -4,6 +4,8 @@
  * Private template: include after simd_ops.h. The reference semantics are the scalar kernels
  * in pose_blend.c and pose_model.c.
  */
+#include <float.h>
+#include <math.h>
 
 /* ---- blend --------------------------------------------------------------------------------- */
 
@@ -18,9 +20,34 @@ KILN__FN void KILN__SFX(kiln__blend_accumulate)(kv_xf *acc, kv w, const kiln_soa
     acc->q.z = kv_fma(ws, v.q.z, acc->q.z), acc->q.w = kv_fma(ws, v.q.w, acc->q.w);
 }
 
-KILN__KERNEL void KILN__SFX(kiln__blend)(const kiln__blend_job *job)
+/* kiln__blend_scale of pose_blend.c (which explains it), written again here with the same
+ * bounds: the power-of-two weight scale (1 for weights of ordinary magnitude), the scaled
+ * threshold, floored, and the bound on masked bone weights. */
+#define KILN__BLEND_MIN_THRESHOLD 1e-12f
+#define KILN__BLEND_MAX_JOINT_WEIGHT 65536.0f
+static inline double KILN__SFX(kiln__blend_scale)(const kiln__blend_job *job, float *thr, float *cap)
 {
-    const kv thr = kv_set1(job->threshold), zero = kv_zero();
+    float m = job->threshold;
+    for (uint32_t i = 0; i < job->layer_count; i++)
+        if (job->layers[i].weight > m) m = job->layers[i].weight;
+    m = m < FLT_MAX ? m : FLT_MAX;
+    double s = 1.0;
+    if (!(m >= 0x1p-16f && m < 0x1p16f)) {
+        int e;
+        (void)frexp(m, &e);
+        s = ldexp(1.0, 1 - e);
+    }
+    float ms = (float)(m * s), t = (float)(job->threshold * s), lo = KILN__BLEND_MIN_THRESHOLD * ms;
+    *thr = t > lo ? t : lo;
+    *cap = KILN__BLEND_MAX_JOINT_WEIGHT * ms;
+    return s;
+}
+
+/* The blend with the layer weights scaled by s, or as they are (`scaled`, a constant after
+ * inlining: the common case keeps the loop it had before scaling existed). */
+KILN__FN void KILN__SFX(kiln__blend_run)(const kiln__blend_job *job, int scaled, double s, float thr_s, float cap_s)
+{
+    const kv thr = kv_set1(thr_s), cap = kv_set1(cap_s), zero = kv_zero();
     const kiln_blend_layer *layers = job->layers;
     const uint32_t count = job->layer_count;
     for (uint32_t blk = 0; blk < job->soa_count; blk++) {
@@ -33,8 +60,10 @@ KILN__KERNEL void KILN__SFX(kiln__blend)(const kiln__blend_job *job)
             for (uint32_t i = 0; i < count; i++) {
                 const kiln_blend_layer *ly = &layers[i];
                 if (!(ly->weight > 0.0f)) continue; /* NaN and non-positive layers add nothing */
-                kv w = kv_set1(ly->weight);
-                if (ly->joint_weights) w = kv_max(kv_mul(w, kv_ld(ly->joint_weights + blk * KILN__LANES + o)), zero);
+                /* +inf counts as FLT_MAX (only in the scaled case: the others are below 2^16) */
+                kv w = kv_set1(scaled ? (float)((ly->weight < FLT_MAX ? ly->weight : FLT_MAX) * s) : ly->weight);
+                if (ly->joint_weights)
+                    w = kv_min(kv_max(kv_mul(w, kv_ld(ly->joint_weights + blk * KILN__LANES + o)), zero), cap);
                 if (first) {
                     /* the first layer sets the hemisphere: no dot product against a zero sum */
                     kv_xf v = kv_xf_load(&ly->pose[blk], o);
@@ -47,18 +76,28 @@ KILN__KERNEL void KILN__SFX(kiln__blend)(const kiln__blend_job *job)
                 }
                 sum = kv_add(sum, w);
             }
-            kv rw = kv_max(kv_sub(thr, sum), zero); /* NaN-safe: max returns 0 for NaN */
-            if (kv_any(kv_gt(rw, zero))) {
+            /* the rest pose where the sum falls short; the remainder is computed only then (sum is
+             * never NaN: weights are > 0 and finite, masked ones clamped to [0, cap]) */
+            if (kv_any(kv_lt(sum, thr))) {
+                kv rw = kv_max(kv_sub(thr, sum), zero);
                 KILN__SFX(kiln__blend_accumulate)(&acc, rw, rest, o);
                 sum = kv_add(sum, rw);
             }
-            kv inv = kv_rcp(sum);
+            kv inv = kv_rcp(sum); /* sum >= thr: no denormal, no inf */
             acc.tx = kv_mul(acc.tx, inv), acc.ty = kv_mul(acc.ty, inv), acc.tz = kv_mul(acc.tz, inv);
             acc.sx = kv_mul(acc.sx, inv), acc.sy = kv_mul(acc.sy, inv), acc.sz = kv_mul(acc.sz, inv);
             acc.q = kv_qnormalize(acc.q);
             kv_xf_store(&job->out[blk], o, acc); /* after every layer's lanes were read */
         }
     }
+}
+
+KILN__KERNEL void KILN__SFX(kiln__blend)(const kiln__blend_job *job)
+{
+    float thr, cap;
+    double s = KILN__SFX(kiln__blend_scale)(job, &thr, &cap);
+    if (s == 1.0) KILN__SFX(kiln__blend_run)(job, 0, 1.0, thr, cap);
+    else KILN__SFX(kiln__blend_run)(job, 1, s, thr, cap);
 }
 
 /* ---- additive layer -------------------------------------------------------------------------- */

@@ -11,6 +11,7 @@
 #ifndef KILN_SIMD_OPS_H
 #define KILN_SIMD_OPS_H
 
+#include <float.h>
 #include <immintrin.h>
 #include <stdint.h>
 
@@ -168,13 +169,34 @@ KILN__FN kv_quat kv_qscale(kv_quat a, kv s)
     return r;
 }
 
-/* a / |a|; a zero quaternion stays (finite) zero. */
-KILN__FN kv_quat kv_qnormalize(kv_quat a) { return kv_qscale(a, kv_rsqrt(kv_max(kv_qdot(a, a), kv_set1(1e-30f)))); }
+/* a / |a| for any finite a; a zero quaternion stays (finite) zero, and so does one whose
+ * squared length is denormal. When |a| exceeds ~1.8e19 (only non-unit data gets there: raw
+ * clip rows, a caller's pose) the squared length overflows, and rsqrt(inf) = 0 would make the
+ * Newton step 0·inf = NaN; those lanes are divided by their largest component first (a
+ * division: 1/m may be denormal, flushed under FTZ). The check costs a compare per call, and
+ * the branch is never taken on real data. */
+KILN__FN kv_quat kv_qnormalize(kv_quat a)
+{
+    kv len2 = kv_qdot(a, a);
+    kv_quat r = kv_qscale(a, kv_rsqrt(kv_max(len2, kv_set1(FLT_MIN))));
+    kv big = kv_gt(len2, kv_set1(FLT_MAX));
+    if (KILN__UNLIKELY(kv_any(big))) {
+        kv m = kv_max(kv_max(kv_abs(a.x), kv_abs(a.y)), kv_max(kv_abs(a.z), kv_abs(a.w)));
+        kv_quat s = {kv_div(a.x, m), kv_div(a.y, m), kv_div(a.z, m), kv_div(a.w, m)}; /* |s| in [1, 2] */
+        s = kv_qscale(s, kv_rsqrt(kv_qdot(s, s)));
+        r.x = kv_sel(big, s.x, r.x), r.y = kv_sel(big, s.y, r.y), r.z = kv_sel(big, s.z, r.z), r.w = kv_sel(big, s.w, r.w);
+    }
+    return r;
+}
 
 /* Corrected-nlerp parameter t' for per-lane t (kiln__slerp_fit, KILN__SLERP_DEG rows of 4),
- * x = 1 - |dot|. */
+ * x = 1 - |dot|. The fit holds for x in [0, 1], which unit keys guarantee (up to rounding); keys
+ * far from unit length (finite, so accepted by the loader) put x far below 0, where the
+ * degree-6 polynomial overflows. x is clamped to [0, 1] (1 - |dot| <= 1 already; max also maps
+ * NaN to 0): such keys get the plain nlerp, t' = t. */
 KILN__FN kv kv_slerp_t(kv t, kv x, const float (*fit)[4])
 {
+    x = kv_max(x, kv_zero());
     kv h = kv_sub(t, kv_set1(0.5f));
     kv y = kv_mul(h, h);
     kv g = kv_mul(kv_mul(t, h), kv_sub(t, kv_set1(1.0f)));

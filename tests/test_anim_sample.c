@@ -300,6 +300,95 @@ Test(sample, corrected_nlerp_stays_within_6e7_rad_of_slerp_up_to_120_degrees)
     free(bones);
 }
 
+/* Lossless rows may hold finite quaternions far from unit length: the loader accepts any finite
+ * key, and blobs need not come from the baker (which normalises). Between such keys the slerp
+ * correction, a polynomial in x = 1 - |q0·q1|, used to be evaluated far outside [0, 1] and
+ * overflowed (NaN on SSE2/AVX2, (0, 0, 0, 0) on scalar), as did the additive slerp(I, k, a) of
+ * a raw key. Between frames the paths now give the normalised plain nlerp of the stored keys
+ * (the correction assumes unit keys); at frames, the stored keys, and finite unit additive
+ * rotations on which the paths agree. Lengths over ~1.8e19 (whose squared length overflows) are
+ * held constant: the dot product of two such keys overflows too. */
+Test(sample, rows_with_quaternions_far_from_unit_length)
+{
+    enum { J = 16, F = 3 };
+    char names[J][16];
+    af_bone *bones = make_bones(J, "n", 5, 1, names);
+    af_skel skel = {J, bones};
+    static const float lengths[8] = {100, 1e3f, 1e5f, 6e5f, 1e10f, 1e18f, 1e25f, 1e37f};
+    float v[F * J * 10];
+    af_joint joints[J];
+    uint32_t st = 91;
+    for (uint32_t j = 0; j < J; j++) {
+        joints[j] = (af_joint){names[j], AF_MODES_ALL(j < 8 ? KILN_MODE_ABSOLUTE : KILN_MODE_ADDITIVE), {1, 0.5f, 1}};
+        float len = lengths[j % 8], q[4];
+        random_unit(&st, q);
+        for (uint32_t f = 0; f < F; f++) {
+            float *x = v + (f * J + j) * 10;
+            if (len < 1e19f) random_unit(&st, q); /* a new random key per frame */
+            for (int c = 0; c < 3; c++) x[c] = af_rand(&st, -1, 1), x[7 + c] = af_rand(&st, 0.5f, 1.5f);
+            float sign = j % 8 == 3 && f == 1 ? -1.0f : 1.0f; /* a key on the far hemisphere */
+            for (int c = 0; c < 4; c++) x[3 + c] = sign * len * q[c];
+        }
+    }
+    af_clip clip = {.framerate = 10, .frame_count = F, .joint_count = J, .joints = joints, .values = v, .width = 32};
+    scene s = scene_make(&skel, &clip, 1);
+    static const double frames[] = {0.25, 0.5, 0.8, 1.25, 1.5, 1.8, 0, 1, 2};
+    enum { T = sizeof frames / sizeof frames[0] };
+    kiln_soa_xform ref[T][2]; /* the scalar path's samples */
+    kiln_simd paths[3];
+    int np = af_paths(paths);
+    for (int p = 0; p < np; p++) {
+        kiln_simd_force(paths[p]);
+        const char *path = kiln_simd_name(paths[p]);
+        for (int i = 0; i < T; i++) {
+            kiln_soa_xform out[2];
+            cr_assert_eq(sample(s.bind, frames[i] / 10.0, KILN_LOOP_CLAMP, NULL, out, 2, NULL), KILN_OK);
+            if (p == 0) memcpy(ref[i], out, sizeof out);
+            int f = (int)frames[i];
+            double u = frames[i] - f;
+            for (uint32_t j = 0; j < J; j++) {
+                double len = lengths[j % 8], n = 0;
+                for (unsigned c = 0; c < 10; c++)
+                    cr_assert(isfinite(lane(out, j, c)), "%s frame %g joint %u (|q| %g) comp %u: %g", path, frames[i], j,
+                              len, c, lane(out, j, c));
+                for (unsigned c = 3; c < 7; c++) n += (double)lane(out, j, c) * lane(out, j, c);
+                if (u == 0 && j < 8) {
+                    for (unsigned c = 0; c < 10; c++)
+                        cr_assert_eq(lane(out, j, c), v[(f * J + j) * 10 + c], "%s frame %d joint %u comp %u", path, f, j, c);
+                    continue;
+                }
+                cr_assert_float_eq(sqrt(n), 1.0, 1e-5, "%s frame %g joint %u (|q| %g): |q| = %g", path, frames[i], j, len,
+                                   sqrt(n));
+                double diff = 0;
+                for (unsigned c = 0; c < 10; c++) diff = fmax(diff, fabs(lane(out, j, c) - lane(ref[i], j, c)));
+                cr_assert_lt(diff, 1e-5, "%s vs scalar, frame %g joint %u (|q| %g): %g", path, frames[i], j, len, diff);
+                if (u == 0) continue;
+                /* between frames: T and S lerp, R the normalised nlerp of the stored keys */
+                double a[10], b[10], k[10], r[10], e[10], dot = 0, qn = 0;
+                uint32_t modes[10];
+                for (int c = 0; c < 10; c++) {
+                    a[c] = v[(f * J + j) * 10 + c], b[c] = v[((f + 1) * J + j) * 10 + c];
+                    modes[c] = joints[j].modes >> (2 * c) & 3u;
+                    r[c] = c < 3 ? bones[j].t[c] : (c < 7 ? bones[j].r[c - 3] : bones[j].s[c - 7]);
+                }
+                for (int c = 3; c < 7; c++) dot += a[c] * b[c];
+                for (int c = 0; c < 10; c++) {
+                    double bc = c >= 3 && c < 7 && dot < 0 ? -b[c] : b[c];
+                    k[c] = a[c] + u * (bc - a[c]);
+                }
+                for (int c = 3; c < 7; c++) qn += k[c] * k[c];
+                for (int c = 3; c < 7; c++) k[c] /= sqrt(qn);
+                ref_compose(modes, joints[j].ab, r, r, k, e);
+                double d = joint_diff(out, j, e);
+                cr_assert_lt(d, 3e-6, "%s frame %g joint %u (|q| %g): diff %g", path, frames[i], j, len, d);
+            }
+        }
+    }
+    kiln_simd_force(KILN_SIMD_AUTO);
+    scene_free(&s);
+    free(bones);
+}
+
 /* ---- modes ---------------------------------------------------------------------------------- */
 static void check_modes(int with_base)
 {

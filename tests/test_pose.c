@@ -3,6 +3,7 @@
 #define _POSIX_C_SOURCE 200809L
 
 #include <criterion/criterion.h>
+#include <float.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -250,10 +251,15 @@ static void blend_ref(const kiln_soa_xform *const *poses, const double *w, int n
     for (unsigned c = 0; c < 10; c++) out[c] = c >= 3 && c < 7 ? acc[c] / qn : acc[c] / sum;
 }
 
+/* Largest |pose - e| over a joint's components; infinity when one is NaN (fmax would drop it). */
 static double joint_diff(const kiln_soa_xform *pose, uint32_t b, const double e[10])
 {
     double d = 0;
-    for (unsigned c = 0; c < 10; c++) d = fmax(d, fabs(lane(pose, b, c) - e[c]));
+    for (unsigned c = 0; c < 10; c++) {
+        double x = fabs(lane(pose, b, c) - e[c]);
+        if (isnan(x)) return INFINITY;
+        d = fmax(d, x);
+    }
     return d;
 }
 
@@ -319,6 +325,165 @@ Test(pose_blend, weights_masks_and_threshold)
     cr_assert_eq(kiln_pose_blend(&bad, 1, NULL, 0.1f, out, S), KILN_ERR_INVALID_ARGUMENT);
     cr_assert_eq(kiln_pose_blend(NULL, 0, NULL, 0.0f, out, S), KILN_ERR_INVALID_ARGUMENT);
     cr_assert_eq(kiln_pose_blend(NULL, 0, NULL, 0.1f, NULL, S), KILN_ERR_INVALID_ARGUMENT);
+}
+
+/* Only the ratios of the weights and the threshold matter: scaling them all by one factor,
+ * from deep in the denormals to near FLT_MAX, gives the pose of the unscaled weights. (Sums
+ * below ~1e-38 used to give inf/NaN, and on SSE2/AVX2 sums above ~1e19 NaN rotations.) */
+Test(pose_blend, weights_and_threshold_of_any_finite_magnitude)
+{
+    enum { N = 21, S = (N + 7) / 8 };
+    kiln_soa_xform a[S], b[S], rest[S], out[S];
+    random_pose(a, N, 31, 0.5f, 2);
+    random_pose(b, N, 32, 0.5f, 2);
+    random_pose(rest, N, 33, 0.5f, 2);
+    float mask[S * 8];
+    for (uint32_t j = 0; j < S * 8; j++) mask[j] = j % 3 == 0 ? 0.0f : (j % 3 == 1 ? 0.5f : 1.0f);
+    /* powers of two: the scaled weights are exact, denormals included */
+    static const int exps[] = {-140, -130, -126, -100, -20, -16, 0, 16, 20, 62, 64, 100, 126};
+    static const float thrs[2] = {1.0f, 0.25f};
+    const kiln_soa_xform *ps[2] = {a, b};
+    kiln_simd paths[3];
+    int np = af_paths(paths);
+    for (int p = 0; p < np; p++) {
+        kiln_simd_force(paths[p]);
+        for (size_t i = 0; i < sizeof exps / sizeof exps[0]; i++)
+            for (int t = 0; t < 2; t++) {
+                float k = ldexpf(1.0f, exps[i]);
+                kiln_blend_layer layers[2] = {{a, 0.25f * k, NULL}, {b, 0.5f * k, mask}};
+                cr_assert_eq(kiln_pose_blend(layers, 2, rest, thrs[t] * k, out, S), KILN_OK);
+                for (uint32_t j = 0; j < N; j++) {
+                    double e[10], w[2] = {0.25, 0.5 * mask[j]};
+                    blend_ref(ps, w, 2, rest, thrs[t], j, e);
+                    double d = joint_diff(out, j, e);
+                    cr_assert_lt(d, 2e-6, "%s scale 2^%d threshold %g joint %u: %g", kiln_simd_name(paths[p]), exps[i],
+                                 thrs[t], j, d);
+                }
+            }
+    }
+    kiln_simd_force(KILN_SIMD_AUTO);
+}
+
+/* The documented edges: thresholds down to the smallest denormal and up to FLT_MAX, a
+ * threshold below 1e-12 of the largest layer weight acting as that, +inf layer weights as
+ * FLT_MAX, and joint weights of any value (at most 65536 times the largest weight). */
+Test(pose_blend, extreme_thresholds_joint_weights_and_infinite_layer_weights)
+{
+    enum { N = 21, S = (N + 7) / 8 };
+    kiln_soa_xform a[S], b[S], rest[S], out[S];
+    random_pose(a, N, 41, 0.5f, 2);
+    random_pose(b, N, 42, 0.5f, 2);
+    random_pose(rest, N, 43, 0.5f, 2);
+    const kiln_soa_xform *ps[2] = {a, b};
+    float mask[S * 8], tiny[S * 8], huge[S * 8];
+    static const float huge_values[4] = {1e30f, FLT_MAX, INFINITY, 0.5f};
+    for (uint32_t j = 0; j < S * 8; j++) {
+        mask[j] = j % 3 == 0 ? 0.0f : 1.0f;
+        tiny[j] = j % 3 == 0 ? 0.0f : (j % 3 == 1 ? 1e-14f : 1.0f);
+        huge[j] = huge_values[j % 4];
+    }
+    kiln_simd paths[3];
+    int np = af_paths(paths);
+    for (int p = 0; p < np; p++) {
+        kiln_simd_force(paths[p]);
+        const char *path = kiln_simd_name(paths[p]);
+        /* smallest threshold: the joints the mask leaves empty are the rest pose */
+        kiln_blend_layer one = {a, 1.0f, mask};
+        cr_assert_eq(kiln_pose_blend(&one, 1, rest, FLT_TRUE_MIN, out, S), KILN_OK);
+        for (uint32_t j = 0; j < N; j++) {
+            double e[10], w[1] = {mask[j]};
+            blend_ref(ps, w, 1, rest, FLT_TRUE_MIN, j, e);
+            cr_assert_lt(joint_diff(out, j, e), 2e-6, "%s threshold FLT_TRUE_MIN joint %u", path, j);
+        }
+        /* a threshold under 1e-12 x the largest weight acts as that: a joint weight of 1e-14
+         * is then mostly the rest pose */
+        kiln_blend_layer faint = {a, 1.0f, tiny};
+        cr_assert_eq(kiln_pose_blend(&faint, 1, rest, 1e-40f, out, S), KILN_OK);
+        for (uint32_t j = 0; j < N; j++) {
+            double e[10], w[1] = {tiny[j]};
+            blend_ref(ps, w, 1, rest, 1e-12, j, e);
+            cr_assert_lt(joint_diff(out, j, e), 2e-6, "%s threshold floor joint %u", path, j);
+        }
+        /* largest threshold: the rest pose fills almost everything */
+        cr_assert_eq(kiln_pose_blend(&one, 1, rest, FLT_MAX, out, S), KILN_OK);
+        for (uint32_t j = 0; j < N; j++) {
+            double e[10], w[1] = {mask[j]};
+            blend_ref(ps, w, 1, rest, FLT_MAX, j, e);
+            cr_assert_lt(joint_diff(out, j, e), 2e-6, "%s threshold FLT_MAX joint %u", path, j);
+        }
+        /* FLT_MAX + FLT_MAX: an even blend; +inf counts as FLT_MAX */
+        for (int inf = 0; inf < 2; inf++) {
+            kiln_blend_layer two[2] = {{a, inf ? INFINITY : FLT_MAX, NULL}, {b, FLT_MAX, NULL}};
+            cr_assert_eq(kiln_pose_blend(two, 2, rest, 1.0f, out, S), KILN_OK);
+            for (uint32_t j = 0; j < N; j++) {
+                double e[10], w[2] = {1, 1};
+                blend_ref(ps, w, 2, rest, 1e-30, j, e);
+                cr_assert_lt(joint_diff(out, j, e), 2e-6, "%s FLT_MAX weights (inf %d) joint %u", path, inf, j);
+            }
+        }
+        /* joint weights of 1e30, FLT_MAX, +inf: b outweighs a 65536 to 1 */
+        kiln_blend_layer masked[2] = {{a, 1.0f, NULL}, {b, 1.0f, huge}};
+        cr_assert_eq(kiln_pose_blend(masked, 2, rest, 0.1f, out, S), KILN_OK);
+        for (uint32_t j = 0; j < N; j++) {
+            double e[10], w[2] = {1, huge[j] > 65536.0f ? 65536.0 : huge[j]};
+            blend_ref(ps, w, 2, rest, 0.1, j, e);
+            cr_assert_lt(joint_diff(out, j, e), 2e-6, "%s joint weight %g joint %u", path, huge[j], j);
+        }
+    }
+    kiln_simd_force(KILN_SIMD_AUTO);
+    /* only non-finite and non-positive thresholds are rejected */
+    cr_assert_eq(kiln_pose_blend(NULL, 0, NULL, INFINITY, out, S), KILN_ERR_INVALID_ARGUMENT);
+    cr_assert_eq(kiln_pose_blend(NULL, 0, NULL, NAN, out, S), KILN_ERR_INVALID_ARGUMENT);
+    cr_assert_eq(kiln_pose_blend(NULL, 0, NULL, -FLT_TRUE_MIN, out, S), KILN_ERR_INVALID_ARGUMENT);
+}
+
+/* Rotations far from unit length normalise (a caller's pose or a raw key need not be unit):
+ * the squared length used to overflow above |q| ~ 1.8e19 (NaN on SSE2/AVX2, zero on scalar),
+ * and kiln_pose_add's slerp correction overflowed for deltas far from unit length (NaN). One
+ * operand of each product is unit here: two lengths whose product overflows are beyond what
+ * the blend's hemisphere test and the additive product can represent. */
+Test(pose, rotations_far_from_unit_length)
+{
+    enum { N = 13, S = (N + 7) / 8 };
+    kiln_soa_xform a[S], b[S], rest[S], out[S];
+    random_pose(a, N, 51, 0.5f, 2);
+    random_pose(b, N, 52, 0.5f, 2);
+    random_pose(rest, N, 53, 0.5f, 2);
+    static const float lengths[4] = {1e3f, 1e10f, 1e25f, 1e37f};
+    for (uint32_t j = 0; j < N; j++)
+        for (unsigned c = 3; c < 7; c++) set_lane(a, j, c, lane(a, j, c) * lengths[j % 4]);
+    const kiln_soa_xform *ps[2] = {a, b};
+    kiln_simd paths[3];
+    int np = af_paths(paths);
+    for (int p = 0; p < np; p++) {
+        kiln_simd_force(paths[p]);
+        const char *path = kiln_simd_name(paths[p]);
+        kiln_blend_layer layers[2] = {{a, 0.3f, NULL}, {b, 0.4f, NULL}};
+        cr_assert_eq(kiln_pose_blend(layers, 2, rest, 1.0f, out, S), KILN_OK);
+        for (uint32_t j = 0; j < N; j++) {
+            double e[10], w[2] = {0.3, 0.4};
+            blend_ref(ps, w, 2, rest, 1.0, j, e);
+            cr_assert_lt(joint_diff(out, j, e), 2e-6, "%s blend, |q| %g joint %u", path, lengths[j % 4], j);
+        }
+        /* delta far from unit length: the plain nlerp, R ⊗ (w·dR + (1 - w)·I) normalised */
+        memcpy(out, rest, sizeof rest);
+        cr_assert_eq(kiln_pose_add(out, a, 0.6f, NULL, S), KILN_OK);
+        for (uint32_t j = 0; j < N; j++) {
+            double e[10], r[4], k[4], kp[4], n = 0;
+            for (unsigned c = 0; c < 3; c++) {
+                e[c] = lane(rest, j, c) + 0.6 * lane(a, j, c);
+                e[7 + c] = lane(rest, j, 7 + c) * (1 + 0.6 * (lane(a, j, 7 + c) - 1));
+            }
+            for (unsigned c = 0; c < 4; c++) r[c] = lane(rest, j, 3 + c), k[c] = lane(a, j, 3 + c);
+            double sgn = k[3] < 0 ? -1 : 1;
+            for (unsigned c = 0; c < 4; c++) kp[c] = 0.6 * sgn * k[c] + (c == 3 ? 0.4 : 0.0);
+            af_qmul(r, kp, e + 3);
+            for (unsigned c = 3; c < 7; c++) n += e[c] * e[c];
+            for (unsigned c = 3; c < 7; c++) e[c] /= sqrt(n);
+            cr_assert_lt(joint_diff(out, j, e), 2e-6, "%s add, |q| %g joint %u", path, lengths[j % 4], j);
+        }
+    }
+    kiln_simd_force(KILN_SIMD_AUTO);
 }
 
 Test(pose_add, applies_a_weighted_delta)

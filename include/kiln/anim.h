@@ -24,8 +24,9 @@
  * Semantics follow the Cast reference (section D): frame f is time f / framerate; between
  * integer frames translation and scale interpolate linearly and rotation along the shortest
  * arc (slerp, evaluated as an nlerp with a corrected parameter: within 1e-7 rad of the exact
- * slerp for keys up to 90° apart, plus float rounding); before the first and after the last
- * frame the first/last value holds. Modes
+ * slerp for keys up to 90° apart, plus float rounding; the correction assumes unit keys, and
+ * keys far from unit length, which only blobs not written by the baker can hold, get the plain
+ * nlerp, normalised); before the first and after the last frame the first/last value holds. Modes
  * per channel, after CurveModeOverride resolution against the bound skeleton: absolute (T = k),
  * relative to the rest pose (T0 + k, R0 ⊗ k, S0 · k) and additive on the pose underneath
  * (Tc + a·k, Rc ⊗ slerp(I, k, a), Sc · (1 + a·(k − 1))). A channel without a curve passes the
@@ -166,9 +167,12 @@ KILN_API kiln_result kiln_sample(const kiln_sample_desc *desc);
 /* ---- poses -------------------------------------------------------------------------------- */
 typedef struct kiln_blend_layer {
     const kiln_soa_xform *pose;          /* soa_count blocks */
-    float                 weight;        /* layer weight; <= 0 or NaN: the layer is ignored */
+    float                 weight;        /* layer weight; <= 0 or NaN: the layer is ignored; +inf
+                                            counts as FLT_MAX */
     const float          *joint_weights; /* optional per-bone mask, in SoA lane order: soa_count * 8
-                                            floats (bone i at [i]; padding lanes ignored) */
+                                            floats (bone i at [i]; padding lanes ignored); the
+                                            weight of bone i is weight × joint_weights[i] (<= 0 or
+                                            NaN: none) */
 } kiln_blend_layer;
 
 /* Weighted blend of `count` poses into `out` (soa_count blocks): translations and scales are
@@ -176,14 +180,22 @@ typedef struct kiln_blend_layer {
  * hemisphere of the sum so far (shortest arc). Per joint, when the summed weight is below
  * `threshold` (> 0), the rest pose fills the remainder with weight threshold - sum (as ozz's
  * BlendingJob does); `rest` NULL means the identity. `out` may equal one of the layers' poses.
+ * Only the ratios of the weights and the threshold matter (multiplying all of them by one factor
+ * gives the same pose), and any finite magnitudes work, denormals and FLT_MAX included, within
+ * two bounds relative to m, the largest of the threshold and the layer weights: a threshold
+ * below 1e-12·m acts as 1e-12·m (a joint whose weights add up to less is then mostly the rest
+ * pose), and a bone weight (layer weight × joint weight) above 65536·m counts as 65536·m. The
+ * outputs are finite for poses whose components stay within ±1e12, whatever the weights and
+ * the threshold.
  * Errors: ERR_INVALID_ARGUMENT (NULL out, layers NULL with count > 0, a layer without a pose,
- * threshold not > 0). */
+ * threshold not a finite number > 0). */
 KILN_API kiln_result kiln_pose_blend(const kiln_blend_layer *layers, uint32_t count, const kiln_soa_xform *rest,
                                      float threshold, kiln_soa_xform *out, uint32_t soa_count);
 /* Applies an additive delta pose (sampled from an additive clip over kiln_pose_identity) on top
  * of `pose`: with w = clamp(weight × joint_weights[i], 0, 1) per joint,
- * T += w·dT, R = R ⊗ slerp(I, dR, w), S ·= 1 + w·(dS − 1). joint_weights is optional, in SoA
- * lane order (soa_count * 8 floats). Errors: ERR_INVALID_ARGUMENT (NULL pose or delta). */
+ * T += w·dT, R = R ⊗ slerp(I, dR, w), S ·= 1 + w·(dS − 1), R normalised (slerp as in sampling:
+ * the corrected nlerp, the plain one for a dR far from unit length). joint_weights is optional,
+ * in SoA lane order (soa_count * 8 floats). Errors: ERR_INVALID_ARGUMENT (NULL pose or delta). */
 KILN_API kiln_result kiln_pose_add(kiln_soa_xform *pose, const kiln_soa_xform *delta, float weight,
                                    const float *joint_weights, uint32_t soa_count);
 /* Fills `pose` (soa_count blocks) with the identity transform: the base for sampling additive
