@@ -352,6 +352,9 @@ static void kiln__t_anim(const kiln__bview *v, uint32_t index)
     }
 }
 
+/* Instances listed per reference in the text output; the rest are counted. */
+#define KILN__TEXT_INSTANCES 3u
+
 static void kiln__t_print(const kiln__bview *v)
 {
     const kiln_blob_header *h = v->header;
@@ -384,6 +387,21 @@ static void kiln__t_print(const kiln__bview *v)
             fputs(" -> ", stdout);
             kiln__t_name(kiln__str(v, ref->resolved_path));
             fputc('\n', stdout);
+            /* a few of its instances with their transforms; --json lists them all */
+            uint32_t shown = ref->instance_count < KILN__TEXT_INSTANCES ? ref->instance_count : KILN__TEXT_INSTANCES;
+            for (uint32_t k = 0; k < shown; k++) {
+                const kiln_blob_instance *in = &v->instances[ref->first_instance + k];
+                fputs("          ", stdout);
+                kiln__t_name(kiln__str(v, in->name));
+                fputs(" position ", stdout);
+                kiln__t_vec(in->position, 3);
+                fputs(", rotation xyzw ", stdout);
+                kiln__t_vec(in->rotation, 4);
+                fputs(", scale ", stdout);
+                kiln__t_vec(in->scale, 3);
+                fputc('\n', stdout);
+            }
+            if (shown < ref->instance_count) printf("          ... %u more\n", ref->instance_count - shown);
         }
     }
     printf("sections:\n  kind  %10s  %12s  %8s  %6s\n", "offset", "size", "count", "stride");
@@ -628,6 +646,24 @@ static void kiln__j_print(const kiln__bview *v)
         kiln__j_str(&j, v, "path", ref->path);
         kiln__j_str(&j, v, "resolved", ref->resolved_path);
         kiln__json_key_u64(&j, "instances", ref->instance_count);
+        kiln__json_end_object(&j);
+    }
+    kiln__json_end_array(&j);
+    kiln__json_key(&j, "instances");
+    kiln__json_begin_array(&j);
+    for (uint32_t i = 0; i < v->instance_count; i++) {
+        const kiln_blob_instance *in = &v->instances[i];
+        kiln__json_begin_object_inline(&j);
+        kiln__j_str(&j, v, "name", in->name);
+        kiln__json_key_u64(&j, "reference", in->reference);
+        kiln__json_key_u64(&j, "source", in->source);
+        kiln__json_key_u64(&j, "source_index", in->source_index);
+        kiln__json_key(&j, "position");
+        kiln__json_f32_array(&j, in->position, 3);
+        kiln__json_key(&j, "rotation");
+        kiln__json_f32_array(&j, in->rotation, 4);
+        kiln__json_key(&j, "scale");
+        kiln__json_f32_array(&j, in->scale, 3);
         kiln__json_end_object(&j);
     }
     kiln__json_end_array(&j);
