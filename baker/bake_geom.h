@@ -25,6 +25,16 @@ kiln_result kiln__stream_read_f32(const kiln_allocator *a, const kiln_cast_array
  * the same kind) when the node has none. NULL on allocation failure. */
 char *kiln__node_name(const kiln__bake_ctx *ctx, uint32_t node, const char *name, const char *kind);
 
+/* kiln__bake_mesh with what the blend-shape stage needs (bake_blend_shape.c):
+ *   keys        optional, `key_count` u32 per Cast vertex: two vertices merge only when their
+ *               keys are equal too (ignored unless key_count is the mesh's vertex count);
+ *   vertex_map  optional: receives an array (bake allocator, the caller frees it) with, per Cast
+ *               vertex, its index in the baked vertex order, KILN_BLOB_NONE for a vertex no kept
+ *               face uses; vertices merged by the dedup share an index.
+ * Without keys the mesh is the one kiln__bake_mesh makes, byte for byte. */
+kiln_result kiln__bake_mesh_keyed(const kiln__bake_ctx *ctx, uint32_t mesh_node, const kiln__skeleton *skeleton,
+                                  const uint32_t *keys, uint32_t key_count, uint32_t **vertex_map, kiln__mesh *out);
+
 /* Payload bytes of a Cast array, for the input statistics. */
 uint64_t kiln__array_bytes(const kiln_cast_array *a);
 

@@ -196,6 +196,16 @@ typedef struct kiln__bake_unit {
  * given), inverse binds with segment scale compensation. Fails on a cycle. */
 kiln_result kiln__bake_skeleton(const kiln__bake_ctx *ctx, uint32_t skel, kiln__skeleton *out);
 
+/* Bakes the IKHandle and Constraint children of Skeleton node `skel`, already baked as
+ * unit-local skeleton `skeleton` (`sk`), appending to unit->ik_handles and unit->constraints
+ * (reserved by the caller for every such child) in file order, bone indices in sk's sorted
+ * order. Constraint offsets are resolved (co, else the rest-keeping offset for mo, else the
+ * default); constraints whose bones do not resolve to two distinct bones and handles whose end
+ * bone does not descend from the start bone are dropped and reported (ERROR); a handle without
+ * a target is kept inactive (WARNING). Fails only with ERR_OUT_OF_MEMORY. */
+kiln_result kiln__bake_rig(const kiln__bake_ctx *ctx, uint32_t skel, uint32_t skeleton, const kiln__skeleton *sk,
+                           kiln__bake_unit *unit);
+
 /* Bakes one Mesh node. `skeleton` (NULL when the model has none) supplies the bone remap for
  * joints. Output streams (in this order, absent ones skipped): POSITION, NORMAL, TANGENT,
  * TEXCOORD 0.., COLOR 0.., JOINTS, WEIGHTS, INDICES. Drops bad faces (counted), normalises

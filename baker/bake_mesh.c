@@ -85,6 +85,9 @@ typedef struct mesh_build {
     uint32_t        uv_layers, color_layers, influences;
     uint64_t        nonfinite;
     kiln__skin_counts skin;
+    const uint32_t *keys;           /* optional merge keys, one per Cast vertex */
+    uint32_t       *vertex_map;     /* optional: Cast vertex -> current vertex (KILN_BLOB_NONE: gone) */
+    uint32_t        cast_vertex_count;
 } mesh_build;
 
 static const kiln_allocator *alloc_of(const mesh_build *b) { return b->ctx->allocator; }
@@ -247,9 +250,15 @@ static kiln_result read_skin(mesh_build *b, const kiln__skeleton *skeleton)
 
 /* ---- meshoptimizer ------------------------------------------------------------------------- */
 
-/* Applies `remap` (old vertex -> new, ~0u = unused) to every vertex stream. */
+/* Applies `remap` (old vertex -> new, ~0u = unused) to every vertex stream, and to the Cast ->
+ * baked vertex map when one is kept (composing the remaps is what tells a later stage where
+ * each authored vertex ended up). */
 static kiln_result remap_streams(mesh_build *b, const unsigned int *remap, uint32_t new_count)
 {
+    for (uint32_t i = 0; b->vertex_map && i < b->cast_vertex_count; i++) {
+        uint32_t v = b->vertex_map[i];
+        b->vertex_map[i] = v == KILN_BLOB_NONE || remap[v] == ~0u ? KILN_BLOB_NONE : (uint32_t)remap[v];
+    }
     for (uint32_t i = 0; i < b->vs_count; i++) {
         kiln__stream *s = &b->vs[i], n;
         kiln_result r = kiln__stream_alloc(alloc_of(b), &n, s->desc.semantic, s->desc.format, s->desc.set,
@@ -266,20 +275,29 @@ static kiln_result remap_streams(mesh_build *b, const unsigned int *remap, uint3
 }
 
 /* Merges vertices that are identical in every stream (bit for bit), then orders triangles for
- * the post-transform cache and overdraw, then vertices for fetch locality. */
+ * the post-transform cache and overdraw, then vertices for fetch locality. Merge keys, when
+ * given, take part in the comparison as one more stream that is not output: vertices that the
+ * streams cannot tell apart but a later stage must (blend shapes moving them differently) are
+ * kept apart. */
 static kiln_result optimize(mesh_build *b)
 {
-    struct meshopt_Stream ms[KILN__MAX_VERTEX_STREAMS];
+    struct meshopt_Stream ms[KILN__MAX_VERTEX_STREAMS + 1];
+    uint32_t ms_count = b->vs_count;
     for (uint32_t i = 0; i < b->vs_count; i++) {
         ms[i].data = b->vs[i].data;
         ms[i].size = ms[i].stride = b->vs[i].desc.stride;
+    }
+    if (b->keys) {
+        ms[ms_count].data = b->keys;
+        ms[ms_count].size = ms[ms_count].stride = sizeof *b->keys;
+        ms_count++;
     }
     unsigned int *remap = kiln__realloc(alloc_of(b), NULL, (size_t)b->vertex_count * sizeof *remap);
     if (!remap) return KILN_ERR_OUT_OF_MEMORY;
     unsigned int *idx = b->indices;
     size_t ic = b->index_count;
 
-    size_t unique = meshopt_generateVertexRemapMulti(remap, idx, ic, b->vertex_count, ms, b->vs_count);
+    size_t unique = meshopt_generateVertexRemapMulti(remap, idx, ic, b->vertex_count, ms, ms_count);
     meshopt_remapIndexBuffer(idx, idx, ic, remap);
     kiln_result r = remap_streams(b, remap, (uint32_t)unique);
     if (r == KILN_OK) {
@@ -391,13 +409,20 @@ static kiln_result finish(mesh_build *b, kiln__mesh *out)
     return KILN_OK;
 }
 
-static kiln_result bake(mesh_build *b, const kiln__skeleton *skeleton, kiln__mesh *out)
+static kiln_result bake(mesh_build *b, const kiln__skeleton *skeleton, kiln__mesh *out, int want_map)
 {
     const kiln__bake_ctx *ctx = b->ctx;
     kiln_result r = kiln_cast_get_mesh(ctx->doc, b->node, &b->cm, &ctx->sink);
     if (r != KILN_OK) return r;
     b->vertex_count = b->cm.vertex_count;
     if (!b->vertex_count || !per_vertex(b, &b->cm.positions)) return KILN_ERR_CAST_EMPTY;
+    if (b->cast_vertex_count != b->vertex_count) b->keys = NULL; /* not this mesh's: ignored */
+    b->cast_vertex_count = b->vertex_count;
+    if (want_map) {
+        b->vertex_map = kiln__realloc(alloc_of(b), NULL, (size_t)b->vertex_count * sizeof *b->vertex_map);
+        if (!b->vertex_map) return KILN_ERR_OUT_OF_MEMORY;
+        for (uint32_t i = 0; i < b->vertex_count; i++) b->vertex_map[i] = i;
+    }
 
     face_counts fc = {0, 0};
     r = read_faces(b, &fc);
@@ -423,14 +448,28 @@ static kiln_result bake(mesh_build *b, const kiln__skeleton *skeleton, kiln__mes
 kiln_result kiln__bake_mesh(const kiln__bake_ctx *ctx, uint32_t mesh_node, const kiln__skeleton *skeleton,
                             kiln__mesh *out)
 {
+    return kiln__bake_mesh_keyed(ctx, mesh_node, skeleton, NULL, 0, NULL, out);
+}
+
+kiln_result kiln__bake_mesh_keyed(const kiln__bake_ctx *ctx, uint32_t mesh_node, const kiln__skeleton *skeleton,
+                                  const uint32_t *keys, uint32_t key_count, uint32_t **vertex_map, kiln__mesh *out)
+{
     memset(out, 0, sizeof *out);
+    if (vertex_map) *vertex_map = NULL;
     mesh_build b;
     memset(&b, 0, sizeof b);
     b.ctx = ctx;
     b.node = mesh_node;
-    kiln_result r = bake(&b, skeleton, out);
+    b.keys = keys;
+    b.cast_vertex_count = key_count;
+    kiln_result r = bake(&b, skeleton, out, vertex_map != NULL);
     build_free(&b);
-    if (r != KILN_OK) kiln__mesh_free(ctx->allocator, out);
+    if (r != KILN_OK) {
+        kiln__mesh_free(ctx->allocator, out);
+        kiln__free(ctx->allocator, b.vertex_map);
+    } else if (vertex_map) {
+        *vertex_map = b.vertex_map;
+    }
     return r;
 }
 

@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "bake_blend_shape.h"
 #include "bake_scene.h"
 #include "bake_stage.h"
 #include "bake_util.h"
@@ -101,11 +102,6 @@ static kiln_result kiln__dropped(kiln__job *job, const kiln__bake_ctx *ctx, uint
 
 /* ---- walking ---------------------------------------------------------------------------------- */
 
-/* Nodes this format version does not bake, counted for one summary warning per input. */
-typedef struct kiln__skipped {
-    uint32_t blend_shapes, ik_handles, constraints;
-} kiln__skipped;
-
 static uint32_t kiln__first_child(const kiln_cast_doc *doc, uint32_t node)
 {
     return kiln_cast_node_at(doc, node)->first_child;
@@ -120,6 +116,7 @@ static uint32_t kiln__next(const kiln_cast_doc *doc, uint32_t node)
 static kiln_result kiln__reserve_unit(kiln__job *job, const kiln_cast_doc *doc)
 {
     uint32_t models = 0, meshes = 0, hairs = 0, materials = 0, instances = 0, anims = 0;
+    uint32_t ik_handles = 0, constraints = 0;
     for (uint32_t k = 0; k < kiln_cast_root_count(doc); k++) {
         uint32_t root = kiln_cast_root(doc, k);
         if (kiln_cast_node_at(doc, root)->id != KILN_CAST_ID_ROOT) continue;
@@ -132,6 +129,11 @@ static kiln_result kiln__reserve_unit(kiln__job *job, const kiln_cast_doc *doc)
             meshes += kiln_cast_child_count(doc, c, KILN_CAST_ID_MESH);
             hairs += kiln_cast_child_count(doc, c, KILN_CAST_ID_HAIR);
             materials += kiln_cast_child_count(doc, c, KILN_CAST_ID_MATERIAL);
+            for (uint32_t s = kiln__first_child(doc, c); s != KILN_CAST_NONE; s = kiln__next(doc, s)) {
+                if (kiln_cast_node_at(doc, s)->id != KILN_CAST_ID_SKELETON) continue;
+                ik_handles += kiln_cast_child_count(doc, s, KILN_CAST_ID_IKHANDLE);
+                constraints += kiln_cast_child_count(doc, s, KILN_CAST_ID_CONSTRAINT);
+            }
         }
     }
     kiln__bake_unit *u = &job->unit;
@@ -149,6 +151,8 @@ static kiln_result kiln__reserve_unit(kiln__job *job, const kiln_cast_doc *doc)
     KILN__RESERVE(materials, materials)
     KILN__RESERVE(instances, instances)
     KILN__RESERVE(anims, anims)
+    KILN__RESERVE(ik_handles, ik_handles)
+    KILN__RESERVE(constraints, constraints)
 #undef KILN__RESERVE
     return ok ? KILN_OK : KILN_ERR_OUT_OF_MEMORY;
 }
@@ -166,7 +170,7 @@ static char *kiln__model_name(const kiln__bake_ctx *ctx, const char *name, uint3
 }
 
 static kiln_result kiln__model_skeleton(kiln__job *job, const kiln__bake_ctx *ctx, uint32_t skel,
-                                        kiln__model *m, kiln__skipped *skipped)
+                                        kiln__model *m)
 {
     kiln__bake_unit *u = &job->unit;
     const kiln_cast_doc *doc = ctx->doc;
@@ -184,10 +188,8 @@ static kiln_result kiln__model_skeleton(kiln__job *job, const kiln__bake_ctx *ct
     for (uint32_t c = kiln__first_child(doc, skel); c != KILN_CAST_NONE; c = kiln__next(doc, c)) {
         const kiln_cast_node *n = kiln_cast_node_at(doc, c);
         if (n->id == KILN_CAST_ID_BONE) job->bone_bytes += n->size;
-        skipped->ik_handles += n->id == KILN_CAST_ID_IKHANDLE;
-        skipped->constraints += n->id == KILN_CAST_ID_CONSTRAINT;
     }
-    return KILN_OK;
+    return kiln__bake_rig(ctx, skel, (uint32_t)m->skeleton, sk, u);
 }
 
 /* Payload bytes of a property, 0 when absent. */
@@ -199,7 +201,7 @@ static uint64_t kiln__prop_bytes(const kiln_cast_doc *doc, uint32_t node, const 
 
 /* Materials, then meshes and hair (which link to the materials), in file order each. */
 static kiln_result kiln__model_parts(kiln__job *job, const kiln__bake_ctx *ctx, uint32_t node, uint32_t model,
-                                     const kiln__skeleton *skeleton, kiln__skipped *skipped)
+                                     const kiln__skeleton *skeleton)
 {
     kiln__bake_unit *u = &job->unit;
     const kiln_cast_doc *doc = ctx->doc;
@@ -217,13 +219,15 @@ static kiln_result kiln__model_parts(kiln__job *job, const kiln__bake_ctx *ctx, 
         r = kiln__dropped(job, ctx, c, r, before);
     }
     uint32_t material_count = u->material_count - first_material;
+    kiln__model_shapes shapes; /* the BlendShapes: baked with their base mesh (bake_blend_shape.h) */
+    kiln_result rs = kiln__blend_shapes_begin(ctx, node, u, &shapes);
+    if (r == KILN_OK) r = rs;
     for (uint32_t c = kiln__first_child(doc, node); c != KILN_CAST_NONE && r == KILN_OK; c = kiln__next(doc, c)) {
         uint32_t id = kiln_cast_node_at(doc, c)->id;
         kiln__mark before = kiln__mark_of(job);
-        skipped->blend_shapes += id == KILN_CAST_ID_BLENDSHAPE;
         if (id == KILN_CAST_ID_MESH) {
             kiln__mesh *m = &u->meshes[u->mesh_count];
-            r = kiln__bake_mesh(ctx, c, skeleton, m);
+            r = kiln__bake_mesh_shaped(ctx, c, skeleton, &shapes, u, u->mesh_count, m);
             if (r == KILN_OK) {
                 /* The accessor again, silently, for the Material node it resolved. */
                 kiln_cast_mesh cm;
@@ -249,10 +253,11 @@ static kiln_result kiln__model_parts(kiln__job *job, const kiln__bake_ctx *ctx, 
         }
         r = kiln__dropped(job, ctx, c, r, before);
     }
+    kiln__blend_shapes_end(ctx, &shapes, r == KILN_OK);
     return r;
 }
 
-static kiln_result kiln__bake_model(kiln__job *job, const kiln__bake_ctx *ctx, uint32_t node, kiln__skipped *skipped)
+static kiln_result kiln__bake_model(kiln__job *job, const kiln__bake_ctx *ctx, uint32_t node)
 {
     kiln__bake_unit *u = &job->unit;
     kiln_cast_model cm;
@@ -271,14 +276,14 @@ static kiln_result kiln__bake_model(kiln__job *job, const kiln__bake_ctx *ctx, u
     u->model_count++; /* from here on the unit owns the name */
 
     if (cm.skeleton != KILN_CAST_NONE) {
-        r = kiln__model_skeleton(job, ctx, cm.skeleton, m, skipped);
+        r = kiln__model_skeleton(job, ctx, cm.skeleton, m);
         if (r != KILN_OK) return r;
     }
     const kiln__skeleton *skeleton = m->skeleton >= 0 ? &u->skeletons[m->skeleton] : NULL;
-    return kiln__model_parts(job, ctx, node, index, skeleton, skipped);
+    return kiln__model_parts(job, ctx, node, index, skeleton);
 }
 
-static kiln_result kiln__roots(kiln__job *job, const kiln__bake_ctx *ctx, kiln__skipped *skipped)
+static kiln_result kiln__roots(kiln__job *job, const kiln__bake_ctx *ctx)
 {
     kiln__bake_unit *u = &job->unit;
     const kiln_cast_doc *doc = ctx->doc;
@@ -292,7 +297,7 @@ static kiln_result kiln__roots(kiln__job *job, const kiln__bake_ctx *ctx, kiln__
             if (n->flags & KILN_CAST_NODE_OPAQUE) continue; /* reported by the parser */
             switch (n->id) {
             case KILN_CAST_ID_MODEL:
-                r = kiln__bake_model(job, ctx, c, skipped);
+                r = kiln__bake_model(job, ctx, c);
                 break;
             case KILN_CAST_ID_INSTANCE: {
                 kiln__mark before = kiln__mark_of(job);
@@ -325,26 +330,6 @@ static kiln_result kiln__roots(kiln__job *job, const kiln__bake_ctx *ctx, kiln__
     return KILN_OK;
 }
 
-static void kiln__report_skipped(const kiln__bake_ctx *ctx, const kiln__skipped *s)
-{
-    const uint32_t counts[] = {s->blend_shapes, s->ik_handles, s->constraints};
-    static const char *const kinds[] = {"BlendShape", "IKHandle", "Constraint"};
-    char list[160];
-    size_t n = 0;
-    list[0] = 0;
-    for (int k = 0; k < 3; k++) {
-        if (!counts[k]) continue;
-        int w = snprintf(list + n, sizeof list - n, "%s%u %s", n ? ", " : "", counts[k], kinds[k]);
-        if (w > 0 && (size_t)w < sizeof list - n) n += (size_t)w;
-    }
-    if (!n) return;
-    kiln__diag_report(&ctx->sink, KILN_ERR_LIMIT, KILN_SEVERITY_WARNING, ctx->doc, KILN_CAST_NONE, NULL,
-                      KILN_NO_OFFSET,
-                      "blob format %d.%d holds no blend shapes, IK handles or constraints yet; "
-                      "skipped %s node(s)",
-                      KILN_BLOB_VERSION_MAJOR, KILN_BLOB_VERSION_MINOR, list);
-}
-
 kiln_result kiln__job_run(kiln__job *job, const kiln_bake_input *input, uint32_t source)
 {
     job->unit.input = input;
@@ -371,12 +356,9 @@ kiln_result kiln__job_run(kiln__job *job, const kiln_bake_input *input, uint32_t
     }
     ctx.doc = doc;
 
-    kiln__skipped skipped;
-    memset(&skipped, 0, sizeof skipped);
     r = kiln__reserve_unit(job, doc);
     if (r == KILN_OK) r = kiln__bake_metadata(&ctx, &job->unit);
-    if (r == KILN_OK) r = kiln__roots(job, &ctx, &skipped);
-    if (r == KILN_OK) kiln__report_skipped(&ctx, &skipped);
+    if (r == KILN_OK) r = kiln__roots(job, &ctx);
     if (r == KILN_OK && job->diag_oom) r = KILN_ERR_OUT_OF_MEMORY;
     if (r != KILN_OK) kiln__fail(job, r, doc, KILN_CAST_NONE, "while baking");
     kiln_cast_free(doc);

@@ -74,9 +74,13 @@ static inline double bench_bandwidth_seconds(size_t read_bytes, size_t write_byt
         size_t both = read_bytes < write_bytes ? read_bytes : write_bytes;
         memcpy(dst, src, both);
         if (read_bytes > both) {
+            /* 8 bytes at a time from src + both, which need not be 8-aligned (memcpy, not a cast) */
             volatile unsigned long long sink = 0;
-            const unsigned long long *p = (const unsigned long long *)(const void *)(src + both);
-            for (size_t i = 0; i < (read_bytes - both) / 8; i++) sink += p[i];
+            for (size_t i = 0; i < (read_bytes - both) / 8; i++) {
+                unsigned long long v;
+                memcpy(&v, src + both + 8 * i, sizeof v);
+                sink += v;
+            }
             (void)sink;
         } else if (write_bytes > both) {
             memset(dst + both, 2, write_bytes - both);

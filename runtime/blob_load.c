@@ -21,6 +21,8 @@
 
 #include "blob_internal.h"
 #include "blob_verify_anim.h"
+#include "blob_verify_blend.h"
+#include "blob_verify_rig.h"
 #include "kiln/blob.h"
 
 /* ---- layout assertions: the format header is normative, these pin it ----------------------- */
@@ -899,6 +901,8 @@ static kiln_result kiln__verify_all(kiln__verify *v)
     /* The 1.1 animation sections: skipped by size above (unknown to the 1.0 tables), verified
      * by their own module, which relies on the section-table checks done here. */
     KILN__TRY(kiln__verify_animation(v->base, v->size, v->err));
+    KILN__TRY(kiln__verify_rig(v->base, v->size, v->err));
+    KILN__TRY(kiln__verify_blend_shapes(v->base, v->size, v->err));
     KILN__TRY(kiln__check_bulk(v));
     if (v->crc_on) {
         kiln__crc_upto(v, v->size);

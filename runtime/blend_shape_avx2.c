@@ -1,0 +1,8 @@
+/* Blend-shape kernels, AVX2 + FMA (blend_shape_simd.h). Compiled for that target per function
+ * (simd.h) and chosen at run time through kiln_simd_active(), like the animation kernels. */
+#include "blend_shape_internal.h"
+
+#if KILN__SIMD_AVX2
+#define KILN__BS_AVX2 1
+#include "blend_shape_simd.h"
+#endif

@@ -1,0 +1,301 @@
+/* IK handles and constraints: the views, the per-skeleton ranges, the scratch layout, the
+ * solver entry point and the pose/model bookkeeping the two stages share.
+ *
+ * Every step (one handle, one constraint) writes its bones' locals and then recomputes the
+ * model matrices of those bones and of their descendants before the next step reads anything,
+ * so that each step sees exactly the pose the previous ones produced (D.10: a constraint may
+ * target a bone an IK handle just moved). Descendants are found with one forward scan in
+ * parent-first order from the first changed bone to the last bone of its subtree (subtrees
+ * need not be contiguous, but none extends past its last descendant, found once per call): a
+ * bone is recomputed when it or its parent is stale. Staleness is an epoch stamp per bone, so
+ * nothing is cleared between steps.
+ */
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+#include "blob_internal.h"
+#include "rig_internal.h"
+
+static const float kiln__rig_identity[16] = {1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1};
+
+/* ---- views ---------------------------------------------------------------------------------- */
+#define KILN__RIG_VIEW(fn, type, kind)                                                              \
+    const type *fn(const kiln_blob *blob, uint32_t *count)                                          \
+    {                                                                                               \
+        uint32_t n = 0;                                                                             \
+        const type *p = blob ? (const type *)kiln__records(blob, kind, sizeof(type), &n, NULL) : NULL; \
+        if (count) *count = n;                                                                      \
+        return n ? p : NULL;                                                                        \
+    }
+
+KILN__RIG_VIEW(kiln_blob_constraints, kiln_blob_constraint, KILN_SECTION_CONSTRAINTS)
+KILN__RIG_VIEW(kiln_blob_ik_handles, kiln_blob_ik_handle, KILN_SECTION_IK_HANDLES)
+
+/* The records of `skeleton` in a table grouped by skeleton: two binary searches over the
+ * `skeleton` field, read at `field_offset` in records of `stride` bytes. */
+static const void *kiln__skeleton_range(const void *table, uint32_t n, size_t stride, size_t field_offset,
+                                        uint32_t skeleton, uint32_t *count)
+{
+    const unsigned char *base = (const unsigned char *)table;
+    uint32_t bound[2];
+    for (int k = 0; k < 2; k++) {
+        uint32_t lo = 0, hi = n;
+        while (lo < hi) {
+            uint32_t mid = lo + (hi - lo) / 2, s;
+            memcpy(&s, base + (size_t)mid * stride + field_offset, sizeof s);
+            if (s < skeleton + (uint32_t)k || (k == 1 && skeleton == UINT32_MAX)) lo = mid + 1;
+            else hi = mid;
+        }
+        bound[k] = lo;
+    }
+    *count = bound[1] - bound[0];
+    return *count ? base + (size_t)bound[0] * stride : NULL;
+}
+
+const kiln_blob_ik_handle *kiln_rig_ik_handles(const kiln_blob *blob, uint32_t skeleton, uint32_t *count)
+{
+    uint32_t n, dummy;
+    if (!count) count = &dummy;
+    const kiln_blob_ik_handle *t = kiln_blob_ik_handles(blob, &n);
+    *count = 0;
+    if (!t) return NULL;
+    return (const kiln_blob_ik_handle *)kiln__skeleton_range(t, n, sizeof *t, offsetof(kiln_blob_ik_handle, skeleton),
+                                                             skeleton, count);
+}
+
+const kiln_blob_constraint *kiln_rig_constraints(const kiln_blob *blob, uint32_t skeleton, uint32_t *count)
+{
+    uint32_t n, dummy;
+    if (!count) count = &dummy;
+    const kiln_blob_constraint *t = kiln_blob_constraints(blob, &n);
+    *count = 0;
+    if (!t) return NULL;
+    return (const kiln_blob_constraint *)kiln__skeleton_range(
+        t, n, sizeof *t, offsetof(kiln_blob_constraint, skeleton), skeleton, count);
+}
+
+/* ---- scratch -------------------------------------------------------------------------------- */
+static size_t kiln__round8(size_t n) { return (n + 7u) & ~(size_t)7u; }
+
+/* Byte offsets of the scratch arrays for `bones` bones and chains of up to `depth` joints. */
+typedef struct kiln__rig_layout {
+    size_t stamp, last, chain, pos, work, bend, rot, len, size;
+} kiln__rig_layout;
+
+static kiln__rig_layout kiln__layout(uint32_t bones, uint32_t depth)
+{
+    kiln__rig_layout l;
+    l.stamp = 0;
+    l.last = kiln__round8((size_t)bones * 4u);
+    l.chain = l.last + kiln__round8((size_t)bones * 4u);
+    l.pos = l.chain + kiln__round8((size_t)depth * 4u);
+    l.work = l.pos + (size_t)depth * 24u;
+    l.bend = l.work + (size_t)depth * 24u;
+    l.rot = l.bend + (size_t)depth * sizeof(kiln__ik_bend);
+    l.len = l.rot + (size_t)depth * 32u;
+    l.size = (l.len + (size_t)depth * 8u + 63u) & ~(size_t)63u;
+    return l;
+}
+
+/* The skeleton record and its bones, checked (trusted loads may not have been). */
+static kiln_result kiln__rig_skeleton(const kiln_blob *blob, uint32_t skeleton, const kiln_blob_skeleton **sk,
+                                      const kiln_blob_bone **bones)
+{
+    uint32_t ns, nb;
+    const kiln_blob_skeleton *s = blob ? kiln_blob_skeletons(blob, &ns) : NULL;
+    if (!s || skeleton >= ns) return KILN_ERR_INVALID_ARGUMENT;
+    s += skeleton;
+    const kiln_blob_bone *b = kiln_blob_bones(blob, &nb);
+    if (s->bone_count && (!b || s->first_bone > nb || s->bone_count > nb - s->first_bone))
+        return KILN_ERR_BLOB_BAD_RECORD;
+    *sk = s;
+    *bones = s->bone_count ? b + s->first_bone : NULL;
+    return KILN_OK;
+}
+
+size_t kiln_rig_scratch_size(const kiln_blob *blob, uint32_t skeleton)
+{
+    const kiln_blob_skeleton *sk;
+    const kiln_blob_bone *bones;
+    if (kiln__rig_skeleton(blob, skeleton, &sk, &bones) != KILN_OK) return 0;
+    uint32_t depth = sk->depth < sk->bone_count ? sk->depth : sk->bone_count;
+    return kiln__layout(sk->bone_count, depth).size;
+}
+
+/* ---- pose access ---------------------------------------------------------------------------- */
+void kiln__rig_get_local(const kiln__rig *r, uint32_t b, double t[3], double q[4], double s[3])
+{
+    const kiln_soa_xform *x = &r->local[b / KILN_SOA_WIDTH];
+    unsigned l = b % KILN_SOA_WIDTH;
+    if (t) t[0] = x->tx[l], t[1] = x->ty[l], t[2] = x->tz[l];
+    if (q) {
+        q[0] = x->qx[l], q[1] = x->qy[l], q[2] = x->qz[l], q[3] = x->qw[l];
+        kiln__qnorm(q);
+    }
+    if (s) s[0] = x->sx[l], s[1] = x->sy[l], s[2] = x->sz[l];
+}
+
+void kiln__rig_set_local(kiln__rig *r, uint32_t b, const double *t, const double *q, const double *s)
+{
+    kiln_soa_xform *x = &r->local[b / KILN_SOA_WIDTH];
+    unsigned l = b % KILN_SOA_WIDTH;
+    if (t) x->tx[l] = (float)t[0], x->ty[l] = (float)t[1], x->tz[l] = (float)t[2];
+    if (q) {
+        double u[4] = {q[0], q[1], q[2], q[3]};
+        kiln__qnorm(u);
+        x->qx[l] = (float)u[0], x->qy[l] = (float)u[1], x->qz[l] = (float)u[2], x->qw[l] = (float)u[3];
+    }
+    if (s) x->sx[l] = (float)s[0], x->sy[l] = (float)s[1], x->sz[l] = (float)s[2];
+    r->stamp[b] = r->epoch;
+    r->moved |= t != NULL;
+}
+
+void kiln__rig_position(const kiln__rig *r, uint32_t b, double p[3])
+{
+    const float *m = r->model + (size_t)b * 16u;
+    p[0] = m[12], p[1] = m[13], p[2] = m[14];
+}
+
+void kiln__rig_rotation(const kiln__rig *r, uint32_t b, double q[4]) { kiln__qfrom_matrix(r->model + (size_t)b * 16u, q); }
+
+const float *kiln__rig_parent_matrix(const kiln__rig *r, uint32_t b)
+{
+    int32_t p = r->bones[b].parent;
+    /* parent < b for verified blobs; anything else is a root, as in kiln_pose_local_to_model */
+    return p >= 0 && (uint32_t)p < b ? r->model + (size_t)p * 16u : r->root;
+}
+
+void kiln__rig_frame(const kiln__rig *r, uint32_t b, double q[4]) { kiln__qfrom_matrix(kiln__rig_parent_matrix(r, b), q); }
+
+/* The model matrix of bone b from its local and its parent's matrix: the scalar reference
+ * kernel of kiln_pose_local_to_model (pose_model.c), term for term, so that an updated bone
+ * matches what a full recomputation of the pose gives. */
+static void kiln__rig_compose(kiln__rig *r, uint32_t b)
+{
+    const kiln_soa_xform *x = &r->local[b / KILN_SOA_WIDTH];
+    unsigned l = b % KILN_SOA_WIDTH;
+    float qx = x->qx[l], qy = x->qy[l], qz = x->qz[l], qw = x->qw[l];
+    float xx = qx * qx, yy = qy * qy, zz = qz * qz, xy = qx * qy, xz = qx * qz, yz = qy * qz;
+    float wx = qw * qx, wy = qw * qy, wz = qw * qz;
+    float sx = x->sx[l], sy = x->sy[l], sz = x->sz[l], m[12];
+    m[0] = (1.0f - 2.0f * (yy + zz)) * sx, m[1] = 2.0f * (xy + wz) * sx, m[2] = 2.0f * (xz - wy) * sx;
+    m[3] = 2.0f * (xy - wz) * sy, m[4] = (1.0f - 2.0f * (xx + zz)) * sy, m[5] = 2.0f * (yz + wx) * sy;
+    m[6] = 2.0f * (xz + wy) * sz, m[7] = 2.0f * (yz - wx) * sz, m[8] = (1.0f - 2.0f * (xx + yy)) * sz;
+    m[9] = x->tx[l], m[10] = x->ty[l], m[11] = x->tz[l];
+    int32_t parent = r->bones[b].parent;
+    int has_parent = parent >= 0 && (uint32_t)parent < b;
+    const float *p = kiln__rig_parent_matrix(r, b);
+    float inv[3] = {1.0f, 1.0f, 1.0f};
+    if (has_parent && (r->bones[b].flags & KILN_BONE_SEGMENT_SCALE_COMPENSATE)) {
+        const kiln_soa_xform *px = &r->local[(uint32_t)parent / KILN_SOA_WIDTH];
+        unsigned pl = (uint32_t)parent % KILN_SOA_WIDTH;
+        inv[0] = 1.0f / px->sx[pl], inv[1] = 1.0f / px->sy[pl], inv[2] = 1.0f / px->sz[pl];
+    }
+    float out[16];
+    for (unsigned row = 0; row < 4; row++) {
+        float p0 = p[row] * inv[0], p1 = p[4 + row] * inv[1], p2 = p[8 + row] * inv[2];
+        for (unsigned c = 0; c < 3; c++) out[c * 4 + row] = p0 * m[c * 3] + p1 * m[c * 3 + 1] + p2 * m[c * 3 + 2];
+        out[12 + row] = p[row] * m[9] + p[4 + row] * m[10] + p[8 + row] * m[11] + p[12 + row];
+    }
+    memcpy(r->model + (size_t)b * 16u, out, sizeof out);
+}
+
+void kiln__rig_update(kiln__rig *r, uint32_t first)
+{
+    const uint32_t e = r->epoch;
+    /* `first`'s parent did not change: unless its translation was written, its position is the
+     * one it had, bit for bit (recomposing could round it differently from the kernel that
+     * produced it, e.g. with FMA), so that an IK start never moves. */
+    float keep[3];
+    memcpy(keep, r->model + (size_t)first * 16u + 12u, sizeof keep);
+    for (uint32_t b = first; b <= r->last[first]; b++) {
+        int32_t p = r->bones[b].parent;
+        if (r->stamp[b] != e && !(p >= 0 && (uint32_t)p < b && r->stamp[p] == e)) continue;
+        r->stamp[b] = e;
+        kiln__rig_compose(r, b);
+        if (b == first && !r->moved) memcpy(r->model + (size_t)first * 16u + 12u, keep, sizeof keep);
+    }
+    r->epoch++; /* every stamp is now in the past */
+    r->moved = 0;
+}
+
+/* ---- entry point ---------------------------------------------------------------------------- */
+static double kiln__weight(const float *weights, uint32_t count, uint32_t i, double own)
+{
+    double w = own * (weights && i < count ? (double)weights[i] : 1.0);
+    if (!(w > 0.0)) return 0.0; /* also NaN */
+    return w < 1.0 ? w : 1.0;
+}
+
+kiln_result kiln_rig_solve(const kiln_rig_desc *d)
+{
+    if (!d || !d->blob || !d->local || !d->model || !d->scratch) return KILN_ERR_INVALID_ARGUMENT;
+    if ((d->stages & ~(KILN_RIG_IK | KILN_RIG_CONSTRAINTS)) || (!d->ik_weights && d->ik_weight_count) ||
+        (!d->constraint_weights && d->constraint_weight_count) || ((uintptr_t)d->scratch % 8u) != 0)
+        return KILN_ERR_INVALID_ARGUMENT;
+    const kiln_blob_skeleton *sk;
+    const kiln_blob_bone *bones;
+    kiln_result res = kiln__rig_skeleton(d->blob, d->skeleton, &sk, &bones);
+    if (res != KILN_OK) return res;
+    if (d->soa_count < sk->soa_count || d->bone_count < sk->bone_count ||
+        (uint64_t)d->soa_count * KILN_SOA_WIDTH < sk->bone_count)
+        return KILN_ERR_BUFFER_TOO_SMALL;
+    uint32_t depth = sk->depth < sk->bone_count ? sk->depth : sk->bone_count;
+    kiln__rig_layout l = kiln__layout(sk->bone_count, depth);
+    if (d->scratch_size < l.size) return KILN_ERR_BUFFER_TOO_SMALL;
+
+    uint32_t stages = d->stages ? d->stages : KILN_RIG_IK | KILN_RIG_CONSTRAINTS;
+    uint32_t nik = 0, ncn = 0;
+    const kiln_blob_ik_handle *iks = (stages & KILN_RIG_IK) ? kiln_rig_ik_handles(d->blob, d->skeleton, &nik) : NULL;
+    const kiln_blob_constraint *cns =
+        (stages & KILN_RIG_CONSTRAINTS) ? kiln_rig_constraints(d->blob, d->skeleton, &ncn) : NULL;
+
+    kiln_rig_report report;
+    memset(&report, 0, sizeof report);
+    if (nik || ncn) {
+        unsigned char *s = (unsigned char *)d->scratch;
+        kiln__rig r;
+        r.bones = bones;
+        r.bone_count = sk->bone_count;
+        r.max_chain = depth;
+        r.local = d->local;
+        r.model = d->model;
+        r.root = d->root ? d->root : kiln__rig_identity;
+        r.stamp = (uint32_t *)(void *)(s + l.stamp);
+        r.last = (uint32_t *)(void *)(s + l.last);
+        r.chain = (uint32_t *)(void *)(s + l.chain);
+        r.pos = (double(*)[3])(void *)(s + l.pos);
+        r.work = (double(*)[3])(void *)(s + l.work);
+        r.bend = (kiln__ik_bend *)(void *)(s + l.bend);
+        r.rot = (double(*)[4])(void *)(s + l.rot);
+        r.len = (double *)(void *)(s + l.len);
+        r.report = &report;
+        memset(r.stamp, 0, (size_t)sk->bone_count * sizeof *r.stamp);
+        /* last descendant of every bone: children come after their parent, so one backward
+         * pass carries each subtree's end up to its root */
+        for (uint32_t b = 0; b < sk->bone_count; b++) r.last[b] = b;
+        for (uint32_t b = sk->bone_count; b-- > 1;) {
+            int32_t p = bones[b].parent;
+            if (p >= 0 && (uint32_t)p < b && r.last[b] > r.last[p]) r.last[p] = r.last[b];
+        }
+        r.epoch = 1;
+        r.moved = 0;
+        for (uint32_t i = 0; i < nik; i++) {
+            /* a record of another skeleton only turns up in unverified (trusted) blobs */
+            double w = iks[i].skeleton == d->skeleton ? kiln__weight(d->ik_weights, d->ik_weight_count, i, 1.0) : 0.0;
+            if (w > 0.0) kiln__ik_solve(&r, &iks[i], w);
+            else report.ik_skipped++;
+        }
+        for (uint32_t i = 0; i < ncn; i++) {
+            double own = cns[i].weight > 0.0f ? (cns[i].weight < 1.0f ? (double)cns[i].weight : 1.0) : 0.0;
+            double w = cns[i].skeleton == d->skeleton
+                           ? kiln__weight(d->constraint_weights, d->constraint_weight_count, i, own)
+                           : 0.0;
+            if (w > 0.0) kiln__constraint_apply(&r, &cns[i], w);
+            else report.constraints_skipped++;
+        }
+    }
+    if (d->report) *d->report = report;
+    return KILN_OK;
+}
