@@ -198,8 +198,8 @@ kiln_result kiln_pose_skin_dual_quats(const float *skin, kiln_skin_dual_quat *ou
 
 static const float kiln__identity16[16] = {1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1};
 
-/* The stream of `semantic` read as kind 0 (positions) or 1 (directions), checked, into *in,
- * offset to vertex `first`. */
+/* The mesh's stream of `semantic` (positions, normals or tangents), checked against the formats
+ * the kernels read, into *in, offset to vertex `first`. */
 static kiln_result kiln__skin_input(const kiln_blob *blob, const kiln_blob_mesh *m, uint32_t semantic, uint32_t first,
                                     kiln__skin_in *in)
 {
