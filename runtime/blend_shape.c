@@ -86,7 +86,8 @@ kiln_result kiln_blend_shape_bind_clip(const kiln_blob *anim_blob, uint32_t clip
         const char *name = kiln_blob_string(shape_blob, bs[s].name);
         uint32_t hash = kiln_name_hash(name);
         track[i] = KILN_BLOB_NONE;
-        for (uint32_t k = 0; k < c->scalar_count; k++) {
+        /* D.4: of two curves on one channel the last in file order wins, so search backwards */
+        for (uint32_t k = c->scalar_count; k-- > 0;) {
             const kiln_blob_anim_scalar *t = &sc[c->first_scalar + k];
             if (t->kind == KILN_SCALAR_BLEND_SHAPE && t->name_hash == hash &&
                 strcmp(kiln_blob_string(anim_blob, t->name), name) == 0) {

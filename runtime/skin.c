@@ -224,6 +224,32 @@ static kiln_result kiln__skin_input(const kiln_blob *blob, const kiln_blob_mesh 
     return KILN_OK;
 }
 
+/* Whether element ranges a and b (count elements of 12 bytes, stride apart) share a byte. */
+static int kiln__skin_overlap(const void *a, uint32_t sa, const void *b, uint32_t sb, uint32_t count)
+{
+    if (!a || !b || !count) return 0;
+    uintptr_t a0 = (uintptr_t)a, b0 = (uintptr_t)b;
+    uintptr_t a1 = a0 + (uintptr_t)(count - 1u) * sa + 12u, b1 = b0 + (uintptr_t)(count - 1u) * sb + 12u;
+    return a0 < b1 && b0 < a1;
+}
+
+/* The caller's source positions (kiln_skin_desc.source_positions), read like an F32x3 stream. */
+static kiln_result kiln__skin_source(const kiln_skin_desc *d, kiln__skin_in *in)
+{
+    uint32_t stride = d->source_position_stride_bytes ? d->source_position_stride_bytes : 12u;
+    if (stride < 12u || stride % 4u) return KILN_ERR_INVALID_ARGUMENT;
+    const uint32_t n = d->vertex_count;
+    if (kiln__skin_overlap(d->source_positions, stride, d->positions, d->position_stride_bytes ? d->position_stride_bytes : 12u, n) ||
+        kiln__skin_overlap(d->source_positions, stride, d->normals, d->normal_stride_bytes ? d->normal_stride_bytes : 12u, n) ||
+        kiln__skin_overlap(d->source_positions, stride, d->tangents, d->tangent_stride_bytes ? d->tangent_stride_bytes : 12u, n))
+        return KILN_ERR_INVALID_ARGUMENT;
+    memset(in, 0, sizeof *in);
+    in->data = (const unsigned char *)d->source_positions;
+    in->stride = stride;
+    in->format = KILN_FORMAT_F32x3;
+    return KILN_OK;
+}
+
 static kiln_result kiln__skin_output(float *data, uint32_t stride, kiln__skin_out *out)
 {
     if (data && stride && (stride < 12u || stride % 4u)) return KILN_ERR_INVALID_ARGUMENT;
@@ -296,7 +322,9 @@ kiln_result kiln_skin_mesh(const kiln_skin_desc *d)
                                    &job.weight_stride);
         if (r != KILN_OK) return r;
     }
-    if (job.out_pos.data) r = kiln__skin_input(d->blob, m, KILN_ATTR_POSITION, d->first_vertex, &job.pos);
+    if (job.out_pos.data)
+        r = d->source_positions ? kiln__skin_source(d, &job.pos)
+                                : kiln__skin_input(d->blob, m, KILN_ATTR_POSITION, d->first_vertex, &job.pos);
     if (r == KILN_OK && job.out_nrm.data) r = kiln__skin_input(d->blob, m, KILN_ATTR_NORMAL, d->first_vertex, &job.nrm);
     if (r == KILN_OK && job.out_tan.data) r = kiln__skin_input(d->blob, m, KILN_ATTR_TANGENT, d->first_vertex, &job.tan);
     if (r != KILN_OK) return r;

@@ -191,6 +191,80 @@ Test(skin, single_influence_is_the_matrix)
     free(mem);
 }
 
+/* Source positions replace the mesh's stream (blend shapes feed skinning this way): with K of
+ * single_influence_is_the_matrix, the source (2, 0, 1) -> Rz(90°) · (4, 0, 1) + (1, 2, 3) =
+ * (1, 6, 4), by both methods, packed or 20 bytes apart; normals still come from the mesh. A
+ * source overlapping an output, or a bad source stride, is refused and writes nothing. */
+Test(skin, source_positions_replace_the_stream)
+{
+    const float r = 0.70710678f;
+    tiny_vertex v[9];
+    for (int i = 0; i < 9; i++) {
+        tiny_vertex t = {{1, 1, 1}, {r, r, 0}, {r, -r, 0}, {1, 0}, {1, 0}};
+        v[i] = t;
+    }
+    size_t size;
+    unsigned char *mem = tiny_blob(v, 9, 2, KILN_SKIN_LINEAR, &size);
+    const kiln_blob *blob = sf_load(mem, size);
+    float skin[32] = {1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, 2, 0, 0, -1, 0, 0, 0, 0, 0, 1, 0, 1, 2, 3, 1};
+    kiln_skin_dual_quat dq[2];
+    cr_assert_eq(kiln_pose_skin_dual_quats(skin, dq, 2), KILN_OK);
+    /* 9 vertices (a full 8-wide batch and a tail), each source k = (2, 0, 1) + k (0, 0, 1) */
+    float src[9 * 5];
+    for (int k = 0; k < 9; k++) src[5 * k] = 2, src[5 * k + 1] = 0, src[5 * k + 2] = 1 + (float)k, src[5 * k + 3] = src[5 * k + 4] = -7;
+    float packed[27];
+    for (int k = 0; k < 9; k++) memcpy(packed + 3 * k, src + 5 * k, 12);
+    const double want_n[3] = {-2 / sqrt(5), 1 / sqrt(5), 0};
+    kiln_simd ps[3];
+    int np = paths(ps);
+    for (int i = 0; i < np; i++)
+        for (int method = 0; method < 2; method++)
+            for (int strided = 0; strided < 2; strided++) {
+                kiln_simd_force(ps[i]);
+                skin_out o = out_alloc(9);
+                kiln_skin_desc d;
+                memset(&d, 0, sizeof d);
+                d.blob = blob, d.flags = method ? KILN_SKIN_FORCE_DUAL_QUAT : KILN_SKIN_FORCE_LINEAR;
+                d.skin_matrices = skin, d.dual_quats = dq, d.bone_count = 2, d.vertex_count = 9;
+                d.positions = o.p, d.normals = o.n;
+                d.source_positions = strided ? src : packed, d.source_position_stride_bytes = strided ? 20 : 0;
+                cr_assert_eq(kiln_skin_mesh(&d), KILN_OK);
+                char what[48];
+                for (int k = 0; k < 9; k++) {
+                    const double want_p[3] = {1, 6, 4 + k};
+                    snprintf(what, sizeof what, "%s%s source %d", method ? "DQS" : "LBS", strided ? " strided" : "", k);
+                    check_vec(o.p + 3 * k, want_p, TOL_HAND, what, ps[i]);
+                    check_vec(o.n + 3 * k, want_n, TOL_HAND, what, ps[i]);
+                }
+                out_free(&o);
+            }
+    kiln_simd_force(KILN_SIMD_AUTO);
+    /* refusals: the source is an output, or overlaps one's last element; strides below 12 or not a multiple of 4 */
+    float buf[40];
+    memset(buf, 0x7F, sizeof buf);
+    kiln_skin_desc d;
+    memset(&d, 0, sizeof d);
+    d.blob = blob, d.skin_matrices = skin, d.bone_count = 2, d.vertex_count = 9, d.positions = buf, d.source_positions = buf;
+    cr_expect_eq(kiln_skin_mesh(&d), KILN_ERR_INVALID_ARGUMENT, "source == output");
+    d.source_positions = buf + 26; /* the output's last element is floats 24..26 */
+    cr_expect_eq(kiln_skin_mesh(&d), KILN_ERR_INVALID_ARGUMENT, "source overlapping the output's end");
+    d.positions = buf + 27;
+    d.source_positions = buf;
+    d.vertex_count = 4; /* outputs at floats 27..38, source 0..11: apart */
+    d.source_position_stride_bytes = 8;
+    cr_expect_eq(kiln_skin_mesh(&d), KILN_ERR_INVALID_ARGUMENT, "source stride 8");
+    d.source_position_stride_bytes = 14;
+    cr_expect_eq(kiln_skin_mesh(&d), KILN_ERR_INVALID_ARGUMENT, "source stride 14");
+    int untouched = 1;
+    for (int k = 12; k < 40; k++) untouched &= buf[k] != buf[k] || buf[k] > 3e38f;
+    cr_expect(untouched, "a refused call wrote its output");
+    d.source_position_stride_bytes = 0;
+    cr_expect_eq(kiln_skin_mesh(&d), KILN_OK, "disjoint source and output");
+    fprintf(stderr, "skin.source_positions_replace_the_stream: (2, 0, 1 + k) -> (1, 6, 4 + k) on %d paths, both methods, packed "
+                    "and strided; overlaps and bad strides refused\n", np);
+    free(mem);
+}
+
 /* Bones: 0 identity, 1 T(1, 0, 0), 2 T(0, 2, 0), 3 Rz(90°).
  *   v0: 0.75 bone 1 + 0.25 bone 2, p (1, 2, 3) -> (1.75, 2.5, 3) by either method (pure
  *       translations blend linearly as dual quaternions too);

@@ -63,7 +63,7 @@ KILN_API float kiln_blend_shape_weight(float w, float target_scale);
  * scalar track (KILN_SCALAR_BLEND_SHAPE) named exactly like the shape, in the order kiln_sample
  * writes the clip's scalars (0 .. the clip's scalar_count), or KILN_BLOB_NONE when the clip
  * does not animate it. A bs track drives every shape of that name, on every mesh; when several
- * tracks share a name the first wins. `track` receives shape_count entries. Done once per
+ * tracks share a name the last wins (D.4: the last curve on a channel, in file order). `track` receives shape_count entries. Done once per
  * (clip, shape list). Errors: ERR_INVALID_ARGUMENT (NULL blobs or track, a bad clip or shape
  * index). */
 KILN_API kiln_result kiln_blend_shape_bind_clip(const kiln_blob *anim_blob, uint32_t clip, const kiln_blob *shape_blob,

@@ -10,6 +10,7 @@
  *   d.bone_count = bones;  d.root = root;
  *   d.first_vertex = 0;  d.vertex_count = mesh->vertex_count;
  *   d.positions = out_p;  d.normals = out_n;                   // 3 floats per vertex
+ *   d.source_positions = shaped;     // optional: kiln_blend_shapes_apply's output (kiln/blend_shape.h)
  *   kiln_skin_mesh(&d);
  *
  * The mesh's streams are read in place from the blob: float positions, normals and tangents,
@@ -109,15 +110,23 @@ typedef struct kiln_skin_desc {
     uint32_t normal_stride_bytes;
     float   *tangents;
     uint32_t tangent_stride_bytes;
+    /* Optional base positions to skin instead of the mesh's own stream: 3 floats per vertex of
+     * the range (element k is vertex first_vertex + k, like the outputs), stride as for the
+     * outputs (0: 12). This is how blend shapes feed skinning: kiln_blend_shapes_apply writes
+     * the deformed bind positions, this skins them. NULL: the mesh's positions. May not
+     * overlap the outputs (positions in place are not supported: the kernels read ahead). */
+    const float *source_positions;
+    uint32_t     source_position_stride_bytes;
 } kiln_skin_desc;
 
 /* Skins the vertex range of the mesh into the outputs, by the method the mesh (or flags) asks
  * for. Joint indices are clamped to bone_count - 1, so even a blob loaded with
  * KILN_BLOB_LOAD_TRUSTED cannot make this read past the arrays. Errors: ERR_INVALID_ARGUMENT
  * (NULL desc or blob, mesh index out of range, a range outside the mesh, both FORCE flags, a bad
- * output stride, no skin_matrices / dual_quats for a skinned mesh of that method),
- * ERR_BUFFER_TOO_SMALL (bone_count below the skeleton's bone count), ERR_NOT_FOUND (an output
- * asks for normals or tangents the mesh does not have, or the mesh has no positions),
+ * output or source stride, source positions overlapping an output, no skin_matrices /
+ * dual_quats for a skinned mesh of that method), ERR_BUFFER_TOO_SMALL (bone_count below the
+ * skeleton's bone count), ERR_NOT_FOUND (an output asks for normals or tangents the mesh does
+ * not have, or positions are wanted from a mesh without them and no source is given),
  * ERR_LIMIT (more than 8 influences, or a stream format these kernels do not read: positions
  * must be F32x3, F32x4 or UNORM16x4, normals and tangents F32x3, F32x4 or OCT16x2),
  * ERR_BLOB_BAD_RECORD (the mesh's records are inconsistent: only possible for trusted loads).
