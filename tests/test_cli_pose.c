@@ -431,8 +431,8 @@ Test(cli_pose, baked_blobs_give_the_same_pose)
         expect_rig_header(doc, "wave");
         for (size_t i = 0; i < 7; i++) {
             expect_rig_bones(frame_at(doc, i), frames[i], frames[i]);
-            /* a blob keeps no BlendShape ts: weights are clamped only with a Cast MODEL */
-            expect_rig_scalars(frame_at(doc, i), frames[i], c == 2);
+            /* the blob's BlendShape records carry ts: weights are clamped from a blob MODEL too */
+            expect_rig_scalars(frame_at(doc, i), frames[i], 1);
         }
         jr_free(doc);
     }
@@ -699,4 +699,174 @@ Test(cli_pose, bundled_samples)
     cr_expect_eq(r.status, 0, "%s", r.err);
     for (size_t i = 0; i < 8; i++) cr_expect(strstr(r.out, names[i]) != NULL, "no %s: %s", names[i], r.out);
     cli_result_free(&r);
+}
+
+/* ---- IK, constraints and skinned vertices ---------------------------------------------------- */
+
+/* A two-bone leg in the y-z plane, with its mesh:
+ *
+ *   bone    parent  rest lp      role
+ *   root    -       0
+ *   upper   root    0            IK chain start (length 1)
+ *   lower   upper   (0, 1, 0)    (length 1)
+ *   end     lower   (0, 1, 0)    IK chain end
+ *   goal    root    (0, 1.2, 0)  IK target; ty keyed 1.2 at frame 0, 3 at frame 20
+ *   pole    root    (0, 0, 5)    pole vector bone
+ *   marker  root    (5, 5, 5)    point-constrained to `end` (no offset)
+ *
+ * Frame 0: the goal (0, 1.2, 0) is reachable: the knee sits 1 from both the start and the goal,
+ * toward the pole: (0, 0.6, 0.8); `lower` points along (0, 0.6, -0.8), a rotation about x
+ * taking y to (0, 0.6, -0.8) and z to (0, 0.8, 0.6). Frame 20: the goal (0, 3, 0) is out of
+ * reach: the chain goes straight toward it, as at rest. The marker follows the end either way.
+ *
+ * Mesh "shin": 3 vertices bound rigidly (one influence) to `lower`, at (0, 1.5, 0), (0.1, 1.5,
+ * 0), (0, 1, 0.1); a BlendShape "bulge" moves vertex 0 by (0.2, 0, 0), keyed at weight 0.5.
+ * Skinned at frame 0: v = K + R (v_shaped - (0, 1, 0)) with K the knee:
+ *   v0 = (0, 1.5, 0) + (0.1, 0, 0) -> (0.1, 0.9, 0.4); v1 -> (0.1, 0.9, 0.4); v2 -> (0, 0.68, 0.86).
+ * At frame 20 (straight chain) every vertex is at its shaped bind position. */
+enum { L_ROOT, L_UPPER, L_LOWER, L_END, L_GOAL, L_POLE, L_MARKER };
+
+static void write_limb(const char *path)
+{
+    kiln_cast_writer *w = kiln_cast_writer_create(NULL);
+    uint32_t root = kiln_cast_writer_node(w, KILN_CAST_NONE, KILN_CAST_ID_ROOT, 1);
+    uint32_t model = kiln_cast_writer_node(w, root, KILN_CAST_ID_MODEL, 2);
+    kiln_cast_writer_string(w, model, "n", "limb");
+    uint32_t skel = kiln_cast_writer_node(w, model, KILN_CAST_ID_SKELETON, 3);
+    static const char *const names[7] = {"root", "upper", "lower", "end", "goal", "pole", "marker"};
+    static const int32_t parents[7] = {-1, 0, 1, 2, 0, 0, 0};
+    static const float lps[7][3] = {{0, 0, 0}, {0, 0, 0}, {0, 1, 0}, {0, 1, 0}, {0, 1.2f, 0}, {0, 0, 5}, {5, 5, 5}};
+    const float one[3] = {1, 1, 1}, ident[4] = {0, 0, 0, 1};
+    for (int b = 0; b < 7; b++) put_bone(w, skel, 30 + (uint64_t)b, names[b], parents[b], lps[b], ident, one);
+    uint32_t ik = kiln_cast_writer_node(w, skel, KILN_CAST_ID_IKHANDLE, 40);
+    kiln_cast_writer_string(w, ik, "n", "leg_ik");
+    kiln_cast_writer_u64(w, ik, "sb", 30 + L_UPPER);
+    kiln_cast_writer_u64(w, ik, "eb", 30 + L_END);
+    kiln_cast_writer_u64(w, ik, "tb", 30 + L_GOAL);
+    kiln_cast_writer_u64(w, ik, "pv", 30 + L_POLE);
+    uint32_t cn = kiln_cast_writer_node(w, skel, KILN_CAST_ID_CONSTRAINT, 41);
+    kiln_cast_writer_string(w, cn, "ct", "pt");
+    kiln_cast_writer_u64(w, cn, "cb", 30 + L_MARKER);
+    kiln_cast_writer_u64(w, cn, "tb", 30 + L_END);
+
+    static const float vp[9] = {0, 1.5f, 0, 0.1f, 1.5f, 0, 0, 1, 0.1f};
+    const uint32_t faces[3] = {0, 1, 2}, mi = 1, wb[3] = {L_LOWER, L_LOWER, L_LOWER}, vi[1] = {0};
+    const float wv[3] = {1, 1, 1}, target[3] = {0.2f, 1.5f, 0};
+    uint32_t mesh = kiln_cast_writer_node(w, model, KILN_CAST_ID_MESH, 50);
+    kiln_cast_writer_string(w, mesh, "n", "shin");
+    kiln_cast_writer_floats(w, mesh, "vp", KILN_CAST_TYPE_VEC3, vp, 3);
+    kiln_cast_writer_ints(w, mesh, "f", faces, 3);
+    kiln_cast_writer_ints(w, mesh, "mi", &mi, 1);
+    kiln_cast_writer_ints(w, mesh, "wb", wb, 3);
+    kiln_cast_writer_floats(w, mesh, "wv", KILN_CAST_TYPE_FLOAT, wv, 3);
+    uint32_t shape = kiln_cast_writer_node(w, model, KILN_CAST_ID_BLENDSHAPE, 51);
+    kiln_cast_writer_string(w, shape, "n", "bulge");
+    kiln_cast_writer_u64(w, shape, "b", 50);
+    kiln_cast_writer_ints(w, shape, "vi", vi, 1);
+    kiln_cast_writer_floats(w, shape, "vp", KILN_CAST_TYPE_VEC3, target, 1);
+
+    uint32_t anim = kiln_cast_writer_node(w, root, KILN_CAST_ID_ANIMATION, 60);
+    const float fr = 30.0f, ty[2] = {1.2f, 3}, bulge[2] = {0.5f, 0.5f};
+    const uint32_t kb[2] = {0, 20};
+    kiln_cast_writer_string(w, anim, "n", "reach");
+    kiln_cast_writer_floats(w, anim, "fr", KILN_CAST_TYPE_FLOAT, &fr, 1);
+    put_curve(w, anim, 61, "goal", "ty", "absolute", kb, KILN_CAST_TYPE_FLOAT, ty);
+    put_curve(w, anim, 62, "bulge", "bs", "absolute", kb, KILN_CAST_TYPE_FLOAT, bulge);
+    kiln_diag err;
+    cr_assert_eq(kiln_cast_writer_save(w, path, &err), KILN_OK, "%s", err.message);
+    kiln_cast_writer_destroy(w);
+}
+
+static void model_pos(const jr_value *frame, size_t bone, double out[3])
+{
+    for (int c = 0; c < 3; c++) out[c] = model_of(frame, bone, 12 + (size_t)c);
+}
+
+static void expect_pos(const double got[3], double x, double y, double z, double tol, const char *what, double frame)
+{
+    const double want[3] = {x, y, z};
+    for (int c = 0; c < 3; c++) {
+        char label[64];
+        snprintf(label, sizeof label, "%s[%d]", what, c);
+        expect_near(got[c], want[c], tol, label, frame);
+    }
+}
+
+static void vertex_of(const jr_value *frame, const char *mesh, size_t v, double out[3])
+{
+    const jr_value *vs = jr_get(jr_get(frame, "mesh_vertices_model_space"), mesh);
+    cr_assert_not_null(vs, "no vertices of '%s' in the frame", mesh);
+    for (int c = 0; c < 3; c++) out[c] = jr_num(jr_at(jr_at(vs, v), (size_t)c));
+}
+
+static double dist3(const double a[3], const double b[3])
+{
+    return sqrt((a[0] - b[0]) * (a[0] - b[0]) + (a[1] - b[1]) * (a[1] - b[1]) + (a[2] - b[2]) * (a[2] - b[2]));
+}
+
+Test(cli_pose, ik_constraints_and_skinned_vertices)
+{
+    scratch s;
+    scratch_init(&s);
+    char limb[192];
+    scratch_path(&s, "limb.cast", limb, sizeof limb);
+    write_limb(limb);
+    const double tol = 1e-4; /* the IK bound; float composition is far inside it */
+    for (int by_index = 0; by_index < 2; by_index++) {
+        const char *args[] = {"pose", "--json", limb, "--skin", by_index ? "0" : "shin", "--frames", "0,20", NULL};
+        jr_value *doc = pose_json(args);
+        cr_expect_eq(jr_num(jr_get(doc, "ik_handles")), 1.0);
+        cr_expect_eq(jr_num(jr_get(doc, "constraints")), 1.0);
+        cr_expect(jr_bool(jr_get(doc, "rig_solved"), 0), "the rig was not solved");
+        cr_expect_str_eq(jr_str(jr_get(jr_get(doc, "skin"), "mesh")), "shin");
+        cr_expect_eq(jr_num(jr_get(jr_get(doc, "skin"), "blend_shapes")), 1.0);
+        double p[7][3], v[3];
+        const jr_value *f0 = frame_at(doc, 0), *f20 = frame_at(doc, 1);
+        for (int b = 0; b < 7; b++) model_pos(f0, (size_t)b, p[b]);
+        expect_pos(p[L_UPPER], 0, 0, 0, tol, "upper (the chain start never moves)", 0);
+        expect_pos(p[L_LOWER], 0, 0.6, 0.8, tol, "knee", 0);
+        expect_pos(p[L_END], 0, 1.2, 0, tol, "end on the goal", 0);
+        expect_pos(p[L_MARKER], 0, 1.2, 0, tol, "marker on the end (point constraint)", 0);
+        expect_near(dist3(p[L_UPPER], p[L_LOWER]), 1, 1e-5, "upper length", 0);
+        expect_near(dist3(p[L_LOWER], p[L_END]), 1, 1e-5, "lower length", 0);
+        cr_expect_eq(jr_num(jr_get(jr_get(f0, "rig"), "ik_solved")), 1.0);
+        cr_expect_eq(jr_num(jr_get(jr_get(f0, "rig"), "ik_unreachable")), 0.0);
+        cr_expect_eq(jr_num(jr_get(jr_get(f0, "rig"), "constraints_applied")), 1.0);
+        vertex_of(f0, "shin", 0, v), expect_pos(v, 0.1, 0.9, 0.4, tol, "v0 (shaped, skinned)", 0);
+        vertex_of(f0, "shin", 1, v), expect_pos(v, 0.1, 0.9, 0.4, tol, "v1", 0);
+        vertex_of(f0, "shin", 2, v), expect_pos(v, 0, 0.68, 0.86, tol, "v2", 0);
+        for (int b = 0; b < 7; b++) model_pos(f20, (size_t)b, p[b]);
+        expect_pos(p[L_LOWER], 0, 1, 0, tol, "knee, out of reach: straight", 20);
+        expect_pos(p[L_END], 0, 2, 0, tol, "end, out of reach: toward the goal", 20);
+        expect_pos(p[L_MARKER], 0, 2, 0, tol, "marker", 20);
+        cr_expect_eq(jr_num(jr_get(jr_get(f20, "rig"), "ik_unreachable")), 1.0);
+        vertex_of(f20, "shin", 0, v), expect_pos(v, 0.1, 1.5, 0, tol, "v0 at the straight pose", 20);
+        vertex_of(f20, "shin", 2, v), expect_pos(v, 0, 1, 0.1, tol, "v2 at the straight pose", 20);
+        jr_free(doc);
+    }
+    /* --no-rig: forward kinematics only (the rest pose, the goal moved) */
+    const char *fk[] = {"pose", "--json", limb, "--no-rig", "--skin", "shin", "--frames", "0", NULL};
+    jr_value *doc = pose_json(fk);
+    cr_expect(!jr_bool(jr_get(doc, "rig_solved"), 1), "--no-rig still solved");
+    double p[3], v[3];
+    model_pos(frame_at(doc, 0), L_END, p), expect_pos(p, 0, 2, 0, 1e-6, "FK end", 0);
+    model_pos(frame_at(doc, 0), L_MARKER, p), expect_pos(p, 5, 5, 5, 1e-6, "FK marker", 0);
+    vertex_of(frame_at(doc, 0), "shin", 0, v), expect_pos(v, 0.1, 1.5, 0, 1e-6, "FK v0 (shaped only)", 0);
+    cr_expect_null(jr_get(frame_at(doc, 0), "rig"), "a rig report without solving");
+    jr_free(doc);
+    /* a mesh the model lacks: exit 2, the meshes listed */
+    const char *missing[] = {"pose", limb, "--skin", "thigh", "--frames", "0", NULL};
+    cli_result r = cli_run(missing);
+    cr_expect_eq(r.status, 2, "exit %d", r.status);
+    cr_expect(strstr(r.err, "thigh") && strstr(r.err, "0 'shin'"), "%s", r.err);
+    cli_result_free(&r);
+    /* text output names the rig and the skinned mesh */
+    const char *text[] = {"pose", limb, "--skin", "shin", "--frames", "0", NULL};
+    r = cli_run(text);
+    cr_expect_eq(r.status, 0, "%s", r.err);
+    cr_expect(strstr(r.out, "1 IK handle solved") && strstr(r.out, "1 constraint applied") &&
+                  strstr(r.out, "skinned mesh 'shin': 3 vertices"),
+              "%s", r.out);
+    cli_result_free(&r);
+    scratch_done(&s);
 }
