@@ -9,20 +9,11 @@
 #include "anim_internal.h"
 #include "blob_internal.h"
 
-#define KILN__ANIM_VIEW(fn, type, kind)                                                    \
-    const type *fn(const kiln_blob *blob, uint32_t *count)                                 \
-    {                                                                                      \
-        uint32_t n = 0;                                                                    \
-        const type *p = blob ? (const type *)kiln__records(blob, kind, sizeof(type), &n, NULL) : NULL; \
-        if (count) *count = n;                                                             \
-        return n ? p : NULL;                                                               \
-    }
-
-KILN__ANIM_VIEW(kiln_blob_animations, kiln_blob_animation, KILN_SECTION_ANIMATIONS)
-KILN__ANIM_VIEW(kiln_blob_anim_joints, kiln_blob_anim_joint, KILN_SECTION_ANIM_JOINTS)
-KILN__ANIM_VIEW(kiln_blob_anim_scalars, kiln_blob_anim_scalar, KILN_SECTION_ANIM_SCALARS)
-KILN__ANIM_VIEW(kiln_blob_anim_overrides, kiln_blob_anim_override, KILN_SECTION_ANIM_OVERRIDES)
-KILN__ANIM_VIEW(kiln_blob_anim_events, kiln_blob_anim_event, KILN_SECTION_ANIM_EVENTS)
+KILN__RECORDS_VIEW(kiln_blob_animations, kiln_blob_animation, KILN_SECTION_ANIMATIONS)
+KILN__RECORDS_VIEW(kiln_blob_anim_joints, kiln_blob_anim_joint, KILN_SECTION_ANIM_JOINTS)
+KILN__RECORDS_VIEW(kiln_blob_anim_scalars, kiln_blob_anim_scalar, KILN_SECTION_ANIM_SCALARS)
+KILN__RECORDS_VIEW(kiln_blob_anim_overrides, kiln_blob_anim_override, KILN_SECTION_ANIM_OVERRIDES)
+KILN__RECORDS_VIEW(kiln_blob_anim_events, kiln_blob_anim_event, KILN_SECTION_ANIM_EVENTS)
 
 double kiln_anim_duration(const kiln_blob *blob, uint32_t clip)
 {

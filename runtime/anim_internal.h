@@ -4,6 +4,8 @@
 #ifndef KILN_ANIM_INTERNAL_H
 #define KILN_ANIM_INTERNAL_H
 
+#include <float.h>
+#include <math.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -193,6 +195,17 @@ typedef struct kiln__model_job {
     float *model;                 /* bone_count x 16 */
 } kiln__model_job;
 
+/* The weight scale of a blend job and the scaled threshold and masked-weight bound (pose_blend.c
+ * explains them); one definition for the scalar and SIMD blend kernels. */
+double kiln__blend_scale(const kiln__blend_job *job, float *thr, float *cap);
+
+/* The model matrix of bone i, 16 floats at `out`, from its local in `local` (SoA blocks) and
+ * the model matrix `p` of its parent (the root matrix for a root, or for a parent not below i):
+ * the scalar reference of local_to_model (pose_model.c), one bone at a time. The rig's
+ * per-bone updates call it too, so that an updated bone matches a full recomputation. */
+void kiln__bone_to_model(const kiln_soa_xform *local, const kiln_blob_bone *bones, uint32_t i, const float *p,
+                         float out[16]);
+
 /* ---- kernel table (simd_dispatch.c) ----------------------------------------------------- */
 typedef struct kiln__kernels {
     kiln_simd path;
@@ -262,6 +275,22 @@ static inline void kiln__block_sources(const kiln_anim_binding *b, uint32_t blk,
             p0[c] = p1[c] = kiln__soa_comp(cst, c);
         }
     }
+}
+
+/* r / |r| in place, as kv_qnormalize (the scalar samplers and blend share it): a zero
+ * quaternion (or one whose squared length is denormal) stays zero, and a squared length that
+ * overflows (|r| above ~1.8e19, non-unit data only) is taken after dividing by the largest
+ * component. */
+static inline void kiln__qnormalize(float r[4])
+{
+    float len2 = r[0] * r[0] + r[1] * r[1] + r[2] * r[2] + r[3] * r[3];
+    if (KILN__UNLIKELY(len2 > FLT_MAX)) {
+        float m = fmaxf(fmaxf(fabsf(r[0]), fabsf(r[1])), fmaxf(fabsf(r[2]), fabsf(r[3])));
+        for (int i = 0; i < 4; i++) r[i] /= m;
+        len2 = r[0] * r[0] + r[1] * r[1] + r[2] * r[2] + r[3] * r[3];
+    }
+    float inv = 1.0f / sqrtf(len2 > FLT_MIN ? len2 : FLT_MIN);
+    for (int i = 0; i < 4; i++) r[i] *= inv;
 }
 
 /* Identity transform in every lane. */

@@ -54,21 +54,6 @@ void kiln__decode_block_scalar(const kiln_anim_binding *b, uint32_t block, const
     if (d1) kiln__decode_one(b, block, row1, d1);
 }
 
-/* r / |r| in place, as kv_qnormalize: a zero quaternion (or one whose squared length is
- * denormal) stays zero, and a squared length that overflows (|r| above ~1.8e19, non-unit data
- * only) is taken after dividing by the largest component. */
-static void kiln__qnormalize(float r[4])
-{
-    float len2 = r[0] * r[0] + r[1] * r[1] + r[2] * r[2] + r[3] * r[3];
-    if (KILN__UNLIKELY(len2 > FLT_MAX)) {
-        float m = fmaxf(fmaxf(fabsf(r[0]), fabsf(r[1])), fmaxf(fabsf(r[2]), fabsf(r[3])));
-        for (int i = 0; i < 4; i++) r[i] /= m;
-        len2 = r[0] * r[0] + r[1] * r[1] + r[2] * r[2] + r[3] * r[3];
-    }
-    float inv = 1.0f / sqrtf(len2 > FLT_MIN ? len2 : FLT_MIN);
-    for (int i = 0; i < 4; i++) r[i] *= inv;
-}
-
 /* Normalised a + t·(b - a) for one lane; the caller has put b on a's hemisphere. */
 static void kiln__nlerp_lane(const float a[4], const float bq[4], float t, float r[4])
 {

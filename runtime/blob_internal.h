@@ -58,6 +58,17 @@ uint32_t kiln__slot_stride(int slot);
  * so that views stay inside the blob even for trusted loads. */
 const void *kiln__records(const kiln_blob *blob, uint32_t kind, uint32_t stride, uint32_t *count, uint64_t *bytes);
 
+/* Defines the typed view `fn` of the records of `kind` (kiln_blob_animations and the like): a
+ * NULL blob or an absent or inconsistent section gives NULL and a count of 0. */
+#define KILN__RECORDS_VIEW(fn, type, kind)                                                          \
+    const type *fn(const kiln_blob *blob, uint32_t *count)                                          \
+    {                                                                                               \
+        uint32_t n = 0;                                                                             \
+        const type *p = blob ? (const type *)kiln__records(blob, kind, sizeof(type), &n, NULL) : NULL; \
+        if (count) *count = n;                                                                      \
+        return n ? p : NULL;                                                                        \
+    }
+
 /* ---- stream formats (blob_view.c) ----------------------------------------------------- */
 typedef struct kiln__format_info {
     uint8_t fixed_bytes;   /* element bytes of fixed formats; 0 for the xN formats */

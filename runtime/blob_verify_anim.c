@@ -7,14 +7,12 @@
  * the payload scanner; a clip whose raw tracks tile the start of the row is scanned in one
  * call over all its rows.
  */
-#include <stdarg.h>
 #include <stddef.h>
-#include <stdio.h>
-#include <string.h>
 
 #include "anim_internal.h"
 #include "blob_internal.h"
 #include "blob_verify_anim.h"
+#include "blob_verify_sections.h"
 
 _Static_assert(sizeof(kiln_blob_animation) == 120, "animation record");
 _Static_assert(offsetof(kiln_blob_animation, first_frame) == 16, "animation.first_frame (8-aligned)");
@@ -29,12 +27,6 @@ _Static_assert(sizeof(kiln_blob_anim_track) == 72, "anim track");
 _Static_assert(offsetof(kiln_blob_anim_track, range_min) == 8, "anim track.range_min");
 _Static_assert(sizeof(kiln_blob_anim_event) == 16, "anim event");
 _Static_assert(offsetof(kiln_blob_anim_event, frame) == 8, "anim event.frame");
-
-#define KILN__TRY_ANIM(expr)                  \
-    do {                                      \
-        kiln_result kiln__r_ = (expr);        \
-        if (kiln__r_ != KILN_OK) return kiln__r_; \
-    } while (0)
 
 enum { KILN__A_ANIM, KILN__A_JOINTS, KILN__A_SCALARS, KILN__A_OVERRIDES, KILN__A_EVENTS, KILN__A_COUNT };
 
@@ -58,24 +50,6 @@ typedef struct kiln__av {
     uint64_t data_begin, data_end; /* the DATA section; empty when absent */
 } kiln__av;
 
-static kiln_result kiln__av_fail(kiln__av *v, kiln_result code, uint64_t offset, const char *fmt, ...)
-{
-    if (!v->err) return code;
-    char text[256];
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(text, sizeof text, fmt, ap);
-    va_end(ap);
-    /* the path is the text up to the first ':' ("ANIM[2].row_stride") */
-    size_t n = strcspn(text, ":");
-    snprintf(v->err->path, sizeof v->err->path, "%.*s", (int)(n < 190 ? n : 190), text);
-    v->err->code = code;
-    v->err->severity = KILN_SEVERITY_ERROR;
-    v->err->offset = offset;
-    snprintf(v->err->message, sizeof v->err->message, "%.250s (byte offset %llu)", text, (unsigned long long)offset);
-    return code;
-}
-
 /* Byte offset of field `off` of record i of section a. */
 static uint64_t kiln__at(const kiln__av *v, int a, uint64_t i, size_t off)
 {
@@ -94,13 +68,6 @@ static int kiln__in_data(const kiln__av *v, uint64_t off, uint64_t bytes)
     return off >= v->data_begin && off <= v->data_end && bytes <= v->data_end - off;
 }
 
-static int kiln__finite(float f)
-{
-    uint32_t b;
-    memcpy(&b, &f, 4);
-    return (b & 0x7F800000u) != 0x7F800000u;
-}
-
 /* Index of the first non-finite float of n, or n. */
 static size_t kiln__nonfinite(const float *f, size_t n)
 {
@@ -109,43 +76,17 @@ static size_t kiln__nonfinite(const float *f, size_t n)
     return n;
 }
 
-static int kiln__zero(const void *p, size_t n)
-{
-    const unsigned char *b = (const unsigned char *)p;
-    for (size_t i = 0; i < n; i++)
-        if (b[i]) return 0;
-    return 1;
-}
-
 /* ---- sections ------------------------------------------------------------------------------ */
 static kiln_result kiln__find_sections(kiln__av *v)
 {
-    const kiln_blob_header *h = (const kiln_blob_header *)(const void *)v->base;
-    const kiln_blob_section *t = (const kiln_blob_section *)(const void *)(v->base + sizeof *h);
-    for (uint32_t i = 0; i < h->section_count; i++) {
+    kiln__verify_strings_data(v->base, &v->strings_size, &v->data_begin, &v->data_end);
+    uint32_t n;
+    const kiln_blob_section *t = kiln__verify_table(v->base, &n);
+    for (uint32_t i = 0; i < n; i++) {
         const kiln_blob_section *s = &t[i];
-        uint64_t entry = sizeof *h + (uint64_t)i * sizeof *s;
-        if (s->kind == KILN_SECTION_STRINGS && !v->strings_size) v->strings_size = s->size;
-        if (s->kind == KILN_SECTION_DATA && v->data_end == 0) v->data_begin = s->offset, v->data_end = s->offset + s->size;
         for (int a = 0; a < KILN__A_COUNT; a++) {
             if (s->kind != kiln__anim_kinds[a].kind) continue;
-            char k[5];
-            kiln_blob_kind_name(s->kind, k);
-            if (v->sec[a])
-                return kiln__av_fail(v, KILN_ERR_BLOB_BAD_SECTION, entry, "section[%u].kind: second %s section", i, k);
-            if (s->version != 1)
-                return kiln__av_fail(v, KILN_ERR_BLOB_BAD_VERSION, entry + offsetof(kiln_blob_section, version),
-                                     "section[%u].version: %s layout version %u, this runtime reads 1", i, k, s->version);
-            if (s->flags & ~KILN_SECTION_FLAG_REQUIRED)
-                return kiln__av_fail(v, KILN_ERR_BLOB_BAD_SECTION, entry + offsetof(kiln_blob_section, flags),
-                                     "section[%u].flags: unknown bits 0x%X", i, s->flags & ~KILN_SECTION_FLAG_REQUIRED);
-            if (s->stride != kiln__anim_kinds[a].stride || (uint64_t)s->count * s->stride != s->size)
-                return kiln__av_fail(v, KILN_ERR_BLOB_BAD_SECTION, entry + offsetof(kiln_blob_section, stride),
-                                     "section[%u].stride: %s needs stride %u and count x stride = size (%u x %u, %llu)",
-                                     i, k, kiln__anim_kinds[a].stride, s->count, s->stride, (unsigned long long)s->size);
-            if (s->offset % KILN_BLOB_ALIGN || s->offset > v->size || s->size > v->size - s->offset)
-                return kiln__av_fail(v, KILN_ERR_BLOB_BAD_SECTION, entry + offsetof(kiln_blob_section, offset),
-                                     "section[%u].offset: %s is misaligned or outside the blob", i, k);
+            KILN__VERIFY_TRY(kiln__verify_section(s, i, v->sec[a], kiln__anim_kinds[a].stride, v->size, v->err));
             v->sec[a] = s;
             v->count[a] = s->count;
         }
@@ -159,21 +100,21 @@ static kiln_result kiln__check_joints(kiln__av *v)
     for (uint32_t i = 0; i < v->count[KILN__A_JOINTS]; i++) {
         const kiln_blob_anim_joint *j = kiln__rec(v, KILN__A_JOINTS, i);
         if (!kiln__str_ok(v, j->name))
-            return kiln__av_fail(v, KILN_ERR_BLOB_BAD_RECORD, kiln__at(v, KILN__A_JOINTS, i, 0),
-                                 "AJNT[%u].name: string offset %u is outside the string table", i, j->name);
+            return kiln__verify_fail(v->err, KILN_ERR_BLOB_BAD_RECORD, kiln__at(v, KILN__A_JOINTS, i, 0),
+                                     "AJNT[%u].name: string offset %u is outside the string table", i, j->name);
         if (j->modes >> (2 * KILN_ANIM_COMPONENTS))
-            return kiln__av_fail(v, KILN_ERR_BLOB_BAD_RECORD, kiln__at(v, KILN__A_JOINTS, i, offsetof(kiln_blob_anim_joint, modes)),
-                                 "AJNT[%u].modes: bits above component 9 are set (0x%08X)", i, j->modes);
+            return kiln__verify_fail(v->err, KILN_ERR_BLOB_BAD_RECORD, kiln__at(v, KILN__A_JOINTS, i, offsetof(kiln_blob_anim_joint, modes)),
+                                     "AJNT[%u].modes: bits above component 9 are set (0x%08X)", i, j->modes);
         uint32_t r = j->modes >> 6 & 3u;
         for (unsigned c = 4; c < 7; c++)
             if ((j->modes >> (2 * c) & 3u) != r)
-                return kiln__av_fail(v, KILN_ERR_BLOB_BAD_RECORD,
-                                     kiln__at(v, KILN__A_JOINTS, i, offsetof(kiln_blob_anim_joint, modes)),
-                                     "AJNT[%u].modes: qx, qy, qz and qw must share one mode", i);
+                return kiln__verify_fail(v->err, KILN_ERR_BLOB_BAD_RECORD,
+                                         kiln__at(v, KILN__A_JOINTS, i, offsetof(kiln_blob_anim_joint, modes)),
+                                         "AJNT[%u].modes: qx, qy, qz and qw must share one mode", i);
         if (kiln__nonfinite(j->additive_weight, 4) < 4 || j->reserved)
-            return kiln__av_fail(v, KILN_ERR_BLOB_BAD_RECORD,
-                                 kiln__at(v, KILN__A_JOINTS, i, offsetof(kiln_blob_anim_joint, additive_weight)),
-                                 "AJNT[%u].additive_weight: not finite (or reserved not zero)", i);
+            return kiln__verify_fail(v->err, KILN_ERR_BLOB_BAD_RECORD,
+                                     kiln__at(v, KILN__A_JOINTS, i, offsetof(kiln_blob_anim_joint, additive_weight)),
+                                     "AJNT[%u].additive_weight: not finite (or reserved not zero)", i);
     }
     return KILN_OK;
 }
@@ -183,8 +124,8 @@ static kiln_result kiln__check_overrides(kiln__av *v)
     for (uint32_t i = 0; i < v->count[KILN__A_OVERRIDES]; i++) {
         const kiln_blob_anim_override *o = kiln__rec(v, KILN__A_OVERRIDES, i);
         if (!kiln__str_ok(v, o->name) || o->mode < KILN_MODE_ABSOLUTE || o->mode > KILN_MODE_ADDITIVE || o->channels > 7u)
-            return kiln__av_fail(v, KILN_ERR_BLOB_BAD_RECORD, kiln__at(v, KILN__A_OVERRIDES, i, 0),
-                                 "AOVR[%u]: bad name (%u), mode (%u) or channels (0x%X)", i, o->name, o->mode, o->channels);
+            return kiln__verify_fail(v->err, KILN_ERR_BLOB_BAD_RECORD, kiln__at(v, KILN__A_OVERRIDES, i, 0),
+                                     "AOVR[%u]: bad name (%u), mode (%u) or channels (0x%X)", i, o->name, o->mode, o->channels);
     }
     return KILN_OK;
 }
@@ -195,17 +136,17 @@ static kiln_result kiln__check_scalar(kiln__av *v, uint32_t s, const kiln_blob_a
     uint64_t at = kiln__at(v, KILN__A_SCALARS, s, 0);
     if (!kiln__str_ok(v, r->name) || (r->kind != KILN_SCALAR_BLEND_SHAPE && r->kind != KILN_SCALAR_VISIBILITY) ||
         r->reserved)
-        return kiln__av_fail(v, KILN_ERR_BLOB_BAD_RECORD, at, "ASCL[%u]: bad name (%u), kind (%u) or reserved field", s,
-                             r->name, r->kind);
+        return kiln__verify_fail(v->err, KILN_ERR_BLOB_BAD_RECORD, at, "ASCL[%u]: bad name (%u), kind (%u) or reserved field", s,
+                                 r->name, r->kind);
     uint64_t bytes = (uint64_t)a->frame_count * 4u;
     if (r->data_offset % 16u || !kiln__in_data(v, r->data_offset, bytes))
-        return kiln__av_fail(v, KILN_ERR_BLOB_BAD_RECORD, at + offsetof(kiln_blob_anim_scalar, data_offset),
-                             "ASCL[%u].data_offset: %llu + %llu bytes is misaligned or outside DATA", s,
-                             (unsigned long long)r->data_offset, (unsigned long long)bytes);
+        return kiln__verify_fail(v->err, KILN_ERR_BLOB_BAD_RECORD, at + offsetof(kiln_blob_anim_scalar, data_offset),
+                                 "ASCL[%u].data_offset: %llu + %llu bytes is misaligned or outside DATA", s,
+                                 (unsigned long long)r->data_offset, (unsigned long long)bytes);
     const float *f = (const float *)(const void *)(v->base + r->data_offset);
     if (!kiln__scan_finite_f32(f, a->frame_count))
-        return kiln__av_fail(v, KILN_ERR_BLOB_NOT_FINITE, r->data_offset + 4u * kiln__nonfinite(f, a->frame_count),
-                             "ASCL[%u].data: a value is NaN or infinite", s);
+        return kiln__verify_fail(v->err, KILN_ERR_BLOB_NOT_FINITE, r->data_offset + 4u * kiln__nonfinite(f, a->frame_count),
+                                 "ASCL[%u].data: a value is NaN or infinite", s);
     return KILN_OK;
 }
 
@@ -217,10 +158,10 @@ static kiln_result kiln__check_events(kiln__av *v, uint32_t clip, const kiln_blo
         const kiln_blob_anim_event *r = kiln__rec(v, KILN__A_EVENTS, e);
         if (!kiln__str_ok(v, r->name) || r->reserved || r->frame < a->first_frame || r->frame > a->last_frame ||
             r->frame < prev)
-            return kiln__av_fail(v, KILN_ERR_BLOB_BAD_RECORD, kiln__at(v, KILN__A_EVENTS, e, 0),
-                                 "AEVT[%u]: event %u of clip %u has a bad name or reserved field, or frame %lld is "
-                                 "outside [%lld, %lld] or before the previous event",
-                                 e, k, clip, (long long)r->frame, (long long)a->first_frame, (long long)a->last_frame);
+            return kiln__verify_fail(v->err, KILN_ERR_BLOB_BAD_RECORD, kiln__at(v, KILN__A_EVENTS, e, 0),
+                                     "AEVT[%u]: event %u of clip %u has a bad name or reserved field, or frame %lld is "
+                                     "outside [%lld, %lld] or before the previous event",
+                                     e, k, clip, (long long)r->frame, (long long)a->first_frame, (long long)a->last_frame);
         prev = r->frame;
     }
     return KILN_OK;
@@ -233,15 +174,15 @@ static kiln_result kiln__check_clip_data(kiln__av *v, uint32_t i, const kiln_blo
     kiln__clip_layout l;
     if (a->data_offset % 16u || !kiln__clip_layout_of(a, &l) || !kiln__in_data(v, a->data_offset, a->data_size) ||
         l.end - a->data_offset > a->data_size)
-        return kiln__av_fail(v, KILN_ERR_BLOB_BAD_RECORD, rec + offsetof(kiln_blob_animation, data_offset),
-                             "ANIM[%u].data_offset: [%llu, +%llu) is misaligned, outside DATA or shorter than its "
-                             "constants, tracks and rows",
-                             i, (unsigned long long)a->data_offset, (unsigned long long)a->data_size);
+        return kiln__verify_fail(v->err, KILN_ERR_BLOB_BAD_RECORD, rec + offsetof(kiln_blob_animation, data_offset),
+                                 "ANIM[%u].data_offset: [%llu, +%llu) is misaligned, outside DATA or shorter than its "
+                                 "constants, tracks and rows",
+                                 i, (unsigned long long)a->data_offset, (unsigned long long)a->data_size);
     const float *cst = (const float *)(const void *)(v->base + l.constants);
     size_t nc = (size_t)a->block_count * KILN_ANIM_COMPONENTS * KILN_SOA_WIDTH;
     if (!kiln__scan_finite_f32(cst, nc))
-        return kiln__av_fail(v, KILN_ERR_BLOB_NOT_FINITE, l.constants + 4u * kiln__nonfinite(cst, nc),
-                             "ANIM[%u].constants: a value is NaN or infinite", i);
+        return kiln__verify_fail(v->err, KILN_ERR_BLOB_NOT_FINITE, l.constants + 4u * kiln__nonfinite(cst, nc),
+                                 "ANIM[%u].constants: a value is NaN or infinite", i);
 
     int lossy = (a->flags & KILN_ANIM_LOSSY) != 0;
     const kiln_blob_anim_track *t = (const kiln_blob_anim_track *)(const void *)(v->base + l.tracks);
@@ -252,27 +193,27 @@ static kiln_result kiln__check_clip_data(kiln__av *v, uint32_t i, const kiln_blo
         uint64_t at = l.tracks + (uint64_t)k * sizeof *t;
         uint32_t key = (uint32_t)t[k].block * KILN_ANIM_COMPONENTS + t[k].component;
         if (t[k].block >= a->block_count || t[k].component >= KILN_ANIM_COMPONENTS || (k && key <= prev))
-            return kiln__av_fail(v, KILN_ERR_BLOB_BAD_RECORD, at,
-                                 "ANIM[%u].tracks[%u]: (block %u, component %u) is out of range or not after the "
-                                 "previous track",
-                                 i, k, t[k].block, t[k].component);
+            return kiln__verify_fail(v->err, KILN_ERR_BLOB_BAD_RECORD, at,
+                                     "ANIM[%u].tracks[%u]: (block %u, component %u) is out of range or not after the "
+                                     "previous track",
+                                     i, k, t[k].block, t[k].component);
         if (!kiln__width_ok(t[k].width) || (!lossy && t[k].width != 32) || (lossy && t[k].component == KILN__QW))
-            return kiln__av_fail(v, KILN_ERR_BLOB_BAD_RECORD, at + offsetof(kiln_blob_anim_track, width),
-                                 "ANIM[%u].tracks[%u].width: %u bits on component %u is not allowed in a %s clip", i,
-                                 k, t[k].width, t[k].component, lossy ? "lossy" : "lossless");
+            return kiln__verify_fail(v->err, KILN_ERR_BLOB_BAD_RECORD, at + offsetof(kiln_blob_anim_track, width),
+                                     "ANIM[%u].tracks[%u].width: %u bits on component %u is not allowed in a %s clip", i,
+                                     k, t[k].width, t[k].component, lossy ? "lossy" : "lossless");
         if ((uint64_t)t[k].row_offset + kiln__track_bytes(t[k].width) > a->row_stride ||
             (t[k].width == 32 && t[k].row_offset % 4u))
-            return kiln__av_fail(v, KILN_ERR_BLOB_BAD_RECORD, at + offsetof(kiln_blob_anim_track, row_offset),
-                                 "ANIM[%u].tracks[%u].row_offset: %u + %u bytes is misaligned or past the %u-byte row",
-                                 i, k, t[k].row_offset, kiln__track_bytes(t[k].width), a->row_stride);
+            return kiln__verify_fail(v->err, KILN_ERR_BLOB_BAD_RECORD, at + offsetof(kiln_blob_anim_track, row_offset),
+                                     "ANIM[%u].tracks[%u].row_offset: %u + %u bytes is misaligned or past the %u-byte row",
+                                     i, k, t[k].row_offset, kiln__track_bytes(t[k].width), a->row_stride);
         size_t bad = kiln__nonfinite(t[k].range_min, 2 * KILN_SOA_WIDTH);
         if (bad < 2 * KILN_SOA_WIDTH)
-            return kiln__av_fail(v, KILN_ERR_BLOB_NOT_FINITE, at + offsetof(kiln_blob_anim_track, range_min) + 4 * bad,
-                                 "ANIM[%u].tracks[%u].range: a value is NaN or infinite", i, k);
+            return kiln__verify_fail(v->err, KILN_ERR_BLOB_NOT_FINITE, at + offsetof(kiln_blob_anim_track, range_min) + 4 * bad,
+                                     "ANIM[%u].tracks[%u].range: a value is NaN or infinite", i, k);
         for (unsigned l2 = 0; l2 < KILN_SOA_WIDTH && t[k].width != 32; l2++)
             if (!kiln__finite(t[k].range_min[l2] + t[k].range_extent[l2]))
-                return kiln__av_fail(v, KILN_ERR_BLOB_NOT_FINITE, at + offsetof(kiln_blob_anim_track, range_extent),
-                                     "ANIM[%u].tracks[%u].range: min + extent overflows in lane %u", i, k, l2);
+                return kiln__verify_fail(v->err, KILN_ERR_BLOB_NOT_FINITE, at + offsetof(kiln_blob_anim_track, range_extent),
+                                         "ANIM[%u].tracks[%u].range: min + extent overflows in lane %u", i, k, l2);
         if (t[k].width == 32) {
             if (t[k].row_offset != raw_end) tiled = 0;
             raw_end += 32u;
@@ -285,22 +226,22 @@ static kiln_result kiln__check_clip_data(kiln__av *v, uint32_t i, const kiln_blo
     if (raw && tiled && raw_end == a->row_stride) {
         size_t n = (size_t)a->frame_count * (a->row_stride / 4u);
         if (!kiln__scan_finite_f32(rows, n))
-            return kiln__av_fail(v, KILN_ERR_BLOB_NOT_FINITE, l.rows + 4u * kiln__nonfinite((const float *)(const void *)rows, n),
-                                 "ANIM[%u].rows: a raw value is NaN or infinite", i);
+            return kiln__verify_fail(v->err, KILN_ERR_BLOB_NOT_FINITE, l.rows + 4u * kiln__nonfinite((const float *)(const void *)rows, n),
+                                     "ANIM[%u].rows: a raw value is NaN or infinite", i);
     } else if (raw) {
         for (uint32_t r = 0; r < a->frame_count; r++) {
             const unsigned char *row = rows + (size_t)r * a->row_stride;
             if (tiled) {
                 if (!kiln__scan_finite_f32(row, (size_t)raw_end / 4u))
-                    return kiln__av_fail(v, KILN_ERR_BLOB_NOT_FINITE, l.rows + (uint64_t)r * a->row_stride,
-                                         "ANIM[%u].rows[%u]: a raw value is NaN or infinite", i, r);
+                    return kiln__verify_fail(v->err, KILN_ERR_BLOB_NOT_FINITE, l.rows + (uint64_t)r * a->row_stride,
+                                             "ANIM[%u].rows[%u]: a raw value is NaN or infinite", i, r);
                 continue;
             }
             for (uint32_t k = 0; k < a->animated_count; k++)
                 if (t[k].width == 32 && !kiln__scan_finite_f32(row + t[k].row_offset, KILN_SOA_WIDTH))
-                    return kiln__av_fail(v, KILN_ERR_BLOB_NOT_FINITE,
-                                         l.rows + (uint64_t)r * a->row_stride + t[k].row_offset,
-                                         "ANIM[%u].rows[%u]: track %u has a NaN or infinite value", i, r, k);
+                    return kiln__verify_fail(v->err, KILN_ERR_BLOB_NOT_FINITE,
+                                             l.rows + (uint64_t)r * a->row_stride + t[k].row_offset,
+                                             "ANIM[%u].rows[%u]: track %u has a NaN or infinite value", i, r, k);
         }
     }
     return KILN_OK;
@@ -311,7 +252,7 @@ static kiln_result kiln__check_clip(kiln__av *v, uint32_t i)
     const kiln_blob_animation *a = kiln__rec(v, KILN__A_ANIM, i);
     uint64_t rec = kiln__at(v, KILN__A_ANIM, i, 0);
 #define KILN__ANIM_FAIL(code, field, ...) \
-    kiln__av_fail(v, (code), rec + offsetof(kiln_blob_animation, field), __VA_ARGS__)
+    kiln__verify_fail(v->err, (code), rec + offsetof(kiln_blob_animation, field), __VA_ARGS__)
     if (!kiln__str_ok(v, a->name))
         return KILN__ANIM_FAIL(KILN_ERR_BLOB_BAD_RECORD, name, "ANIM[%u].name: string offset %u is outside the string table",
                                i, a->name);
@@ -352,22 +293,18 @@ static kiln_result kiln__check_clip(kiln__av *v, uint32_t i)
         return KILN__ANIM_FAIL(KILN_ERR_BLOB_BAD_RECORD, error_bound_m,
                                "ANIM[%u].error_bound_m: error fields not finite or reserved fields not zero", i);
 #undef KILN__ANIM_FAIL
-    KILN__TRY_ANIM(kiln__check_clip_data(v, i, a));
-    for (uint32_t s = 0; s < a->scalar_count; s++) KILN__TRY_ANIM(kiln__check_scalar(v, a->first_scalar + s, a));
-    KILN__TRY_ANIM(kiln__check_events(v, i, a));
+    KILN__VERIFY_TRY(kiln__check_clip_data(v, i, a));
+    for (uint32_t s = 0; s < a->scalar_count; s++) KILN__VERIFY_TRY(kiln__check_scalar(v, a->first_scalar + s, a));
+    KILN__VERIFY_TRY(kiln__check_events(v, i, a));
     return KILN_OK;
 }
 
 kiln_result kiln__verify_animation(const void *base, uint64_t size, kiln_diag *err)
 {
-    kiln__av v;
-    memset(&v, 0, sizeof v);
-    v.base = (const unsigned char *)base;
-    v.size = size;
-    v.err = err;
-    KILN__TRY_ANIM(kiln__find_sections(&v));
-    KILN__TRY_ANIM(kiln__check_joints(&v));
-    KILN__TRY_ANIM(kiln__check_overrides(&v));
-    for (uint32_t i = 0; i < v.count[KILN__A_ANIM]; i++) KILN__TRY_ANIM(kiln__check_clip(&v, i));
+    kiln__av v = {.base = (const unsigned char *)base, .size = size, .err = err}; /* the rest zero */
+    KILN__VERIFY_TRY(kiln__find_sections(&v));
+    KILN__VERIFY_TRY(kiln__check_joints(&v));
+    KILN__VERIFY_TRY(kiln__check_overrides(&v));
+    for (uint32_t i = 0; i < v.count[KILN__A_ANIM]; i++) KILN__VERIFY_TRY(kiln__check_clip(&v, i));
     return KILN_OK;
 }

@@ -7,12 +7,10 @@
  * verifier does.
  */
 #include <math.h>
-#include <stdarg.h>
 #include <stddef.h>
-#include <stdio.h>
-#include <string.h>
 
 #include "blob_verify_rig.h"
+#include "blob_verify_sections.h"
 
 _Static_assert(sizeof(kiln_blob_constraint) == 64, "constraint record");
 _Static_assert(offsetof(kiln_blob_constraint, weight) == 24, "constraint.weight");
@@ -20,12 +18,6 @@ _Static_assert(offsetof(kiln_blob_constraint, offset) == 32, "constraint.offset"
 _Static_assert(sizeof(kiln_blob_ik_handle) == 64, "IK handle record");
 _Static_assert(offsetof(kiln_blob_ik_handle, chain_length) == 32, "ik_handle.chain_length");
 _Static_assert(offsetof(kiln_blob_ik_handle, target_offset) == 40, "ik_handle.target_offset");
-
-#define KILN__TRY_RIG(expr)                       \
-    do {                                          \
-        kiln_result kiln__r_ = (expr);            \
-        if (kiln__r_ != KILN_OK) return kiln__r_; \
-    } while (0)
 
 enum { KILN__R_CNST, KILN__R_IKHD, KILN__R_SKEL, KILN__R_BONE, KILN__R_NIDX, KILN__R_COUNT };
 
@@ -36,24 +28,6 @@ typedef struct kiln__rv {
     const kiln_blob_section *sec[KILN__R_COUNT];
     uint64_t                 strings_size;
 } kiln__rv;
-
-static kiln_result kiln__rv_fail(kiln__rv *v, kiln_result code, uint64_t offset, const char *fmt, ...)
-{
-    if (!v->err) return code;
-    char text[256];
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(text, sizeof text, fmt, ap);
-    va_end(ap);
-    /* the path is the text up to the first ':' ("IKHD[2].chain_length") */
-    size_t n = strcspn(text, ":");
-    snprintf(v->err->path, sizeof v->err->path, "%.*s", (int)(n < 190 ? n : 190), text);
-    v->err->code = code;
-    v->err->severity = KILN_SEVERITY_ERROR;
-    v->err->offset = offset;
-    snprintf(v->err->message, sizeof v->err->message, "%.250s (byte offset %llu)", text, (unsigned long long)offset);
-    return code;
-}
 
 static uint32_t kiln__count(const kiln__rv *v, int k) { return v->sec[k] ? v->sec[k]->count : 0; }
 
@@ -67,56 +41,23 @@ static uint64_t kiln__at(const kiln__rv *v, int k, uint32_t i, size_t field)
     return v->sec[k]->offset + (uint64_t)i * v->sec[k]->stride + field;
 }
 
-static int kiln__finite(float f)
-{
-    uint32_t b;
-    memcpy(&b, &f, 4);
-    return (b & 0x7F800000u) != 0x7F800000u;
-}
-
-static int kiln__zero(const void *p, size_t n)
-{
-    const unsigned char *b = (const unsigned char *)p;
-    for (size_t i = 0; i < n; i++)
-        if (b[i]) return 0;
-    return 1;
-}
-
 /* ---- sections ------------------------------------------------------------------------------ */
 static kiln_result kiln__find(kiln__rv *v)
 {
     static const uint32_t kinds[2] = {KILN_SECTION_CONSTRAINTS, KILN_SECTION_IK_HANDLES};
     static const uint32_t strides[2] = {sizeof(kiln_blob_constraint), sizeof(kiln_blob_ik_handle)};
-    const kiln_blob_header *h = (const kiln_blob_header *)(const void *)v->base;
-    const kiln_blob_section *t = (const kiln_blob_section *)(const void *)(v->base + sizeof *h);
-    for (uint32_t i = 0; i < h->section_count; i++) {
+    kiln__verify_strings_data(v->base, &v->strings_size, NULL, NULL);
+    uint32_t n;
+    const kiln_blob_section *t = kiln__verify_table(v->base, &n);
+    for (uint32_t i = 0; i < n; i++) {
         const kiln_blob_section *s = &t[i];
-        uint64_t entry = sizeof *h + (uint64_t)i * sizeof *s;
         /* the first of each known kind, as the views read them (the loader rejects doubles) */
-        if (s->kind == KILN_SECTION_STRINGS && !v->strings_size) v->strings_size = s->size;
         if (s->kind == KILN_SECTION_SKELETONS && !v->sec[KILN__R_SKEL]) v->sec[KILN__R_SKEL] = s;
         if (s->kind == KILN_SECTION_BONES && !v->sec[KILN__R_BONE]) v->sec[KILN__R_BONE] = s;
         if (s->kind == KILN_SECTION_NAME_INDEX && !v->sec[KILN__R_NIDX]) v->sec[KILN__R_NIDX] = s;
         for (int k = 0; k < 2; k++) {
             if (s->kind != kinds[k]) continue;
-            char name[5];
-            kiln_blob_kind_name(s->kind, name);
-            if (v->sec[k])
-                return kiln__rv_fail(v, KILN_ERR_BLOB_BAD_SECTION, entry, "section[%u].kind: second %s section", i, name);
-            if (s->version != 1)
-                return kiln__rv_fail(v, KILN_ERR_BLOB_BAD_VERSION, entry + offsetof(kiln_blob_section, version),
-                                     "section[%u].version: %s layout version %u, this runtime reads 1", i, name,
-                                     s->version);
-            if (s->flags & ~KILN_SECTION_FLAG_REQUIRED)
-                return kiln__rv_fail(v, KILN_ERR_BLOB_BAD_SECTION, entry + offsetof(kiln_blob_section, flags),
-                                     "section[%u].flags: unknown bits 0x%X", i, s->flags & ~KILN_SECTION_FLAG_REQUIRED);
-            if (s->stride != strides[k] || (uint64_t)s->count * s->stride != s->size)
-                return kiln__rv_fail(v, KILN_ERR_BLOB_BAD_SECTION, entry + offsetof(kiln_blob_section, stride),
-                                     "section[%u].stride: %s needs stride %u and count x stride = size (%u x %u, %llu)",
-                                     i, name, strides[k], s->count, s->stride, (unsigned long long)s->size);
-            if (s->offset % KILN_BLOB_ALIGN || s->offset > v->size || s->size > v->size - s->offset)
-                return kiln__rv_fail(v, KILN_ERR_BLOB_BAD_SECTION, entry + offsetof(kiln_blob_section, offset),
-                                     "section[%u].offset: %s is misaligned or outside the blob", i, name);
+            KILN__VERIFY_TRY(kiln__verify_section(s, i, v->sec[k], strides[k], v->size, v->err));
             v->sec[k] = s;
         }
     }
@@ -136,25 +77,25 @@ static kiln_result kiln__check_common(kiln__rv *v, int k, uint32_t i, uint32_t n
 {
     const char *kind = k == KILN__R_CNST ? "CNST" : "IKHD";
     if (name != 0 && name >= v->strings_size)
-        return kiln__rv_fail(v, KILN_ERR_BLOB_BAD_RECORD, kiln__at(v, k, i, name_at),
-                             "%s[%u].name: string offset %u is outside the %llu-byte string table", kind, i, name,
-                             (unsigned long long)v->strings_size);
+        return kiln__verify_fail(v->err, KILN_ERR_BLOB_BAD_RECORD, kiln__at(v, k, i, name_at),
+                                 "%s[%u].name: string offset %u is outside the %llu-byte string table", kind, i, name,
+                                 (unsigned long long)v->strings_size);
     if (skeleton >= kiln__count(v, KILN__R_SKEL))
-        return kiln__rv_fail(v, KILN_ERR_BLOB_BAD_RECORD, kiln__at(v, k, i, skeleton_at),
-                             "%s[%u].skeleton: index %u is outside SKEL (%u records)", kind, i, skeleton,
-                             kiln__count(v, KILN__R_SKEL));
+        return kiln__verify_fail(v->err, KILN_ERR_BLOB_BAD_RECORD, kiln__at(v, k, i, skeleton_at),
+                                 "%s[%u].skeleton: index %u is outside SKEL (%u records)", kind, i, skeleton,
+                                 kiln__count(v, KILN__R_SKEL));
     if (i > 0 && (skeleton < prev_skeleton || (skeleton == prev_skeleton && order <= prev_order)))
-        return kiln__rv_fail(v, KILN_ERR_BLOB_BAD_RECORD, kiln__at(v, k, i, skeleton_at),
-                             "%s[%u].skeleton: (skeleton %u, order %u) does not follow (skeleton %u, order %u) of the "
-                             "previous record; records are grouped by skeleton, in file order",
-                             kind, i, skeleton, order, prev_skeleton, prev_order);
+        return kiln__verify_fail(v->err, KILN_ERR_BLOB_BAD_RECORD, kiln__at(v, k, i, skeleton_at),
+                                 "%s[%u].skeleton: (skeleton %u, order %u) does not follow (skeleton %u, order %u) of the "
+                                 "previous record; records are grouped by skeleton, in file order",
+                                 kind, i, skeleton, order, prev_skeleton, prev_order);
     return KILN_OK;
 }
 
 /* ---- constraints ---------------------------------------------------------------------------- */
 static kiln_result kiln__check_constraint(kiln__rv *v, uint32_t i, const kiln_blob_constraint *c)
 {
-#define KILN__CN_FAIL(code, field, ...) kiln__rv_fail(v, (code), kiln__at(v, KILN__R_CNST, i, offsetof(kiln_blob_constraint, field)), __VA_ARGS__)
+#define KILN__CN_FAIL(code, field, ...) kiln__verify_fail(v->err, (code), kiln__at(v, KILN__R_CNST, i, offsetof(kiln_blob_constraint, field)), __VA_ARGS__)
     if (c->type > KILN_CONSTRAINT_SCALE)
         return KILN__CN_FAIL(KILN_ERR_BLOB_BAD_RECORD, type, "CNST[%u].type: %u is not a known constraint type", i, c->type);
     uint32_t bones = kiln__skeleton(v, c->skeleton)->bone_count;
@@ -174,9 +115,9 @@ static kiln_result kiln__check_constraint(kiln__rv *v, uint32_t i, const kiln_bl
         return KILN__CN_FAIL(KILN_ERR_BLOB_BAD_RECORD, weight, "CNST[%u].weight: %g is outside [0, 1]", i, (double)c->weight);
     for (unsigned k = 0; k < 4; k++)
         if (!kiln__finite(c->offset[k]))
-            return kiln__rv_fail(v, KILN_ERR_BLOB_NOT_FINITE,
-                                 kiln__at(v, KILN__R_CNST, i, offsetof(kiln_blob_constraint, offset) + 4 * k),
-                                 "CNST[%u].offset: component %u is NaN or infinite", i, k);
+            return kiln__verify_fail(v->err, KILN_ERR_BLOB_NOT_FINITE,
+                                     kiln__at(v, KILN__R_CNST, i, offsetof(kiln_blob_constraint, offset) + 4 * k),
+                                     "CNST[%u].offset: component %u is NaN or infinite", i, k);
     if (c->type == KILN_CONSTRAINT_ORIENT) {
         double n = sqrt((double)c->offset[0] * c->offset[0] + (double)c->offset[1] * c->offset[1] +
                         (double)c->offset[2] * c->offset[2] + (double)c->offset[3] * c->offset[3]);
@@ -197,7 +138,7 @@ static kiln_result kiln__check_constraint(kiln__rv *v, uint32_t i, const kiln_bl
 /* ---- IK handles ----------------------------------------------------------------------------- */
 static kiln_result kiln__check_ik(kiln__rv *v, uint32_t i, const kiln_blob_ik_handle *h)
 {
-#define KILN__IK_FAIL(code, field, ...) kiln__rv_fail(v, (code), kiln__at(v, KILN__R_IKHD, i, offsetof(kiln_blob_ik_handle, field)), __VA_ARGS__)
+#define KILN__IK_FAIL(code, field, ...) kiln__verify_fail(v->err, (code), kiln__at(v, KILN__R_IKHD, i, offsetof(kiln_blob_ik_handle, field)), __VA_ARGS__)
     const kiln_blob_skeleton *sk = kiln__skeleton(v, h->skeleton);
     uint32_t bones = sk->bone_count;
     if (h->start_bone >= bones)
@@ -219,9 +160,9 @@ static kiln_result kiln__check_ik(kiln__rv *v, uint32_t i, const kiln_blob_ik_ha
                              h->flags & ~KILN_IK_USE_TARGET_ROTATION);
     for (unsigned k = 0; k < 3; k++)
         if (!kiln__finite(h->target_offset[k]))
-            return kiln__rv_fail(v, KILN_ERR_BLOB_NOT_FINITE,
-                                 kiln__at(v, KILN__R_IKHD, i, offsetof(kiln_blob_ik_handle, target_offset) + 4 * k),
-                                 "IKHD[%u].target_offset: component %u is NaN or infinite", i, k);
+            return kiln__verify_fail(v->err, KILN_ERR_BLOB_NOT_FINITE,
+                                     kiln__at(v, KILN__R_IKHD, i, offsetof(kiln_blob_ik_handle, target_offset) + 4 * k),
+                                     "IKHD[%u].target_offset: component %u is NaN or infinite", i, k);
     if (!kiln__zero(h->reserved, sizeof h->reserved))
         return KILN__IK_FAIL(KILN_ERR_BLOB_BAD_RECORD, reserved, "IKHD[%u].reserved: not zero", i);
     /* The chain: end's (chain_length - 1)-th ancestor is start. The solver's scratch holds
@@ -254,18 +195,18 @@ static kiln_result kiln__check_records(kiln__rv *v)
     uint32_t ps = 0, po = 0;
     for (uint32_t i = 0; i < kiln__count(v, KILN__R_CNST); i++) {
         const kiln_blob_constraint *c = kiln__rec(v, KILN__R_CNST, i);
-        KILN__TRY_RIG(kiln__check_common(v, KILN__R_CNST, i, c->name, c->skeleton, c->order,
-                                         offsetof(kiln_blob_constraint, name), offsetof(kiln_blob_constraint, skeleton),
-                                         ps, po));
-        KILN__TRY_RIG(kiln__check_constraint(v, i, c));
+        KILN__VERIFY_TRY(kiln__check_common(v, KILN__R_CNST, i, c->name, c->skeleton, c->order,
+                                            offsetof(kiln_blob_constraint, name), offsetof(kiln_blob_constraint, skeleton),
+                                            ps, po));
+        KILN__VERIFY_TRY(kiln__check_constraint(v, i, c));
         ps = c->skeleton, po = c->order;
     }
     for (uint32_t i = 0; i < kiln__count(v, KILN__R_IKHD); i++) {
         const kiln_blob_ik_handle *h = kiln__rec(v, KILN__R_IKHD, i);
-        KILN__TRY_RIG(kiln__check_common(v, KILN__R_IKHD, i, h->name, h->skeleton, h->order,
-                                         offsetof(kiln_blob_ik_handle, name), offsetof(kiln_blob_ik_handle, skeleton),
-                                         ps, po));
-        KILN__TRY_RIG(kiln__check_ik(v, i, h));
+        KILN__VERIFY_TRY(kiln__check_common(v, KILN__R_IKHD, i, h->name, h->skeleton, h->order,
+                                            offsetof(kiln_blob_ik_handle, name), offsetof(kiln_blob_ik_handle, skeleton),
+                                            ps, po));
+        KILN__VERIFY_TRY(kiln__check_ik(v, i, h));
         ps = h->skeleton, po = h->order;
     }
     return KILN_OK;
@@ -279,9 +220,9 @@ static kiln_result kiln__check_names(kiln__rv *v)
         int k = e->kind == KILN_SECTION_CONSTRAINTS ? KILN__R_CNST : e->kind == KILN_SECTION_IK_HANDLES ? KILN__R_IKHD : -1;
         if (k >= 0 && e->index >= kiln__count(v, k)) {
             char name[5];
-            return kiln__rv_fail(v, KILN_ERR_BLOB_BAD_RECORD, kiln__at(v, KILN__R_NIDX, i, offsetof(kiln_blob_name_entry, index)),
-                                 "NIDX[%u].index: %u is outside %s (%u records)", i, e->index,
-                                 kiln_blob_kind_name(e->kind, name), kiln__count(v, k));
+            return kiln__verify_fail(v->err, KILN_ERR_BLOB_BAD_RECORD, kiln__at(v, KILN__R_NIDX, i, offsetof(kiln_blob_name_entry, index)),
+                                     "NIDX[%u].index: %u is outside %s (%u records)", i, e->index,
+                                     kiln_blob_kind_name(e->kind, name), kiln__count(v, k));
         }
     }
     return KILN_OK;
@@ -289,13 +230,9 @@ static kiln_result kiln__check_names(kiln__rv *v)
 
 kiln_result kiln__verify_rig(const void *base, uint64_t size, kiln_diag *err)
 {
-    kiln__rv v;
-    memset(&v, 0, sizeof v);
-    v.base = (const unsigned char *)base;
-    v.size = size;
-    v.err = err;
-    KILN__TRY_RIG(kiln__find(&v));
+    kiln__rv v = {.base = (const unsigned char *)base, .size = size, .err = err}; /* the rest zero */
+    KILN__VERIFY_TRY(kiln__find(&v));
     if (!v.sec[KILN__R_CNST] && !v.sec[KILN__R_IKHD]) return KILN_OK;
-    KILN__TRY_RIG(kiln__check_records(&v));
+    KILN__VERIFY_TRY(kiln__check_records(&v));
     return kiln__check_names(&v);
 }

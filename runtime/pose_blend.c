@@ -8,11 +8,12 @@
  * The result depends only on the ratios of the weights and the threshold, and two float limits
  * sit at either end of their range: a summed weight below FLT_MIN (thresholds or weights under
  * ~1e-38) has an infinite reciprocal, and inf·0 = NaN; weighted quaternion sums above ~1e19
- * square to inf. So the kernels work on scaled weights (kiln__blend_scale here, and its copy in
- * pose_simd.h): when m, the largest of the threshold and the layer weights, is outside
- * [2^-16, 2^16), every weight and the threshold are multiplied by the power of two s that brings
- * m into [1, 2) (exact: the sums are those of the unscaled weights wherever these neither
- * overflow nor underflow); inside, s = 1 and the SIMD kernels run the loop they had before.
+ * square to inf. So the kernels work on scaled weights (kiln__blend_scale here, which the SIMD
+ * kernels of pose_simd.h call too): when m, the largest of the threshold and the layer weights,
+ * is outside [2^-16, 2^16), every weight and the threshold are multiplied by the power of two s
+ * that brings m into [1, 2) (exact: the sums are those of the unscaled weights wherever these
+ * neither overflow nor underflow); inside, s = 1 and the SIMD kernels run the loop they had
+ * before.
  * Two clamps relative to m then bound every joint's sum:
  *   - the threshold is at least KILN__BLEND_MIN_THRESHOLD · m (a joint whose layers add up to
  *     less is mostly the rest pose), so sum >= 1e-12 · 2^-16 and the squared length of the
@@ -27,7 +28,7 @@
 
 #include "anim_internal.h"
 
-/* Both relative to m (see above); the same values in pose_simd.h, documented in kiln/anim.h. */
+/* Both relative to m (see above); documented in kiln/anim.h. */
 #define KILN__BLEND_MIN_THRESHOLD 1e-12f
 #define KILN__BLEND_MAX_JOINT_WEIGHT 65536.0f
 
@@ -53,26 +54,11 @@ kiln_result kiln_pose_add(kiln_soa_xform *pose, const kiln_soa_xform *delta, flo
 /* ---- scalar kernels ------------------------------------------------------------------------ */
 static float kiln__weight(float w) { return w > 0.0f ? w : 0.0f; } /* NaN and negatives: 0 */
 
-/* r / |r| in place, as kv_qnormalize: a zero quaternion (or one whose squared length is
- * denormal) stays zero, and a squared length that overflows (|r| above ~1.8e19, non-unit poses
- * only) is taken after dividing by the largest component. */
-static void kiln__qnormalize(float r[4])
-{
-    float len2 = r[0] * r[0] + r[1] * r[1] + r[2] * r[2] + r[3] * r[3];
-    if (KILN__UNLIKELY(len2 > FLT_MAX)) {
-        float m = fmaxf(fmaxf(fabsf(r[0]), fabsf(r[1])), fmaxf(fabsf(r[2]), fabsf(r[3])));
-        for (int i = 0; i < 4; i++) r[i] /= m;
-        len2 = r[0] * r[0] + r[1] * r[1] + r[2] * r[2] + r[3] * r[3];
-    }
-    float inv = 1.0f / sqrtf(len2 > FLT_MIN ? len2 : FLT_MIN);
-    for (int i = 0; i < 4; i++) r[i] *= inv;
-}
-
 /* The weight scale s: 1 when m, the largest of the threshold and the layer weights (+inf
  * counting as FLT_MAX), is in [2^-16, 2^16), else the power of two that brings m into [1, 2) (a
  * double: up to 2^149). *thr receives the scaled threshold, floored, and *cap the bound on
  * masked bone weights, both in scaled units. */
-static double kiln__blend_scale(const kiln__blend_job *job, float *thr, float *cap)
+double kiln__blend_scale(const kiln__blend_job *job, float *thr, float *cap)
 {
     float m = job->threshold;
     for (uint32_t i = 0; i < job->layer_count; i++)

@@ -75,29 +75,35 @@ static void kiln__local_matrix(const kiln_soa_xform *x, unsigned l, float m[12])
     m[9] = x->tx[l], m[10] = x->ty[l], m[11] = x->tz[l];
 }
 
+void kiln__bone_to_model(const kiln_soa_xform *local, const kiln_blob_bone *bones, uint32_t i, const float *p,
+                         float out[16])
+{
+    float m[12];
+    kiln__local_matrix(&local[i / KILN__LANES], i % KILN__LANES, m);
+    int32_t parent = bones[i].parent;
+    /* parent < i for verified blobs; anything else is treated as a root */
+    int has_parent = parent >= 0 && (uint32_t)parent < i;
+    float inv[3] = {1.0f, 1.0f, 1.0f};
+    if (has_parent && (bones[i].flags & KILN_BONE_SEGMENT_SCALE_COMPENSATE)) {
+        const kiln_soa_xform *px = &local[(uint32_t)parent / KILN__LANES];
+        unsigned pl = (uint32_t)parent % KILN__LANES;
+        inv[0] = 1.0f / px->sx[pl], inv[1] = 1.0f / px->sy[pl], inv[2] = 1.0f / px->sz[pl];
+    }
+    float r[16];
+    for (unsigned row = 0; row < 4; row++) {
+        float p0 = p[row] * inv[0], p1 = p[4 + row] * inv[1], p2 = p[8 + row] * inv[2];
+        for (unsigned c = 0; c < 3; c++) r[c * 4 + row] = p0 * m[c * 3] + p1 * m[c * 3 + 1] + p2 * m[c * 3 + 2];
+        r[12 + row] = p[row] * m[9] + p[4 + row] * m[10] + p[8 + row] * m[11] + p[12 + row];
+    }
+    memcpy(out, r, sizeof r);
+}
+
 void kiln__local_to_model_scalar(const kiln__model_job *job)
 {
     for (uint32_t i = 0; i < job->bone_count; i++) {
-        const kiln_soa_xform *x = &job->local[i / KILN__LANES];
-        float m[12], *w = job->model + (size_t)i * 16u;
-        kiln__local_matrix(x, i % KILN__LANES, m);
         int32_t parent = job->bones[i].parent;
-        /* parent < i for verified blobs; anything else is treated as a root */
-        int has_parent = parent >= 0 && (uint32_t)parent < i;
-        const float *p = has_parent ? job->model + (size_t)parent * 16u : job->root;
-        float inv[3] = {1.0f, 1.0f, 1.0f};
-        if (has_parent && (job->bones[i].flags & KILN_BONE_SEGMENT_SCALE_COMPENSATE)) {
-            const kiln_soa_xform *px = &job->local[(uint32_t)parent / KILN__LANES];
-            unsigned pl = (uint32_t)parent % KILN__LANES;
-            inv[0] = 1.0f / px->sx[pl], inv[1] = 1.0f / px->sy[pl], inv[2] = 1.0f / px->sz[pl];
-        }
-        float r[16];
-        for (unsigned row = 0; row < 4; row++) {
-            float p0 = p[row] * inv[0], p1 = p[4 + row] * inv[1], p2 = p[8 + row] * inv[2];
-            for (unsigned c = 0; c < 3; c++) r[c * 4 + row] = p0 * m[c * 3] + p1 * m[c * 3 + 1] + p2 * m[c * 3 + 2];
-            r[12 + row] = p[row] * m[9] + p[4 + row] * m[10] + p[8 + row] * m[11] + p[12 + row];
-        }
-        memcpy(w, r, sizeof r);
+        const float *p = parent >= 0 && (uint32_t)parent < i ? job->model + (size_t)parent * 16u : job->root;
+        kiln__bone_to_model(job->local, job->bones, i, p, job->model + (size_t)i * 16u);
     }
 }
 

@@ -20,29 +20,6 @@ KILN__FN void KILN__SFX(kiln__blend_accumulate)(kv_xf *acc, kv w, const kiln_soa
     acc->q.z = kv_fma(ws, v.q.z, acc->q.z), acc->q.w = kv_fma(ws, v.q.w, acc->q.w);
 }
 
-/* kiln__blend_scale of pose_blend.c (which explains it), written again here with the same
- * bounds: the power-of-two weight scale (1 for weights of ordinary magnitude), the scaled
- * threshold, floored, and the bound on masked bone weights. */
-#define KILN__BLEND_MIN_THRESHOLD 1e-12f
-#define KILN__BLEND_MAX_JOINT_WEIGHT 65536.0f
-static inline double KILN__SFX(kiln__blend_scale)(const kiln__blend_job *job, float *thr, float *cap)
-{
-    float m = job->threshold;
-    for (uint32_t i = 0; i < job->layer_count; i++)
-        if (job->layers[i].weight > m) m = job->layers[i].weight;
-    m = m < FLT_MAX ? m : FLT_MAX;
-    double s = 1.0;
-    if (!(m >= 0x1p-16f && m < 0x1p16f)) {
-        int e;
-        (void)frexp(m, &e);
-        s = ldexp(1.0, 1 - e);
-    }
-    float ms = (float)(m * s), t = (float)(job->threshold * s), lo = KILN__BLEND_MIN_THRESHOLD * ms;
-    *thr = t > lo ? t : lo;
-    *cap = KILN__BLEND_MAX_JOINT_WEIGHT * ms;
-    return s;
-}
-
 /* The blend with the layer weights scaled by s, or as they are (`scaled`, a constant after
  * inlining: the common case keeps the loop it had before scaling existed). */
 KILN__FN void KILN__SFX(kiln__blend_run)(const kiln__blend_job *job, int scaled, double s, float thr_s, float cap_s)
@@ -95,7 +72,7 @@ KILN__FN void KILN__SFX(kiln__blend_run)(const kiln__blend_job *job, int scaled,
 KILN__KERNEL void KILN__SFX(kiln__blend)(const kiln__blend_job *job)
 {
     float thr, cap;
-    double s = KILN__SFX(kiln__blend_scale)(job, &thr, &cap);
+    double s = kiln__blend_scale(job, &thr, &cap); /* pose_blend.c, which explains it */
     if (s == 1.0) KILN__SFX(kiln__blend_run)(job, 0, 1.0, thr, cap);
     else KILN__SFX(kiln__blend_run)(job, 1, s, thr, cap);
 }

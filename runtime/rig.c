@@ -14,23 +14,15 @@
 #include <stdint.h>
 #include <string.h>
 
+#include "anim_internal.h"
 #include "blob_internal.h"
 #include "rig_internal.h"
 
 static const float kiln__rig_identity[16] = {1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1};
 
 /* ---- views ---------------------------------------------------------------------------------- */
-#define KILN__RIG_VIEW(fn, type, kind)                                                              \
-    const type *fn(const kiln_blob *blob, uint32_t *count)                                          \
-    {                                                                                               \
-        uint32_t n = 0;                                                                             \
-        const type *p = blob ? (const type *)kiln__records(blob, kind, sizeof(type), &n, NULL) : NULL; \
-        if (count) *count = n;                                                                      \
-        return n ? p : NULL;                                                                        \
-    }
-
-KILN__RIG_VIEW(kiln_blob_constraints, kiln_blob_constraint, KILN_SECTION_CONSTRAINTS)
-KILN__RIG_VIEW(kiln_blob_ik_handles, kiln_blob_ik_handle, KILN_SECTION_IK_HANDLES)
+KILN__RECORDS_VIEW(kiln_blob_constraints, kiln_blob_constraint, KILN_SECTION_CONSTRAINTS)
+KILN__RECORDS_VIEW(kiln_blob_ik_handles, kiln_blob_ik_handle, KILN_SECTION_IK_HANDLES)
 
 /* The records of `skeleton` in a table grouped by skeleton: two binary searches over the
  * `skeleton` field, read at `field_offset` in records of `stride` bytes. */
@@ -168,37 +160,12 @@ const float *kiln__rig_parent_matrix(const kiln__rig *r, uint32_t b)
 
 void kiln__rig_frame(const kiln__rig *r, uint32_t b, double q[4]) { kiln__qfrom_matrix(kiln__rig_parent_matrix(r, b), q); }
 
-/* The model matrix of bone b from its local and its parent's matrix: the scalar reference
- * kernel of kiln_pose_local_to_model (pose_model.c), term for term, so that an updated bone
- * matches what a full recomputation of the pose gives. */
+/* The model matrix of bone b from its local and its parent's matrix: the per-bone step of the
+ * scalar reference kernel of kiln_pose_local_to_model (pose_model.c) itself, so that an updated
+ * bone matches what a full recomputation of the pose gives. */
 static void kiln__rig_compose(kiln__rig *r, uint32_t b)
 {
-    const kiln_soa_xform *x = &r->local[b / KILN_SOA_WIDTH];
-    unsigned l = b % KILN_SOA_WIDTH;
-    float qx = x->qx[l], qy = x->qy[l], qz = x->qz[l], qw = x->qw[l];
-    float xx = qx * qx, yy = qy * qy, zz = qz * qz, xy = qx * qy, xz = qx * qz, yz = qy * qz;
-    float wx = qw * qx, wy = qw * qy, wz = qw * qz;
-    float sx = x->sx[l], sy = x->sy[l], sz = x->sz[l], m[12];
-    m[0] = (1.0f - 2.0f * (yy + zz)) * sx, m[1] = 2.0f * (xy + wz) * sx, m[2] = 2.0f * (xz - wy) * sx;
-    m[3] = 2.0f * (xy - wz) * sy, m[4] = (1.0f - 2.0f * (xx + zz)) * sy, m[5] = 2.0f * (yz + wx) * sy;
-    m[6] = 2.0f * (xz + wy) * sz, m[7] = 2.0f * (yz - wx) * sz, m[8] = (1.0f - 2.0f * (xx + yy)) * sz;
-    m[9] = x->tx[l], m[10] = x->ty[l], m[11] = x->tz[l];
-    int32_t parent = r->bones[b].parent;
-    int has_parent = parent >= 0 && (uint32_t)parent < b;
-    const float *p = kiln__rig_parent_matrix(r, b);
-    float inv[3] = {1.0f, 1.0f, 1.0f};
-    if (has_parent && (r->bones[b].flags & KILN_BONE_SEGMENT_SCALE_COMPENSATE)) {
-        const kiln_soa_xform *px = &r->local[(uint32_t)parent / KILN_SOA_WIDTH];
-        unsigned pl = (uint32_t)parent % KILN_SOA_WIDTH;
-        inv[0] = 1.0f / px->sx[pl], inv[1] = 1.0f / px->sy[pl], inv[2] = 1.0f / px->sz[pl];
-    }
-    float out[16];
-    for (unsigned row = 0; row < 4; row++) {
-        float p0 = p[row] * inv[0], p1 = p[4 + row] * inv[1], p2 = p[8 + row] * inv[2];
-        for (unsigned c = 0; c < 3; c++) out[c * 4 + row] = p0 * m[c * 3] + p1 * m[c * 3 + 1] + p2 * m[c * 3 + 2];
-        out[12 + row] = p[row] * m[9] + p[4 + row] * m[10] + p[8 + row] * m[11] + p[12 + row];
-    }
-    memcpy(r->model + (size_t)b * 16u, out, sizeof out);
+    kiln__bone_to_model(r->local, r->bones, b, kiln__rig_parent_matrix(r, b), r->model + (size_t)b * 16u);
 }
 
 void kiln__rig_update(kiln__rig *r, uint32_t first)

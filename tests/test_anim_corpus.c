@@ -412,6 +412,45 @@ static void fail_add(fail_list *f, const char *name)
     f->count++;
 }
 
+/* One clip's check: 1 when it passes; 0 when it fails, or when its inputs are missing with
+ * *skipped set. */
+typedef int (*clip_check)(const char *dir, const clip_case *c, int *skipped);
+
+/* Runs `check` on every case of cases.json (skipping the test without the corpus or the file).
+ * A case whose inputs are missing counts as failed: the corpus promises them. Returns the case
+ * count. */
+static size_t check_cases(clip_check check, fail_list *fails)
+{
+    char dir[1024];
+    need_corpus(dir, sizeof dir);
+    jr_value *cases = load_cases(dir);
+    memset(fails, 0, sizeof *fails);
+    size_t n = jr_len(cases);
+    for (size_t i = 0; i < n; i++) {
+        clip_case c = case_at(cases, i);
+        int skipped;
+        if (!check(dir, &c, &skipped)) fail_add(fails, c.name);
+    }
+    jr_free(cases);
+    return n;
+}
+
+/* Runs `check` on the benchmark clips; one that is missing is passed over (the bench set is
+ * optional), and the test is skipped when none is there (or without the corpus). */
+static void check_bench_clips(clip_check check, fail_list *fails)
+{
+    char dir[1024];
+    need_corpus(dir, sizeof dir);
+    memset(fails, 0, sizeof *fails);
+    unsigned found = 0;
+    for (size_t i = 0; i < bench_count(); i++) {
+        int skipped;
+        if (!check(dir, &bench_clips[i], &skipped) && !skipped) fail_add(fails, bench_clips[i].name);
+        found += !skipped;
+    }
+    if (!found) cr_skip_test("no benchmark clip under %s/bench: skipping", dir);
+}
+
 /* ---- lossless against the oracle ---------------------------------------------------------------- */
 enum { Q_MODEL, Q_T, Q_R, Q_S, Q_WEIGHT, Q_COUNT };
 static const char *const q_names[Q_COUNT] = {"model", "local_t", "local_r", "local_s", "blend_shapes"};
@@ -760,19 +799,16 @@ static int oracle_case(const char *dir, const clip_case *c)
     return ok;
 }
 
+static int oracle_check(const char *dir, const clip_case *c, int *skipped)
+{
+    *skipped = 0;
+    return oracle_case(dir, c);
+}
+
 Test(anim_corpus, lossless_bake_matches_the_oracle)
 {
-    char dir[1024];
-    need_corpus(dir, sizeof dir);
-    jr_value *cases = load_cases(dir);
     fail_list fails;
-    memset(&fails, 0, sizeof fails);
-    for (size_t i = 0; i < jr_len(cases); i++) {
-        clip_case c = case_at(cases, i);
-        if (!oracle_case(dir, &c)) fail_add(&fails, c.name);
-    }
-    size_t n = jr_len(cases);
-    jr_free(cases);
+    size_t n = check_cases(oracle_check, &fails);
     cr_assert_eq(fails.count, 0, "%u of %zu cases differ from the oracle (details on stderr): %s", fails.count, n,
                  fails.names);
 }
@@ -937,40 +973,34 @@ static int simd_clip(const char *dir, const clip_case *c, const jr_value *frames
     return ok;
 }
 
+/* simd_clip at the frames of the case's expected file; without one, at the clip's own frames. */
+static int simd_case_check(const char *dir, const clip_case *c, int *skipped)
+{
+    char name[512], why[2200];
+    snprintf(name, sizeof name, "expected/%s.json", c->name);
+    int missing;
+    jr_value *doc = read_json(dir, name, &missing, why, sizeof why);
+    int ok = simd_clip(dir, c, doc ? jr_get(doc, "frames") : NULL, skipped);
+    jr_free(doc);
+    return ok;
+}
+
+static int simd_bench_check(const char *dir, const clip_case *c, int *skipped)
+{
+    return simd_clip(dir, c, NULL, skipped);
+}
+
 Test(anim_corpus, simd_paths_agree_on_the_cases)
 {
-    char dir[1024];
-    need_corpus(dir, sizeof dir);
-    jr_value *cases = load_cases(dir);
     fail_list fails;
-    memset(&fails, 0, sizeof fails);
-    for (size_t i = 0; i < jr_len(cases); i++) {
-        clip_case c = case_at(cases, i);
-        char name[512], why[2200];
-        snprintf(name, sizeof name, "expected/%s.json", c.name);
-        int missing, skipped;
-        jr_value *doc = read_json(dir, name, &missing, why, sizeof why);
-        /* without an expected file the clip's own frames are used */
-        if (!simd_clip(dir, &c, doc ? jr_get(doc, "frames") : NULL, &skipped)) fail_add(&fails, c.name);
-        jr_free(doc);
-    }
-    jr_free(cases);
+    check_cases(simd_case_check, &fails);
     cr_assert_eq(fails.count, 0, "SIMD paths disagree beyond %g (details on stderr): %s", TOL_SIMD, fails.names);
 }
 
 Test(anim_corpus, simd_paths_agree_on_the_bench_clips)
 {
-    char dir[1024];
-    need_corpus(dir, sizeof dir);
     fail_list fails;
-    memset(&fails, 0, sizeof fails);
-    unsigned found = 0;
-    for (size_t i = 0; i < bench_count(); i++) {
-        int skipped;
-        if (!simd_clip(dir, &bench_clips[i], NULL, &skipped) && !skipped) fail_add(&fails, bench_clips[i].name);
-        found += !skipped;
-    }
-    if (!found) cr_skip_test("no benchmark clip under %s/bench: skipping", dir);
+    check_bench_clips(simd_bench_check, &fails);
     cr_assert_eq(fails.count, 0, "SIMD paths disagree beyond %g (details on stderr): %s", TOL_SIMD, fails.names);
 }
 
@@ -1047,34 +1077,16 @@ static int lossy_clip(const char *dir, const clip_case *c, int *skipped)
 
 Test(anim_corpus, lossy_bake_stays_within_the_bound_on_the_cases)
 {
-    char dir[1024];
-    need_corpus(dir, sizeof dir);
-    jr_value *cases = load_cases(dir);
     fail_list fails;
-    memset(&fails, 0, sizeof fails);
-    for (size_t i = 0; i < jr_len(cases); i++) {
-        clip_case c = case_at(cases, i);
-        int skipped;
-        if (!lossy_clip(dir, &c, &skipped)) fail_add(&fails, c.name);
-    }
-    jr_free(cases);
+    check_cases(lossy_clip, &fails);
     cr_assert_eq(fails.count, 0, "lossy error beyond %g m (details on stderr): %s", (double)KILN_BAKE_ANIM_ERROR_M,
                  fails.names);
 }
 
 Test(anim_corpus, lossy_bake_stays_within_the_bound_on_the_bench_clips)
 {
-    char dir[1024];
-    need_corpus(dir, sizeof dir);
     fail_list fails;
-    memset(&fails, 0, sizeof fails);
-    unsigned found = 0;
-    for (size_t i = 0; i < bench_count(); i++) {
-        int skipped;
-        if (!lossy_clip(dir, &bench_clips[i], &skipped) && !skipped) fail_add(&fails, bench_clips[i].name);
-        found += !skipped;
-    }
-    if (!found) cr_skip_test("no benchmark clip under %s/bench: skipping", dir);
+    check_bench_clips(lossy_clip, &fails);
     cr_assert_eq(fails.count, 0, "lossy error beyond %g m (details on stderr): %s", (double)KILN_BAKE_ANIM_ERROR_M,
                  fails.names);
 }

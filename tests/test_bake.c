@@ -100,17 +100,6 @@ typedef struct bone_spec {
     int          ssc;             /* -1: absent */
 } bone_spec;
 
-static file_bytes writer_bytes(kiln_cast_writer *w)
-{
-    file_bytes f;
-    f.size = (size_t)kiln_cast_writer_size(w);
-    cr_assert(f.size > 0, "the writer failed");
-    f.data = malloc(f.size);
-    cr_assert_eq(kiln_cast_writer_write(w, f.data, f.size), KILN_OK);
-    kiln_cast_writer_destroy(w);
-    return f;
-}
-
 static uint32_t add_skeleton(kiln_cast_writer *w, uint32_t model, const bone_spec *b, uint32_t n, uint64_t *hash)
 {
     uint32_t skel = kiln_cast_writer_node(w, model, KILN_CAST_ID_SKELETON, (*hash)++);

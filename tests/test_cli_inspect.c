@@ -359,6 +359,16 @@ static void save(kiln_cast_writer *w, const char *name, char *path, size_t cap)
     kiln_cast_writer_destroy(w);
 }
 
+/* `kiln inspect path` (`json`: with --json), expected to exit 0. */
+static run_result inspect_ok(const char *path, int json)
+{
+    const char *text_args[] = {"inspect", path, NULL};
+    const char *json_args[] = {"inspect", "--json", path, NULL};
+    run_result r = run_kiln(json ? json_args : text_args);
+    cr_expect_eq(r.status, 0, "%s", r.err);
+    return r;
+}
+
 /* A quad mesh 'body' under `model` with `faces` (6 indices) and material hash `material` (0:
  * none). */
 static void add_quad_mesh(kiln_cast_writer *w, uint32_t model, uint64_t hash, const uint32_t *faces,
@@ -954,9 +964,7 @@ Test(cli_inspect, names_from_the_file_are_escaped, .init = make_tmp_dir, .fini =
     char path[512];
     save(w, "names.cast", path, sizeof path);
 
-    const char *json_args[] = {"inspect", "--json", path, NULL};
-    run_result r = run_kiln(json_args);
-    cr_expect_eq(r.status, 0, "%s", r.err);
+    run_result r = inspect_ok(path, 1);
     jv doc = json_parse(r.out);
     cr_expect_str_eq(jstr(jget(jat(jget(&doc, "models"), 0), "name"), "name"), "q\"b\\s\x1b[31m\xef\xbf\xbd");
     json_free(&doc);
@@ -1029,6 +1037,16 @@ static void bake_samples(const char *name, const char *const *options, char *pat
     args[n] = NULL;
     run_result r = run_kiln(args);
     cr_assert_eq(r.status, 0, "bake %s: status %d, stderr:\n%s", name, r.status, r.err);
+    run_free(&r);
+}
+
+/* Bakes the Cast file `cast` alone into tmp_dir/name. */
+static void bake_file(const char *cast, const char *name, char *path, size_t cap)
+{
+    snprintf(path, cap, "%s/%s", tmp_dir, name);
+    const char *bake[] = {"bake", cast, "-o", path, NULL};
+    run_result r = run_kiln(bake);
+    cr_assert_eq(r.status, 0, "bake: %s", r.err);
     run_free(&r);
 }
 
@@ -1123,9 +1141,7 @@ Test(cli_inspect_blob, lossless_walk_clip_text_and_json, .init = make_tmp_dir, .
     static const char *const none[] = {NULL};
     bake_samples("walk.kiln", none, path, sizeof path);
 
-    const char *text_args[] = {"inspect", path, NULL};
-    run_result r = run_kiln(text_args);
-    cr_expect_eq(r.status, 0, "%s", r.err);
+    run_result r = inspect_ok(path, 0);
     expect_text(r.out, walk_text_common, sizeof walk_text_common / sizeof walk_text_common[0]);
     char want[160];
     static const char *const lossless[] = {
@@ -1143,9 +1159,7 @@ Test(cli_inspect_blob, lossless_walk_clip_text_and_json, .init = make_tmp_dir, .
     cr_expect(model && clip && sections && model < clip && clip < sections, "%s", r.out);
     run_free(&r);
 
-    const char *json_args[] = {"inspect", "--json", path, NULL};
-    r = run_kiln(json_args);
-    cr_expect_eq(r.status, 0, "%s", r.err);
+    r = inspect_ok(path, 1);
     jv doc = json_parse(r.out);
     const jv *a = walk_clip(&doc);
     expect_walk_common(a);
@@ -1166,9 +1180,7 @@ Test(cli_inspect_blob, lossless_walk_clip_text_and_json, .init = make_tmp_dir, .
  * components are, every one quantised below 32 bits; whatever is not stored is a constant. */
 static void expect_lossy_walk(const char *path, double bound_m, double distance_m, const char *text_bound)
 {
-    const char *text_args[] = {"inspect", path, NULL};
-    run_result r = run_kiln(text_args);
-    cr_expect_eq(r.status, 0, "%s", r.err);
+    run_result r = inspect_ok(path, 0);
     expect_text(r.out, walk_text_common, sizeof walk_text_common / sizeof walk_text_common[0]);
     char want[160];
     snprintf(want, sizeof want, "frames, 1 s, looping, lossy (error %s)\n", text_bound);
@@ -1177,9 +1189,7 @@ static void expect_lossy_walk(const char *path, double bound_m, double distance_
     cr_expect(strstr(r.out, "32-bit") == NULL, "no raw float track in a lossy clip: %s", r.out);
     run_free(&r);
 
-    const char *json_args[] = {"inspect", "--json", path, NULL};
-    r = run_kiln(json_args);
-    cr_expect_eq(r.status, 0, "%s", r.err);
+    r = inspect_ok(path, 1);
     jv doc = json_parse(r.out);
     cr_expect_eq(jget(&doc, "quantized")->num, 1, "a lossy clip makes the blob quantized");
     const jv *a = walk_clip(&doc);
@@ -1222,15 +1232,9 @@ Test(cli_inspect_blob, placeholder_slots_and_constant_components, .init = make_t
 {
     char cast[512], path[512];
     write_scene(cast, sizeof cast);
-    snprintf(path, sizeof path, "%s/scene.kiln", tmp_dir);
-    const char *bake[] = {"bake", cast, "-o", path, NULL};
-    run_result r = run_kiln(bake);
-    cr_assert_eq(r.status, 0, "bake: %s", r.err);
-    run_free(&r);
+    bake_file(cast, "scene.kiln", path, sizeof path);
 
-    const char *text_args[] = {"inspect", path, NULL};
-    r = run_kiln(text_args);
-    cr_expect_eq(r.status, 0, "%s", r.err);
+    run_result r = inspect_ok(path, 0);
     static const char *const want[] = {
         "animation 'walk' (source 0): 30 fps, frames [0, 25], 26 frames, 0.833333 s, looping, lossless\n",
         "\n  joints: 3 slots in 1 block (2 named, 1 placeholder)\n",
@@ -1243,9 +1247,7 @@ Test(cli_inspect_blob, placeholder_slots_and_constant_components, .init = make_t
               "empty lists are left out: %s", r.out);
     run_free(&r);
 
-    const char *json_args[] = {"inspect", "--json", path, NULL};
-    r = run_kiln(json_args);
-    cr_expect_eq(r.status, 0, "%s", r.err);
+    r = inspect_ok(path, 1);
     jv doc = json_parse(r.out);
     const jv *a = walk_clip(&doc);
     cr_expect_eq(jnum(jget(a, "source"), "source"), 0);
@@ -1286,15 +1288,9 @@ Test(cli_inspect_blob, long_event_lists_are_cut_in_text, .init = make_tmp_dir, .
     kiln_cast_writer_ints(w, track, "kb", keys, 25);
     char cast[512], path[512];
     save(w, "cues.cast", cast, sizeof cast);
-    snprintf(path, sizeof path, "%s/cues.kiln", tmp_dir);
-    const char *bake[] = {"bake", cast, "-o", path, NULL};
-    run_result r = run_kiln(bake);
-    cr_assert_eq(r.status, 0, "bake: %s", r.err);
-    run_free(&r);
+    bake_file(cast, "cues.kiln", path, sizeof path);
 
-    const char *text_args[] = {"inspect", path, NULL};
-    r = run_kiln(text_args);
-    cr_expect_eq(r.status, 0, "%s", r.err);
+    run_result r = inspect_ok(path, 0);
     cr_expect(strstr(r.out, "animation 'cues' (source 0): 24 fps, frames [0, 24], 25 frames, 1 s, not looping, "
                             "lossless\n") != NULL,
               "%s", r.out);
@@ -1304,9 +1300,7 @@ Test(cli_inspect_blob, long_event_lists_are_cut_in_text, .init = make_tmp_dir, .
     cr_expect(strstr(r.out, "@ 20") == NULL, "%s", r.out);
     run_free(&r);
 
-    const char *json_args[] = {"inspect", "--json", path, NULL};
-    r = run_kiln(json_args);
-    cr_expect_eq(r.status, 0, "%s", r.err);
+    r = inspect_ok(path, 1);
     jv doc = json_parse(r.out);
     const jv *events = jget(jat(jget(&doc, "animations"), 0), "events");
     cr_assert(events && events->count == 25, "every event in JSON");

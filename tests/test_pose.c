@@ -263,13 +263,36 @@ static double joint_diff(const kiln_soa_xform *pose, uint32_t b, const double e[
     return d;
 }
 
+/* The two layer poses and the rest pose of the blend tests, n joints, from seeds seed,
+ * seed + 1 and seed + 2. */
+static void blend_poses(kiln_soa_xform *a, kiln_soa_xform *b, kiln_soa_xform *rest, uint32_t n, uint32_t seed)
+{
+    random_pose(a, n, seed, 0.5f, 2);
+    random_pose(b, n, seed + 1, 0.5f, 2);
+    random_pose(rest, n, seed + 2, 0.5f, 2);
+}
+
+/* Asserts that joints [0, count) of `out` are, within 2e-6, blend_ref's blend of the n (<= 2)
+ * poses ps with layer weights w[i] times joint weights masks[i][j] (masks or masks[i] NULL: 1)
+ * under `threshold`. `path` and `what` lead the failure message. */
+static void expect_blend(const kiln_soa_xform *out, uint32_t count, const kiln_soa_xform *const *ps, int n,
+                         const double *w, const float *const *masks, const kiln_soa_xform *rest, double threshold,
+                         const char *path, const char *what)
+{
+    for (uint32_t j = 0; j < count; j++) {
+        double e[10], wj[2];
+        for (int i = 0; i < n; i++) wj[i] = masks && masks[i] ? w[i] * masks[i][j] : w[i];
+        blend_ref(ps, wj, n, rest, threshold, j, e);
+        double d = joint_diff(out, j, e);
+        cr_assert_lt(d, 2e-6, "%s %s joint %u: %g", path, what, j, d);
+    }
+}
+
 Test(pose_blend, weights_masks_and_threshold)
 {
     enum { N = 21, S = (N + 7) / 8 };
     kiln_soa_xform a[S], b[S], rest[S], out[S];
-    random_pose(a, N, 1, 0.5f, 2);
-    random_pose(b, N, 2, 0.5f, 2);
-    random_pose(rest, N, 3, 0.5f, 2);
+    blend_poses(a, b, rest, N, 1);
     /* put some of b's rotations on the far hemisphere: the blend must not care */
     for (uint32_t j = 0; j < N; j += 3)
         for (unsigned c = 3; c < 7; c++) set_lane(b, j, c, -lane(b, j, c));
@@ -281,30 +304,22 @@ Test(pose_blend, weights_masks_and_threshold)
         kiln_simd_force(paths[p]);
         /* two layers 0.25 / 0.75 */
         kiln_blend_layer layers[3] = {{a, 0.25f, NULL}, {b, 0.75f, NULL}, {rest, -1.0f, NULL}};
+        const char *path = kiln_simd_name(paths[p]);
         cr_assert_eq(kiln_pose_blend(layers, 3, rest, 0.1f, out, S), KILN_OK);
         const kiln_soa_xform *ps[2] = {a, b};
-        for (uint32_t j = 0; j < N; j++) {
-            double e[10], w[2] = {0.25, 0.75};
-            blend_ref(ps, w, 2, rest, 0.1, j, e);
-            cr_assert_lt(joint_diff(out, j, e), 2e-6, "%s two layers joint %u", kiln_simd_name(paths[p]), j);
-        }
+        const double w[2] = {0.25, 0.75};
+        expect_blend(out, N, ps, 2, w, NULL, rest, 0.1, path, "two layers");
         /* masked second layer; below the threshold the rest pose fills in */
         layers[1].joint_weights = mask;
         layers[2].weight = NAN;
         cr_assert_eq(kiln_pose_blend(layers, 3, rest, 1.0f, out, S), KILN_OK);
-        for (uint32_t j = 0; j < N; j++) {
-            double e[10], w[2] = {0.25, 0.75 * mask[j]};
-            blend_ref(ps, w, 2, rest, 1.0, j, e);
-            cr_assert_lt(joint_diff(out, j, e), 2e-6, "%s masked joint %u", kiln_simd_name(paths[p]), j);
-        }
+        const float *masks[2] = {NULL, mask};
+        expect_blend(out, N, ps, 2, w, masks, rest, 1.0, path, "masked");
         /* a single layer of weight 0.2 under threshold 1: 0.2 layer + 0.8 rest */
         kiln_blend_layer one = {a, 0.2f, NULL};
         kiln_pose_blend(&one, 1, rest, 1.0f, out, S);
-        for (uint32_t j = 0; j < N; j++) {
-            double e[10], w[1] = {0.2};
-            blend_ref(ps, w, 1, rest, 1.0, j, e);
-            cr_assert_lt(joint_diff(out, j, e), 2e-6, "%s threshold joint %u", kiln_simd_name(paths[p]), j);
-        }
+        const double w1[1] = {0.2};
+        expect_blend(out, N, ps, 1, w1, NULL, rest, 1.0, path, "threshold");
         /* no layers: the rest pose (NULL rest: identity) */
         kiln_pose_blend(NULL, 0, rest, 0.5f, out, S);
         for (uint32_t j = 0; j < N; j++)
@@ -334,15 +349,15 @@ Test(pose_blend, weights_and_threshold_of_any_finite_magnitude)
 {
     enum { N = 21, S = (N + 7) / 8 };
     kiln_soa_xform a[S], b[S], rest[S], out[S];
-    random_pose(a, N, 31, 0.5f, 2);
-    random_pose(b, N, 32, 0.5f, 2);
-    random_pose(rest, N, 33, 0.5f, 2);
+    blend_poses(a, b, rest, N, 31);
     float mask[S * 8];
     for (uint32_t j = 0; j < S * 8; j++) mask[j] = j % 3 == 0 ? 0.0f : (j % 3 == 1 ? 0.5f : 1.0f);
     /* powers of two: the scaled weights are exact, denormals included */
     static const int exps[] = {-140, -130, -126, -100, -20, -16, 0, 16, 20, 62, 64, 100, 126};
     static const float thrs[2] = {1.0f, 0.25f};
     const kiln_soa_xform *ps[2] = {a, b};
+    const double w[2] = {0.25, 0.5};
+    const float *masks[2] = {NULL, mask};
     kiln_simd paths[3];
     int np = af_paths(paths);
     for (int p = 0; p < np; p++) {
@@ -352,13 +367,9 @@ Test(pose_blend, weights_and_threshold_of_any_finite_magnitude)
                 float k = ldexpf(1.0f, exps[i]);
                 kiln_blend_layer layers[2] = {{a, 0.25f * k, NULL}, {b, 0.5f * k, mask}};
                 cr_assert_eq(kiln_pose_blend(layers, 2, rest, thrs[t] * k, out, S), KILN_OK);
-                for (uint32_t j = 0; j < N; j++) {
-                    double e[10], w[2] = {0.25, 0.5 * mask[j]};
-                    blend_ref(ps, w, 2, rest, thrs[t], j, e);
-                    double d = joint_diff(out, j, e);
-                    cr_assert_lt(d, 2e-6, "%s scale 2^%d threshold %g joint %u: %g", kiln_simd_name(paths[p]), exps[i],
-                                 thrs[t], j, d);
-                }
+                char what[64];
+                snprintf(what, sizeof what, "scale 2^%d threshold %g", exps[i], thrs[t]);
+                expect_blend(out, N, ps, 2, w, masks, rest, thrs[t], kiln_simd_name(paths[p]), what);
             }
     }
     kiln_simd_force(KILN_SIMD_AUTO);
@@ -371,9 +382,7 @@ Test(pose_blend, extreme_thresholds_joint_weights_and_infinite_layer_weights)
 {
     enum { N = 21, S = (N + 7) / 8 };
     kiln_soa_xform a[S], b[S], rest[S], out[S];
-    random_pose(a, N, 41, 0.5f, 2);
-    random_pose(b, N, 42, 0.5f, 2);
-    random_pose(rest, N, 43, 0.5f, 2);
+    blend_poses(a, b, rest, N, 41);
     const kiln_soa_xform *ps[2] = {a, b};
     float mask[S * 8], tiny[S * 8], huge[S * 8];
     static const float huge_values[4] = {1e30f, FLT_MAX, INFINITY, 0.5f};
@@ -388,38 +397,25 @@ Test(pose_blend, extreme_thresholds_joint_weights_and_infinite_layer_weights)
         kiln_simd_force(paths[p]);
         const char *path = kiln_simd_name(paths[p]);
         /* smallest threshold: the joints the mask leaves empty are the rest pose */
+        static const double w1[1] = {1}, even[2] = {1, 1};
+        const float *by_mask[1] = {mask}, *by_tiny[1] = {tiny};
         kiln_blend_layer one = {a, 1.0f, mask};
         cr_assert_eq(kiln_pose_blend(&one, 1, rest, FLT_TRUE_MIN, out, S), KILN_OK);
-        for (uint32_t j = 0; j < N; j++) {
-            double e[10], w[1] = {mask[j]};
-            blend_ref(ps, w, 1, rest, FLT_TRUE_MIN, j, e);
-            cr_assert_lt(joint_diff(out, j, e), 2e-6, "%s threshold FLT_TRUE_MIN joint %u", path, j);
-        }
+        expect_blend(out, N, ps, 1, w1, by_mask, rest, FLT_TRUE_MIN, path, "threshold FLT_TRUE_MIN");
         /* a threshold under 1e-12 x the largest weight acts as that: a joint weight of 1e-14
          * is then mostly the rest pose */
         kiln_blend_layer faint = {a, 1.0f, tiny};
         cr_assert_eq(kiln_pose_blend(&faint, 1, rest, 1e-40f, out, S), KILN_OK);
-        for (uint32_t j = 0; j < N; j++) {
-            double e[10], w[1] = {tiny[j]};
-            blend_ref(ps, w, 1, rest, 1e-12, j, e);
-            cr_assert_lt(joint_diff(out, j, e), 2e-6, "%s threshold floor joint %u", path, j);
-        }
+        expect_blend(out, N, ps, 1, w1, by_tiny, rest, 1e-12, path, "threshold floor");
         /* largest threshold: the rest pose fills almost everything */
         cr_assert_eq(kiln_pose_blend(&one, 1, rest, FLT_MAX, out, S), KILN_OK);
-        for (uint32_t j = 0; j < N; j++) {
-            double e[10], w[1] = {mask[j]};
-            blend_ref(ps, w, 1, rest, FLT_MAX, j, e);
-            cr_assert_lt(joint_diff(out, j, e), 2e-6, "%s threshold FLT_MAX joint %u", path, j);
-        }
+        expect_blend(out, N, ps, 1, w1, by_mask, rest, FLT_MAX, path, "threshold FLT_MAX");
         /* FLT_MAX + FLT_MAX: an even blend; +inf counts as FLT_MAX */
         for (int inf = 0; inf < 2; inf++) {
             kiln_blend_layer two[2] = {{a, inf ? INFINITY : FLT_MAX, NULL}, {b, FLT_MAX, NULL}};
             cr_assert_eq(kiln_pose_blend(two, 2, rest, 1.0f, out, S), KILN_OK);
-            for (uint32_t j = 0; j < N; j++) {
-                double e[10], w[2] = {1, 1};
-                blend_ref(ps, w, 2, rest, 1e-30, j, e);
-                cr_assert_lt(joint_diff(out, j, e), 2e-6, "%s FLT_MAX weights (inf %d) joint %u", path, inf, j);
-            }
+            expect_blend(out, N, ps, 2, even, NULL, rest, 1e-30, path,
+                         inf ? "FLT_MAX weights (inf 1)" : "FLT_MAX weights (inf 0)");
         }
         /* joint weights of 1e30, FLT_MAX, +inf: b outweighs a 65536 to 1 */
         kiln_blend_layer masked[2] = {{a, 1.0f, NULL}, {b, 1.0f, huge}};
@@ -446,9 +442,7 @@ Test(pose, rotations_far_from_unit_length)
 {
     enum { N = 13, S = (N + 7) / 8 };
     kiln_soa_xform a[S], b[S], rest[S], out[S];
-    random_pose(a, N, 51, 0.5f, 2);
-    random_pose(b, N, 52, 0.5f, 2);
-    random_pose(rest, N, 53, 0.5f, 2);
+    blend_poses(a, b, rest, N, 51);
     static const float lengths[4] = {1e3f, 1e10f, 1e25f, 1e37f};
     for (uint32_t j = 0; j < N; j++)
         for (unsigned c = 3; c < 7; c++) set_lane(a, j, c, lane(a, j, c) * lengths[j % 4]);

@@ -1095,17 +1095,6 @@ static int log_has(const diag_log *log, kiln_result code, kiln_severity sev, con
     return 0;
 }
 
-static file_bytes writer_bytes(kiln_cast_writer *w)
-{
-    file_bytes f;
-    f.size = (size_t)kiln_cast_writer_size(w);
-    cr_assert(f.size > 0, "the writer failed");
-    f.data = malloc(f.size);
-    cr_assert_eq(kiln_cast_writer_write(w, f.data, f.size), KILN_OK);
-    kiln_cast_writer_destroy(w);
-    return f;
-}
-
 static void w_vec(kiln_cast_writer *w, uint32_t node, const char *name, uint16_t type, float x, float y, float z, float q)
 {
     float v[4] = {x, y, z, q};

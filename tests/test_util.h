@@ -1,8 +1,9 @@
-/* Shared helpers for the tests: diagnostic capture, a counting/failing allocator, and corpus
- * access. Header-only (static inline) so each test executable stays one source file. */
+/* Shared helpers for the tests: diagnostic capture, a counting/failing allocator, the bytes of
+ * a Cast writer, and corpus access. Header-only (static inline) so each test executable stays one source file. */
 #ifndef KILN_TEST_UTIL_H
 #define KILN_TEST_UTIL_H
 
+#include <criterion/criterion.h>
 #include <dirent.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -10,6 +11,7 @@
 #include <sys/stat.h>
 
 #include "kiln/alloc.h"
+#include "kiln/cast_write.h"
 #include "kiln/result.h"
 
 /* ---- diagnostics -------------------------------------------------------------------------- */
@@ -87,6 +89,19 @@ static inline void file_bytes_free(file_bytes *f)
 {
     free(f->data);
     f->data = NULL;
+}
+
+/* The Cast file a writer holds, as bytes (free with file_bytes_free); destroys the writer.
+ * Fails the test when the writer failed. */
+static inline file_bytes writer_bytes(kiln_cast_writer *w)
+{
+    file_bytes f;
+    f.size = (size_t)kiln_cast_writer_size(w);
+    cr_assert(f.size > 0, "the writer failed");
+    f.data = malloc(f.size);
+    cr_assert_eq(kiln_cast_writer_write(w, f.data, f.size), KILN_OK);
+    kiln_cast_writer_destroy(w);
+    return f;
 }
 
 /* The corpus directory: $KILN_SHARED_DIR/corpus, else the build's KILN_SHARED_DIR, else
