@@ -17,6 +17,9 @@
 /* Below this a length or a sine counts as zero: directions are not taken from shorter
  * vectors, and the solver falls back to a defined choice instead. */
 #define KILN__RIG_EPS 1e-9
+/* FABRIK passes after the first KILN_RIG_IK_ITERATIONS when the exact-distance polish finds no
+ * bracket (rig_ik.c): goals near a chain's folded reach, where FABRIK converges linearly. */
+#define KILN__RIG_IK_EXTRA_ITERATIONS 240
 
 /* One bone of a FABRIK shape (rig_ik.c): its direction and the bend onto it. */
 typedef struct kiln__ik_bend {

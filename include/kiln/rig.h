@@ -33,7 +33,9 @@
  *              stopping once the end is within KILN_RIG_IK_TOLERANCE × (chain length) of G.
  *              FABRIK closes in slowly near full extension, so when it has not converged its
  *              shape is kept and its bend angles are scaled by the one factor that gives the
- *              exact start-to-G distance (regula falsi), and the shape is aimed at G. Then the
+ *              exact start-to-G distance (regula falsi), and the shape is aimed at G. Where no
+ *              factor gives it (G near the chain's folded reach, where FABRIK also closes in
+ *              slowly), up to 240 more FABRIK iterations run before scaling again. Then the
  *              same pole alignment (on the joint farthest from the start->G axis) and twist.
  *   2 joints   the start bone aims at G (plus the twist).
  *   Targets out of reach give the chain straight toward G; targets closer than the chain can
@@ -61,7 +63,8 @@
  * kiln_pose_local_to_model does (the scalar reference kernel).
  *
  * Cost: O(chain length) per handle (two-bone: constant; FABRIK: at most
- * KILN_RIG_IK_ITERATIONS passes, and a few more evaluations of the chain when it polishes) plus
+ * KILN_RIG_IK_ITERATIONS passes, and a few more evaluations of the chain when it polishes; 240
+ * more passes at most for goals near the folded reach) plus
  * the model update, which scans from the chain start (or the constraint's owner) to the last
  * bone of its subtree in index order; one O(bones) pass per call finds those subtree ends.
  * Serial by nature (each step reads the previous one's result), scalar, double precision
