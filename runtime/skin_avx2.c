@@ -1,14 +1,16 @@
 /* Skinning kernels, AVX2 + FMA: 8 vertices per iteration. Compiled for that target per
  * function (simd.h) and selected at run time (skin.c, through kiln_simd_active).
  *
- * The influences of each vertex are blended in AoS form: a column-major skinning matrix is
- * two 256-bit rows ([c0|c1], [c2|c3]), so each influence costs two loads and two FMAs with a
- * broadcast weight, and no gathers (which are slow on most x86 cores). The 8 blended matrices
- * are then transposed into SoA rows (in-lane unpack/shuffle, one cross-lane permute per row),
- * and everything after that, positions, cofactor normals, tangents, dual quaternion algebra,
- * is plain vertical SIMD shared with SSE2 (skin_simd.h). Positions and normals stream in and
- * out as packed float3, 96 bytes per 8 vertices, deinterleaved with 5 shuffles and
- * interleaved with 6.
+ * The linear blend (and the dual quaternions' stretch) blends the influences of each vertex in
+ * AoS form: a column-major skinning matrix is two 256-bit rows ([c0|c1], [c2|c3]), so each
+ * influence costs two loads and two FMAs with a broadcast weight, and no gathers (which are
+ * slow on most x86 cores). The 8 blended matrices are then transposed into SoA rows (in-lane
+ * unpack/shuffle, one cross-lane permute per row). The dual quaternions, whose hemisphere test
+ * would cost a horizontal dot product per vertex and influence in AoS, are transposed per
+ * influence instead and blended in SoA (see there). Everything after that, positions, cofactor
+ * normals, tangents, dual quaternion algebra, is plain vertical SIMD shared with SSE2
+ * (skin_simd.h). Positions and normals stream in and out as packed float3, 96 bytes per 8
+ * vertices, deinterleaved with 5 shuffles and interleaved with 6.
  */
 #include <string.h>
 
@@ -180,66 +182,174 @@ KILN__FN void kiln__lbs_gather(const kiln__skin_job *job, const float *w, const 
     kiln__transpose8(hi, m + 48, 3); /* columns 2, 3: m[6..11] */
 }
 
-/* ---- dual quaternion blend ------------------------------------------------------------------- */
+/* ---- dual quaternion blend: in SoA, one influence of 8 vertices at a time -------------------- */
 
-/* One vertex: [real|dual] on the hemisphere of its heaviest influence, and (S) the stretch
- * [s0|s1], s2. */
-KILN__FN void kiln__dqs_lane(const unsigned char *dqs, const uint32_t *off, const float *wp,
-                             const kiln_skin_dual_quat *root, const uint32_t N, const int S, kv *q, kv *s01, __m128 *s2)
+/* The hemisphere test needs each influence's dot product with the vertex's heaviest one: per
+ * vertex in AoS that is a horizontal sum and a broadcast of its sign per influence (about as
+ * much work again as the blend). So each influence of the 8 vertices is transposed to SoA rows
+ * (4 floats of 8 records: 4 loads, 4 inserts, 8 in-lane shuffles), and the dot products, signs
+ * and blend are plain vertical FMAs that leave the blended rows ready for the outputs. */
+
+/* In-lane 4x4 transpose: r[l] holds 4 floats of vertex l (low lane) and vertex l + 4 (high
+ * lane); out[c] = element c of vertices 0-7. */
+KILN__FN void kiln__transpose4x4(const kv *r, kv *out)
 {
-    const float *b = root->real;
-    kv wv = _mm256_set1_ps(1.0f);
-    if (N > 0) {
-        int none = kiln__unweighted(wp);
-        b = none ? root->real : (const float *)(const void *)(dqs + off[0]);
-        wv = _mm256_broadcast_ss(none ? &kiln__one : wp);
-    }
-    /* record layout: real at 0, dual at 4, stretch at 8 (kiln_skin_dual_quat) */
-    kv bq = _mm256_loadu_ps(b);
-    const __m128 r0 = _mm256_castps256_ps128(bq), sign = _mm_set1_ps(-0.0f);
-    kv acc = _mm256_mul_ps(wv, bq), a01 = _mm256_setzero_ps();
-    __m128 a2 = _mm_setzero_ps();
-    if (S) {
-        a01 = _mm256_mul_ps(wv, _mm256_loadu_ps(b + 8));
-        a2 = _mm_mul_ps(_mm256_castps256_ps128(wv), _mm_loadu_ps(b + 16));
-    }
-    for (uint32_t i = 1; i < N; i++) {
-        b = (const float *)(const void *)(dqs + off[i]);
-        bq = _mm256_loadu_ps(b);
-        /* dot(r0, r_i) in every lane, summed as the scalar path does: (x + z) + (y + w) */
-        __m128 d = _mm_mul_ps(r0, _mm256_castps256_ps128(bq));
-        d = _mm_add_ps(d, _mm_shuffle_ps(d, d, _MM_SHUFFLE(1, 0, 3, 2)));
-        d = _mm_add_ps(d, _mm_shuffle_ps(d, d, _MM_SHUFFLE(2, 3, 0, 1)));
-        __m128 sg = _mm_and_ps(d, sign);
-        kv wb = _mm256_broadcast_ss(wp + i);
-        acc = _mm256_fmadd_ps(_mm256_xor_ps(wb, _mm256_set_m128(sg, sg)), bq, acc);
-        if (S) {
-            a01 = _mm256_fmadd_ps(wb, _mm256_loadu_ps(b + 8), a01);
-            a2 = _mm_fmadd_ps(_mm256_castps256_ps128(wb), _mm_loadu_ps(b + 16), a2);
-        }
-    }
-    *q = acc, *s01 = a01, *s2 = a2;
+    kv t0 = _mm256_unpacklo_ps(r[0], r[1]), t1 = _mm256_unpackhi_ps(r[0], r[1]);
+    kv t2 = _mm256_unpacklo_ps(r[2], r[3]), t3 = _mm256_unpackhi_ps(r[2], r[3]);
+    out[0] = _mm256_shuffle_ps(t0, t2, 0x44);
+    out[1] = _mm256_shuffle_ps(t0, t2, 0xEE);
+    out[2] = _mm256_shuffle_ps(t1, t3, 0x44);
+    out[3] = _mm256_shuffle_ps(t1, t3, 0xEE);
 }
 
-/* The blended dual quaternions as 8 SoA rows (real xyzw, dual xyzw) and (S) the stretches as 9
- * rows s[c * 3 + r]. */
+KILN__FN kv kiln__ld_pair(const float *lo, const float *hi)
+{
+    return _mm256_insertf128_ps(_mm256_castps128_ps256(_mm_loadu_ps(lo)), _mm_loadu_ps(hi), 1);
+}
+
+/* The 4 floats at byte `at` of the records of one influence of 8 vertices (record offsets
+ * off[l * js]) as SoA rows. */
+KILN__FN void kiln__record_rows(const unsigned char *recs, const uint32_t *off, const uint32_t js, const uint32_t at,
+                                kv *rows)
+{
+    kv r[4];
+    for (uint32_t l = 0; l < 4; l++)
+        r[l] = kiln__ld_pair((const float *)(const void *)(recs + off[l * js] + at),
+                             (const float *)(const void *)(recs + off[(l + 4) * js] + at));
+    kiln__transpose4x4(r, rows);
+}
+
+/* The weights of 8 vertices (N each, packed from w) as SoA rows ws[i * 8 + l]. Other counts than
+ * 4 and 8 load with masks: the last vertex's weights end at w + 8N, maybe the stream's end. */
+KILN__FN void kiln__weight_rows(const float *w, const uint32_t N, float *ws)
+{
+    if (N <= 4) {
+        const __m128i m = _mm_cmpgt_epi32(_mm_set1_epi32((int)N), _mm_setr_epi32(0, 1, 2, 3));
+        kv r[4], rows[4];
+        for (uint32_t l = 0; l < 4; l++)
+            r[l] = N == 4 ? kiln__ld_pair(w + l * N, w + (l + 4) * N)
+                          : _mm256_insertf128_ps(_mm256_castps128_ps256(_mm_maskload_ps(w + l * N, m)),
+                                                 _mm_maskload_ps(w + (l + 4) * N, m), 1);
+        kiln__transpose4x4(r, rows);
+        for (uint32_t i = 0; i < N; i++) _mm256_storeu_ps(ws + i * 8, rows[i]);
+    } else {
+        const __m256i m = _mm256_cmpgt_epi32(_mm256_set1_epi32((int)N), _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7));
+        kv r[8];
+        for (uint32_t l = 0; l < 8; l++) r[l] = N == 8 ? _mm256_loadu_ps(w + l * N) : _mm256_maskload_ps(w + l * N, m);
+        kiln__transpose8(r, ws, 4);
+    }
+}
+
+/* Each pass over the influences reads the record offsets again (one load each): hidden from
+ * the compiler behind an empty asm, which otherwise keeps all 8N offsets of the first pass for
+ * the later ones and spills them (a store and a load each). */
+KILN__FN void kiln__reload(const uint32_t **off) { __asm__("" : "+r"(*off)); }
+
+/* One vertex's stretch blended with the plain weights (no hemisphere: no horizontal work, so
+ * per vertex in AoS as the linear blend, which loads a record once per influence where SoA rows
+ * take a load and an insert per 4 floats): columns [s0|s1], s2; all-zero weights take the
+ * root's. */
+KILN__FN void kiln__stretch_lane(const unsigned char *dqs, const uint32_t *off, const float *wp,
+                                 const kiln_skin_dual_quat *root, const uint32_t N, kv *s01, __m128 *s2)
+{
+    int none = kiln__unweighted(wp);
+    const float *b = none ? root->stretch : (const float *)(const void *)(dqs + off[0] + 32u);
+    kv wv = _mm256_broadcast_ss(none ? &kiln__one : wp);
+    kv a01 = _mm256_mul_ps(wv, _mm256_loadu_ps(b));
+    __m128 a2 = _mm_mul_ps(_mm256_castps256_ps128(wv), _mm_loadu_ps(b + 8));
+    KILN__UNROLL
+    for (uint32_t i = 1; i < N; i++) {
+        b = (const float *)(const void *)(dqs + off[i] + 32u);
+        wv = _mm256_broadcast_ss(wp + i);
+        a01 = _mm256_fmadd_ps(wv, _mm256_loadu_ps(b), a01);
+        a2 = _mm_fmadd_ps(_mm256_castps256_ps128(wv), _mm_loadu_ps(b + 8), a2);
+    }
+    *s01 = a01, *s2 = a2;
+}
+
+/* The stretches of a batch as 9 SoA rows s[c * 3 + r] (N > 0). */
+KILN__FN void kiln__dqs_stretch(const unsigned char *dqs, const uint32_t *off, const float *w, const uint32_t N,
+                                const kiln_skin_dual_quat *root, float *s)
+{
+    kv s01[8];
+    __m128 s2[8];
+    kiln__reload(&off);
+    KILN__UNROLL
+    for (uint32_t l = 0; l < 8; l++) kiln__stretch_lane(dqs, off + l * KILN__SKIN_JS(N), w + l * N, root, N, &s01[l], &s2[l]);
+    kiln__transpose8(s01, s, 3); /* columns 0, 1: s[0..5] */
+    kv x, y, z;
+    kiln__transpose4x3(_mm256_set_m128(s2[4], s2[0]), _mm256_set_m128(s2[5], s2[1]), _mm256_set_m128(s2[6], s2[2]),
+                       _mm256_set_m128(s2[7], s2[3]), &x, &y, &z);
+    _mm256_storeu_ps(s + 48, x), _mm256_storeu_ps(s + 56, y), _mm256_storeu_ps(s + 64, z);
+}
+
+/* Lanes in `none` (all-ones) take the root's 4 floats in SoA rows r; mostly there are none. */
+KILN__FN void kiln__root_rows(kv *r, const float *root, kv none)
+{
+    if (_mm256_testz_ps(none, none)) return;
+    for (int c = 0; c < 4; c++) r[c] = _mm256_blendv_ps(r[c], _mm256_broadcast_ss(&root[c]), none);
+}
+
+/* The blended dual quaternions of a batch, normalised, as 8 SoA rows (real xyzw, dual xyzw) and
+ * (S) the stretches as 9 rows s[c * 3 + r]: lane l's weights at w + l * N, its record offsets at
+ * off + l * JS(N). All-zero weights (and N = 0: no skin) take the root. */
 KILN__FN void kiln__dqs_gather(const kiln__skin_job *job, const float *w, const uint32_t N, const int S,
                                const uint32_t *off, float *q, float *s)
 {
-    kv dq[8], s01[8];
-    __m128 s2[8];
+    const kiln_skin_dual_quat *root = job->root_dq;
     const unsigned char *dqs = (const unsigned char *)job->dual_quats;
+    const uint32_t js = KILN__SKIN_JS(N);
+    _Alignas(32) float ws[KILN__SKIN_MAX_INFLUENCES * 8], sw[KILN__SKIN_MAX_INFLUENCES * 8];
+    kv acc[8], r0[4], none = _mm256_castsi256_ps(_mm256_set1_epi32(-1)), w0 = _mm256_set1_ps(1.0f);
+    if (N > 0) {
+        kiln__weight_rows(w, N, ws);
+        w0 = _mm256_loadu_ps(ws);
+        none = _mm256_cmp_ps(w0, _mm256_setzero_ps(), _CMP_EQ_OQ); /* also -0, as the scalar test */
+        w0 = _mm256_blendv_ps(w0, _mm256_set1_ps(1.0f), none);
+        kiln__record_rows(dqs, off, js, 0, r0);
+        kiln__root_rows(r0, root->real, none);
+    } else {
+        for (int c = 0; c < 4; c++) r0[c] = _mm256_broadcast_ss(&root->real[c]);
+    }
+    /* Two passes, so that the live rows fit the 16 registers: the real parts, which give the
+     * signed weights (sw), then the dual parts with them. */
+    for (int c = 0; c < 4; c++) acc[c] = _mm256_mul_ps(w0, r0[c]);
+    const kv sign = _mm256_set1_ps(-0.0f);
     KILN__UNROLL
-    for (uint32_t l = 0; l < 8; l++)
-        kiln__dqs_lane(dqs, off + l * KILN__SKIN_JS(N), N ? w + l * N : NULL, job->root_dq, N, S, &dq[l],
-                       &s01[l], &s2[l]);
-    kiln__transpose8(dq, q, 4);
-    if (S) {
-        kiln__transpose8(s01, s, 3); /* columns 0, 1: s[0..5] */
-        kv x, y, z;
-        kiln__transpose4x3(_mm256_set_m128(s2[4], s2[0]), _mm256_set_m128(s2[5], s2[1]), _mm256_set_m128(s2[6], s2[2]),
-                           _mm256_set_m128(s2[7], s2[3]), &x, &y, &z);
-        _mm256_storeu_ps(s + 48, x), _mm256_storeu_ps(s + 56, y), _mm256_storeu_ps(s + 64, z);
+    for (uint32_t i = 1; i < N; i++) {
+        kv r[4];
+        kiln__record_rows(dqs, off + i, js, 0, r);
+        /* on the heaviest influence's hemisphere; summed as the scalar path does: (x + z) + (y + w) */
+        kv dot = _mm256_add_ps(_mm256_add_ps(_mm256_mul_ps(r0[0], r[0]), _mm256_mul_ps(r0[2], r[2])),
+                               _mm256_add_ps(_mm256_mul_ps(r0[1], r[1]), _mm256_mul_ps(r0[3], r[3])));
+        kv wi = _mm256_xor_ps(_mm256_loadu_ps(ws + i * 8), _mm256_and_ps(dot, sign));
+        _mm256_storeu_ps(sw + i * 8, wi);
+        for (int c = 0; c < 4; c++) acc[c] = _mm256_fmadd_ps(wi, r[c], acc[c]);
+    }
+    kiln__reload(&off);
+    if (N > 0) {
+        kiln__record_rows(dqs, off, js, 16, &acc[4]);
+        kiln__root_rows(&acc[4], root->dual, none);
+        for (int c = 4; c < 8; c++) acc[c] = _mm256_mul_ps(w0, acc[c]);
+    } else {
+        for (int c = 0; c < 4; c++) acc[4 + c] = _mm256_broadcast_ss(&root->dual[c]);
+    }
+    KILN__UNROLL
+    for (uint32_t i = 1; i < N; i++) {
+        kv d[4], wi = _mm256_loadu_ps(sw + i * 8);
+        kiln__record_rows(dqs, off + i, js, 16, d);
+        for (int c = 0; c < 4; c++) acc[4 + c] = _mm256_fmadd_ps(wi, d[c], acc[4 + c]);
+    }
+    /* one refined reciprocal square root of |real|² scales both parts */
+    kv len2 = kv_fma(acc[0], acc[0], kv_fma(acc[2], acc[2], kv_fma(acc[1], acc[1], kv_mul(acc[3], acc[3]))));
+    kv inv = kv_rsqrt(kv_max(len2, kv_set1(1e-30f)));
+    for (int c = 0; c < 8; c++) _mm256_storeu_ps(q + c * 8, _mm256_mul_ps(acc[c], inv));
+    if (!S) return;
+    if (N > 0) {
+        kiln__dqs_stretch(dqs, off, w, N, root, s);
+    } else {
+        for (int c = 0; c < 3; c++)
+            for (int r = 0; r < 3; r++) _mm256_storeu_ps(s + (c * 3 + r) * 8, _mm256_broadcast_ss(&root->stretch[c * 4 + r]));
     }
 }
 

@@ -14,7 +14,8 @@
  *                                          transpose: 12 SoA rows of the 3x4 M, m[c * 3 + r]
  *   kiln__dqs_gather(job, w, N, S, off, q, s)
  *                                          the same for dual quaternions: 8 rows (real xyzw,
- *                                          dual xyzw) and, when S, the 9 rows of the stretch
+ *                                          dual xyzw, normalised by the real part's length)
+ *                                          and, when S, the 9 rows of the stretch
  *
  * The work goes in blocks of KILN__SKIN_BLOCK batches: the blend of each batch, then each wanted
  * output over the block (inputs read in place, or staged for the last partial batch and for
@@ -42,8 +43,18 @@ KILN__FN const unsigned char *KILN__SFX(kiln__skin_src)(const kiln__skin_in *in,
     return stage;
 }
 
+/* Whole batches of packed float3, tested first: the common case costs a compare or two. */
+KILN__FN int kiln__skin_packed3(const kiln__skin_in *in, uint32_t n)
+{
+    return n == KV_W && in->format == KILN_FORMAT_F32x3 && in->stride == 12u;
+}
+
 KILN__FN void KILN__SFX(kiln__skin_position)(const kiln__skin_in *in, uint32_t v0, uint32_t n, kv *x, kv *y, kv *z)
 {
+    if (kiln__skin_packed3(in, n)) {
+        kiln__skin_ld3((const float *)(const void *)(in->data + (size_t)v0 * 12u), x, y, z);
+        return;
+    }
     _Alignas(32) unsigned char stage[KV_W * 12];
     const unsigned char *p = KILN__SFX(kiln__skin_src)(in, v0, n, stage);
     if (in->format == KILN_FORMAT_UNORM16x4) {
@@ -60,6 +71,10 @@ KILN__FN void KILN__SFX(kiln__skin_position)(const kiln__skin_in *in, uint32_t v
 /* A direction, unnormalised (octahedral: skin_internal.h). */
 KILN__FN void KILN__SFX(kiln__skin_direction)(const kiln__skin_in *in, uint32_t v0, uint32_t n, kv *x, kv *y, kv *z)
 {
+    if (kiln__skin_packed3(in, n)) {
+        kiln__skin_ld3((const float *)(const void *)(in->data + (size_t)v0 * 12u), x, y, z);
+        return;
+    }
     _Alignas(32) unsigned char stage[KV_W * 12];
     const unsigned char *p = KILN__SFX(kiln__skin_src)(in, v0, n, stage);
     if (in->format == KILN_FORMAT_OCT16x2) {
@@ -79,11 +94,11 @@ KILN__FN void KILN__SFX(kiln__skin_direction)(const kiln__skin_in *in, uint32_t 
 
 KILN__FN void KILN__SFX(kiln__skin_put)(const kiln__skin_out *o, uint32_t v0, uint32_t n, kv x, kv y, kv z)
 {
-    unsigned char *dst = (unsigned char *)o->data + (size_t)v0 * o->stride;
     if (n == KV_W && o->stride == 12u) {
-        kiln__skin_st3((float *)(void *)dst, x, y, z);
+        kiln__skin_st3(o->data + (size_t)v0 * 3u, x, y, z);
         return;
     }
+    unsigned char *dst = (unsigned char *)o->data + (size_t)v0 * o->stride;
     _Alignas(32) float tmp[KV_W * 3];
     kiln__skin_st3(tmp, x, y, z);
     for (uint32_t l = 0; l < n; l++) memcpy(dst + (size_t)l * o->stride, tmp + 3 * l, 3 * sizeof(float));
@@ -191,34 +206,38 @@ static KILN__KERNEL void KILN__SFX(kiln__lbs_outputs)(const kiln__skin_job *job,
                                                        const float (*mb)[12 * KV_W])
 {
     const uint32_t count = job->count;
-    if (job->out_pos.data)
+    /* local copies: the output stores may alias the job as far as the compiler knows, and would
+     * have it reload and re-derive the stream parameters every batch */
+    const kiln__skin_in pos = job->pos, nrm = job->nrm, tan = job->tan;
+    const kiln__skin_out out_pos = job->out_pos, out_nrm = job->out_nrm, out_tan = job->out_tan;
+    if (out_pos.data)
         for (uint32_t k = 0; k < nb; k++) {
             uint32_t v0 = b0 + k * KV_W, n = kiln__batch_size(count, v0);
             const float *m = mb[k];
             kv x, y, z;
-            KILN__SFX(kiln__skin_position)(&job->pos, v0, n, &x, &y, &z);
+            KILN__SFX(kiln__skin_position)(&pos, v0, n, &x, &y, &z);
             kv ox = kv_fma(M_(0), x, kv_fma(M_(3), y, kv_fma(M_(6), z, M_(9))));
             kv oy = kv_fma(M_(1), x, kv_fma(M_(4), y, kv_fma(M_(7), z, M_(10))));
             kv oz = kv_fma(M_(2), x, kv_fma(M_(5), y, kv_fma(M_(8), z, M_(11))));
-            KILN__SFX(kiln__skin_put)(&job->out_pos, v0, n, ox, oy, oz);
+            KILN__SFX(kiln__skin_put)(&out_pos, v0, n, ox, oy, oz);
         }
-    if (job->out_nrm.data)
+    if (out_nrm.data)
         for (uint32_t k = 0; k < nb; k++) {
             uint32_t v0 = b0 + k * KV_W, n = kiln__batch_size(count, v0);
             kv x, y, z, ox, oy, oz, det;
-            KILN__SFX(kiln__skin_direction)(&job->nrm, v0, n, &x, &y, &z);
+            KILN__SFX(kiln__skin_direction)(&nrm, v0, n, &x, &y, &z);
             KILN__SFX(kiln__skin_cofactor_mul)(mb[k], x, y, z, &ox, &oy, &oz, &det);
             KILN__SFX(kiln__skin_normalise)(&ox, &oy, &oz, det);
-            KILN__SFX(kiln__skin_put)(&job->out_nrm, v0, n, ox, oy, oz);
+            KILN__SFX(kiln__skin_put)(&out_nrm, v0, n, ox, oy, oz);
         }
-    if (job->out_tan.data)
+    if (out_tan.data)
         for (uint32_t k = 0; k < nb; k++) {
             uint32_t v0 = b0 + k * KV_W, n = kiln__batch_size(count, v0);
             kv x, y, z, ox, oy, oz;
-            KILN__SFX(kiln__skin_direction)(&job->tan, v0, n, &x, &y, &z);
+            KILN__SFX(kiln__skin_direction)(&tan, v0, n, &x, &y, &z);
             KILN__SFX(kiln__skin_mul3)(mb[k], x, y, z, &ox, &oy, &oz);
             KILN__SFX(kiln__skin_normalise)(&ox, &oy, &oz, kv_zero());
-            KILN__SFX(kiln__skin_put)(&job->out_tan, v0, n, ox, oy, oz);
+            KILN__SFX(kiln__skin_put)(&out_tan, v0, n, ox, oy, oz);
         }
 }
 
@@ -275,24 +294,22 @@ KILN__FN void KILN__SFX(kiln__skin_rotate)(const float *q, kv *x, kv *y, kv *z)
 }
 
 /* The outputs of a block (kiln__lbs_outputs): qb[k] the blended dual quaternions (8 rows,
- * normalised here first), sb[k] the blended stretches (9 rows, when stretched). */
+ * normalised by the gather), sb[k] the blended stretches (9 rows, when stretched). */
 static KILN__KERNEL void KILN__SFX(kiln__dqs_outputs)(const kiln__skin_job *job, uint32_t b0, uint32_t nb,
-                                                       float (*qb)[8 * KV_W], const float (*sb)[9 * KV_W])
+                                                       const float (*qb)[8 * KV_W], const float (*sb)[9 * KV_W])
 {
     const uint32_t count = job->count;
+    /* local copies: the output stores may alias the job as far as the compiler knows, and would
+     * have it reload and re-derive the stream parameters every batch */
+    const kiln__skin_in pos = job->pos, nrm = job->nrm, tan = job->tan;
+    const kiln__skin_out out_pos = job->out_pos, out_nrm = job->out_nrm, out_tan = job->out_tan;
     const int stretched = job->stretched != 0;
-    for (uint32_t k = 0; k < nb; k++) {
-        float *q = qb[k];
-        kv len2 = kv_fma(Q_(0), Q_(0), kv_fma(Q_(2), Q_(2), kv_fma(Q_(1), Q_(1), kv_mul(Q_(3), Q_(3)))));
-        kv inv = kv_rsqrt(kv_max(len2, kv_set1(1e-30f)));
-        for (int i = 0; i < 8; i++) kv_st(q + i * KV_W, kv_mul(Q_(i), inv));
-    }
-    if (job->out_pos.data)
+    if (out_pos.data)
         for (uint32_t k = 0; k < nb; k++) {
             uint32_t v0 = b0 + k * KV_W, n = kiln__batch_size(count, v0);
             const float *q = qb[k];
             kv x, y, z;
-            KILN__SFX(kiln__skin_position)(&job->pos, v0, n, &x, &y, &z);
+            KILN__SFX(kiln__skin_position)(&pos, v0, n, &x, &y, &z);
             if (stretched) {
                 kv sx, sy, sz;
                 KILN__SFX(kiln__skin_mul3)(sb[k], x, y, z, &sx, &sy, &sz);
@@ -304,13 +321,13 @@ static KILN__KERNEL void KILN__SFX(kiln__dqs_outputs)(const kiln__skin_job *job,
             kv tx = kv_fma(Q_(3), Q_(4), kv_fnma(Q_(7), Q_(0), kv_fnma(Q_(2), Q_(5), kv_mul(Q_(1), Q_(6)))));
             kv ty = kv_fma(Q_(3), Q_(5), kv_fnma(Q_(7), Q_(1), kv_fnma(Q_(0), Q_(6), kv_mul(Q_(2), Q_(4)))));
             kv tz = kv_fma(Q_(3), Q_(6), kv_fnma(Q_(7), Q_(2), kv_fnma(Q_(1), Q_(4), kv_mul(Q_(0), Q_(5)))));
-            KILN__SFX(kiln__skin_put)(&job->out_pos, v0, n, kv_fma(two, tx, x), kv_fma(two, ty, y), kv_fma(two, tz, z));
+            KILN__SFX(kiln__skin_put)(&out_pos, v0, n, kv_fma(two, tx, x), kv_fma(two, ty, y), kv_fma(two, tz, z));
         }
-    if (job->out_nrm.data)
+    if (out_nrm.data)
         for (uint32_t k = 0; k < nb; k++) {
             uint32_t v0 = b0 + k * KV_W, n = kiln__batch_size(count, v0);
             kv x, y, z, sign = kv_zero();
-            KILN__SFX(kiln__skin_direction)(&job->nrm, v0, n, &x, &y, &z);
+            KILN__SFX(kiln__skin_direction)(&nrm, v0, n, &x, &y, &z);
             if (stretched) {
                 kv sx, sy, sz;
                 KILN__SFX(kiln__skin_cofactor_mul)(sb[k], x, y, z, &sx, &sy, &sz, &sign);
@@ -318,13 +335,13 @@ static KILN__KERNEL void KILN__SFX(kiln__dqs_outputs)(const kiln__skin_job *job,
             }
             KILN__SFX(kiln__skin_rotate)(qb[k], &x, &y, &z);
             KILN__SFX(kiln__skin_normalise)(&x, &y, &z, sign);
-            KILN__SFX(kiln__skin_put)(&job->out_nrm, v0, n, x, y, z);
+            KILN__SFX(kiln__skin_put)(&out_nrm, v0, n, x, y, z);
         }
-    if (job->out_tan.data)
+    if (out_tan.data)
         for (uint32_t k = 0; k < nb; k++) {
             uint32_t v0 = b0 + k * KV_W, n = kiln__batch_size(count, v0);
             kv x, y, z;
-            KILN__SFX(kiln__skin_direction)(&job->tan, v0, n, &x, &y, &z);
+            KILN__SFX(kiln__skin_direction)(&tan, v0, n, &x, &y, &z);
             if (stretched) {
                 kv sx, sy, sz;
                 KILN__SFX(kiln__skin_mul3)(sb[k], x, y, z, &sx, &sy, &sz);
@@ -332,7 +349,7 @@ static KILN__KERNEL void KILN__SFX(kiln__dqs_outputs)(const kiln__skin_job *job,
             }
             KILN__SFX(kiln__skin_rotate)(qb[k], &x, &y, &z);
             KILN__SFX(kiln__skin_normalise)(&x, &y, &z, kv_zero());
-            KILN__SFX(kiln__skin_put)(&job->out_tan, v0, n, x, y, z);
+            KILN__SFX(kiln__skin_put)(&out_tan, v0, n, x, y, z);
         }
 }
 
@@ -356,14 +373,26 @@ KILN__FN void KILN__SFX(kiln__dqs_batches)(const kiln__skin_job *job, const uint
             }
             kiln__dqs_gather(job, w, N, stretched, off, qb[k], sb[k]);
         }
-        KILN__SFX(kiln__dqs_outputs)(job, b0, nb, qb, (const float(*)[9 * KV_W])sb);
+        KILN__SFX(kiln__dqs_outputs)(job, b0, nb, (const float(*)[8 * KV_W])qb, (const float(*)[9 * KV_W])sb);
     }
 }
 
-/* The dual quaternion blend costs about twice the linear one per influence, so a loop over the
- * influence count costs little next to it (measured: ~10% against unrolled copies per count, for
- * a third of the code): one gather serves every count, and staged batches too. */
-KILN__KERNEL void KILN__SFX(kiln__skin_dqs)(const kiln__skin_job *job) { KILN__SFX(kiln__dqs_batches)(job, job->influences); }
+/* Specialised per influence count, as the linear blend: with N a constant the gather's loops
+ * unroll and its record offsets are constant displacements. */
+KILN__KERNEL void KILN__SFX(kiln__skin_dqs)(const kiln__skin_job *job)
+{
+    switch (job->influences) {
+    case 0: KILN__SFX(kiln__dqs_batches)(job, 0); break;
+    case 1: KILN__SFX(kiln__dqs_batches)(job, 1); break;
+    case 2: KILN__SFX(kiln__dqs_batches)(job, 2); break;
+    case 3: KILN__SFX(kiln__dqs_batches)(job, 3); break;
+    case 4: KILN__SFX(kiln__dqs_batches)(job, 4); break;
+    case 5: KILN__SFX(kiln__dqs_batches)(job, 5); break;
+    case 6: KILN__SFX(kiln__dqs_batches)(job, 6); break;
+    case 7: KILN__SFX(kiln__dqs_batches)(job, 7); break;
+    default: KILN__SFX(kiln__dqs_batches)(job, 8); break;
+    }
+}
 
 #undef A_
 #undef M_

@@ -168,6 +168,10 @@ KILN__FN void kiln__dqs_gather(const kiln__skin_job *job, const float *w, const 
         kiln__dqs_lane(dqs, off + l * KILN__SKIN_JS(N), N ? w + l * N : NULL, job->root_dq, N, S, dq[l],
                        st[l]);
     for (int i = 0; i < 2; i++) kiln__transpose4(dq[0][i], dq[1][i], dq[2][i], dq[3][i], q + i * 16, 4);
+    /* normalised by |real| (one refined reciprocal square root for both parts) */
+    kv qx = _mm_loadu_ps(q), qy = _mm_loadu_ps(q + 4), qz = _mm_loadu_ps(q + 8), qw = _mm_loadu_ps(q + 12);
+    kv inv = kv_rsqrt(kv_max(kv_fma(qx, qx, kv_fma(qz, qz, kv_fma(qy, qy, kv_mul(qw, qw)))), kv_set1(1e-30f)));
+    for (int i = 0; i < 8; i++) _mm_storeu_ps(q + 4 * i, _mm_mul_ps(_mm_loadu_ps(q + 4 * i), inv));
     if (S)
         for (int col = 0; col < 3; col++) kiln__transpose4(st[0][col], st[1][col], st[2][col], st[3][col], s + col * 12, 3);
 }
