@@ -1118,7 +1118,53 @@ static cast_bytes d7_cast(void)
     kiln_cast_writer_ints(w, c2, "kb", kb, 2);
     kiln_cast_writer_floats(w, c2, "kv", KILN_CAST_TYPE_FLOAT, kv, 2);
     kiln_cast_writer_string(w, c2, "m", "absolute");
+    /* a track no shape of the model has: later_track_of_a_name_wins renames it */
+    const float grin[2] = {0.25f, 0.25f};
+    uint32_t c3 = kiln_cast_writer_node(w, anim, KILN_CAST_ID_CURVE, 24);
+    kiln_cast_writer_string(w, c3, "nn", "grin");
+    kiln_cast_writer_string(w, c3, "kp", "bs");
+    kiln_cast_writer_ints(w, c3, "kb", kb, 2);
+    kiln_cast_writer_floats(w, c3, "kv", KILN_CAST_TYPE_FLOAT, grin, 2);
+    kiln_cast_writer_string(w, c3, "m", "absolute");
     return finish_cast(w);
+}
+
+/* Two bs tracks of one name, which the baker never writes (it keeps one per channel), made
+ * by renaming d7_cast's "grin" track to "smile" in a baked blob: whichever of the two comes
+ * later drives the shape (D.4: the last curve on a channel wins). */
+Test(blend_shape, later_track_of_a_name_wins)
+{
+    cast_bytes c = d7_cast();
+    const cast_bytes *in[1] = {&c};
+    baked b;
+    cr_assert_eq(bake_bytes(in, 1, KILN_BAKE_NO_OPTIMIZE, &b), KILN_OK);
+    size_t size = b.res.size;
+    unsigned char *mem = aligned_alloc(KILN_BLOB_ALIGN, (size + KILN_BLOB_ALIGN - 1) / KILN_BLOB_ALIGN * KILN_BLOB_ALIGN);
+    cr_assert_not_null(mem);
+    memcpy(mem, b.res.blob, size);
+    const kiln_blob *blob;
+    cr_assert_eq(kiln_blob_load(mem, size, 0, &blob, NULL), KILN_OK);
+    const kiln_blob_animation *a = kiln_blob_animations(blob, NULL);
+    kiln_blob_anim_scalar *sc = (kiln_blob_anim_scalar *)(uintptr_t)(kiln_blob_anim_scalars(blob, NULL) + a->first_scalar);
+    uint32_t smile = KILN_BLOB_NONE, grin = KILN_BLOB_NONE;
+    for (uint32_t k = 0; k < a->scalar_count; k++) {
+        const char *name = kiln_blob_string(blob, sc[k].name);
+        if (strcmp(name, "smile") == 0) smile = k;
+        if (strcmp(name, "grin") == 0) grin = k;
+    }
+    cr_assert(smile != KILN_BLOB_NONE && grin != KILN_BLOB_NONE, "tracks smile %u, grin %u", smile, grin);
+    uint32_t first = smile < grin ? smile : grin, later = smile < grin ? grin : smile;
+    sc[grin].name = sc[smile].name, sc[grin].name_hash = sc[smile].name_hash; /* two "smile" tracks now */
+    bb_fix_crc(mem, size);
+    cr_assert_eq(kiln_blob_load(mem, size, 0, &blob, NULL), KILN_OK, "the edited blob does not verify");
+    uint32_t shape = kiln_blob_find_blend_shape(blob, 0, "smile"), track = KILN_BLOB_NONE;
+    cr_assert_neq(shape, KILN_BLOB_NONE);
+    cr_assert_eq(kiln_blend_shape_bind_clip(blob, 0, blob, &shape, 1, &track), KILN_OK);
+    cr_expect_eq(track, later, "smile is driven by track %u, expected the later one, %u (the earlier is %u)", track, later,
+                 first);
+    free(mem);
+    baked_free(&b);
+    free(c.data);
 }
 
 Test(blend_shape, clip_weights_by_name)
