@@ -30,33 +30,12 @@
 
 /* ---- reading the shapes --------------------------------------------------------------------- */
 
-/* Counts the ERROR reports of an accessor call on the way to the real sink, so that a drop the
- * accessor did not report can be reported here. */
-typedef struct kiln__counting_sink {
-    const kiln_diag_sink *next;
-    uint32_t              errors;
-} kiln__counting_sink;
-
-static void kiln__count_diag(void *user, const kiln_diag *d)
-{
-    kiln__counting_sink *c = user;
-    c->errors += d->severity == KILN_SEVERITY_ERROR;
-    if (c->next->fn) c->next->fn(c->next->user, d);
-}
-
-kiln_result kiln__blend_shapes_begin(const kiln__bake_ctx *ctx, uint32_t model_node, kiln__bake_unit *u,
-                                     kiln__model_shapes *out)
+kiln_result kiln__blend_shapes_begin(const kiln__bake_ctx *ctx, uint32_t model_node, kiln__model_shapes *out)
 {
     memset(out, 0, sizeof *out);
     const kiln_cast_doc *doc = ctx->doc;
     uint32_t n = kiln_cast_child_count(doc, model_node, KILN_CAST_ID_BLENDSHAPE);
     if (!n) return KILN_OK;
-    /* Room for every shape of this model now: each is appended at most once, with its mesh. */
-    kiln__blend_shape *grown =
-        kiln__realloc(ctx->allocator, u->blend_shapes, (size_t)(u->blend_shape_count + n) * sizeof *grown);
-    if (!grown) return KILN_ERR_OUT_OF_MEMORY;
-    u->blend_shapes = grown;
-    memset(grown + u->blend_shape_count, 0, (size_t)n * sizeof *grown);
     out->shapes = kiln__realloc(ctx->allocator, NULL, (size_t)n * sizeof *out->shapes);
     if (!out->shapes) return KILN_ERR_OUT_OF_MEMORY;
 
@@ -65,14 +44,13 @@ kiln_result kiln__blend_shapes_begin(const kiln__bake_ctx *ctx, uint32_t model_n
         if (kiln_cast_node_at(doc, c)->id != KILN_CAST_ID_BLENDSHAPE) continue;
         kiln__shape_src *s = &out->shapes[out->count];
         memset(s, 0, sizeof *s);
-        kiln__counting_sink counting = {&ctx->sink, 0};
-        kiln_diag_sink sink = {kiln__count_diag, &counting};
-        kiln_result r = kiln_cast_get_blend_shape(doc, c, &s->cs, &sink);
+        uint64_t errors = ctx->stats->errors; /* what the accessor reports, the job's sink counts */
+        kiln_result r = kiln_cast_get_blend_shape(doc, c, &s->cs, &ctx->sink);
         if (r == KILN_ERR_OUT_OF_MEMORY) return r;
         if (r == KILN_OK && s->cs.base_mesh != KILN_CAST_NONE) {
             s->node = c;
             out->count++;
-        } else if (!counting.errors) {
+        } else if (ctx->stats->errors == errors) { /* a drop the accessor did not report */
             kiln__diag_report(&ctx->sink, r == KILN_OK ? KILN_ERR_CAST_UNRESOLVED : r, KILN_SEVERITY_ERROR, doc, c,
                               NULL, KILN_NO_OFFSET, "BlendShape dropped");
         }

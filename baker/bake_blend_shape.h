@@ -2,7 +2,7 @@
  * bake_unit.c:
  *
  *   kiln__model_shapes shapes;
- *   kiln__blend_shapes_begin(ctx, model_node, unit, &shapes);    // before the model's meshes
+ *   kiln__blend_shapes_begin(ctx, model_node, &shapes);          // before the model's meshes
  *   for each Mesh child:  kiln__bake_mesh_shaped(ctx, node, skeleton, &shapes, unit, mesh_index, &mesh);
  *   kiln__blend_shapes_end(ctx, &shapes, report);                // always, once
  *
@@ -30,10 +30,10 @@ typedef struct kiln__model_shapes {
 } kiln__model_shapes;
 
 /* Reads every BlendShape child of `model_node` (file order; the accessor reports what it
- * drops) and makes room for them in u->blend_shapes. `out` is always initialised, so that
- * kiln__blend_shapes_end may follow any failure. Fails only with ERR_OUT_OF_MEMORY. */
-kiln_result kiln__blend_shapes_begin(const kiln__bake_ctx *ctx, uint32_t model_node, kiln__bake_unit *u,
-                                     kiln__model_shapes *out);
+ * drops). u->blend_shapes has room for them already (kiln__reserve_unit counts every model's
+ * BlendShapes). `out` is always initialised, so that kiln__blend_shapes_end may follow any
+ * failure. Fails only with ERR_OUT_OF_MEMORY. */
+kiln_result kiln__blend_shapes_begin(const kiln__bake_ctx *ctx, uint32_t model_node, kiln__model_shapes *out);
 
 /* Bakes Mesh `mesh_node` (kiln__bake_mesh's contract) and, when it succeeds, appends the shapes
  * whose base it is to u->blend_shapes with mesh index `mesh_index` (the caller makes the mesh

@@ -116,7 +116,7 @@ static uint32_t kiln__next(const kiln_cast_doc *doc, uint32_t node)
 static kiln_result kiln__reserve_unit(kiln__job *job, const kiln_cast_doc *doc)
 {
     uint32_t models = 0, meshes = 0, hairs = 0, materials = 0, instances = 0, anims = 0;
-    uint32_t ik_handles = 0, constraints = 0;
+    uint32_t ik_handles = 0, constraints = 0, shapes = 0;
     for (uint32_t k = 0; k < kiln_cast_root_count(doc); k++) {
         uint32_t root = kiln_cast_root(doc, k);
         if (kiln_cast_node_at(doc, root)->id != KILN_CAST_ID_ROOT) continue;
@@ -129,6 +129,7 @@ static kiln_result kiln__reserve_unit(kiln__job *job, const kiln_cast_doc *doc)
             meshes += kiln_cast_child_count(doc, c, KILN_CAST_ID_MESH);
             hairs += kiln_cast_child_count(doc, c, KILN_CAST_ID_HAIR);
             materials += kiln_cast_child_count(doc, c, KILN_CAST_ID_MATERIAL);
+            shapes += kiln_cast_child_count(doc, c, KILN_CAST_ID_BLENDSHAPE);
             for (uint32_t s = kiln__first_child(doc, c); s != KILN_CAST_NONE; s = kiln__next(doc, s)) {
                 if (kiln_cast_node_at(doc, s)->id != KILN_CAST_ID_SKELETON) continue;
                 ik_handles += kiln_cast_child_count(doc, s, KILN_CAST_ID_IKHANDLE);
@@ -153,6 +154,7 @@ static kiln_result kiln__reserve_unit(kiln__job *job, const kiln_cast_doc *doc)
     KILN__RESERVE(anims, anims)
     KILN__RESERVE(ik_handles, ik_handles)
     KILN__RESERVE(constraints, constraints)
+    KILN__RESERVE(blend_shapes, shapes)
 #undef KILN__RESERVE
     return ok ? KILN_OK : KILN_ERR_OUT_OF_MEMORY;
 }
@@ -220,7 +222,7 @@ static kiln_result kiln__model_parts(kiln__job *job, const kiln__bake_ctx *ctx, 
     }
     uint32_t material_count = u->material_count - first_material;
     kiln__model_shapes shapes; /* the BlendShapes: baked with their base mesh (bake_blend_shape.h) */
-    kiln_result rs = kiln__blend_shapes_begin(ctx, node, u, &shapes);
+    kiln_result rs = kiln__blend_shapes_begin(ctx, node, &shapes);
     if (r == KILN_OK) r = rs;
     for (uint32_t c = kiln__first_child(doc, node); c != KILN_CAST_NONE && r == KILN_OK; c = kiln__next(doc, c)) {
         uint32_t id = kiln_cast_node_at(doc, c)->id;

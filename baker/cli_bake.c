@@ -7,7 +7,6 @@
 #define _POSIX_C_SOURCE 200809L
 
 #include <errno.h>
-#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>

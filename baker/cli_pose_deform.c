@@ -60,14 +60,14 @@ static void kiln__pose_list_meshes(const kiln__pose *p, const kiln_blob_model *m
     fputs(model->mesh_count ? "\n" : " none\n", stderr);
 }
 
-/* The mesh --skin names among the posed model's meshes: by exact name, else by 0-based index. */
+/* The mesh --skin names among the posed model's meshes: by exact name, else by 0-based index
+ * (p->skin_mesh is KILN_BLOB_NONE on entry). */
 static int kiln__pose_find_mesh(kiln__pose *p)
 {
     const kiln_blob_model *model = &kiln_blob_models(p->skel_blob, NULL)[p->model];
     const kiln_blob_mesh *meshes = kiln_blob_meshes(p->skel_blob, NULL);
     const char *want = p->args.skin_mesh;
     uint32_t index;
-    p->skin_mesh = KILN_BLOB_NONE;
     for (uint32_t i = 0; i < model->mesh_count && p->skin_mesh == KILN_BLOB_NONE; i++)
         if (strcmp(kiln_blob_string(p->skel_blob, meshes[model->first_mesh + i].name), want) == 0)
             p->skin_mesh = model->first_mesh + i;
@@ -114,8 +114,8 @@ static int kiln__pose_skin_prepare(kiln__pose *p)
         return KILN_EXIT_INPUT;
     }
     p->mesh_shape_count = kiln_blob_mesh_blend_shapes(p->skel_blob, p->skin_mesh, p->mesh_shapes, shapes);
-    kiln_result r = shapes ? kiln_blend_shape_bind_clip(p->anim_blob, p->clip, p->skel_blob, p->mesh_shapes, shapes,
-                                                        p->shape_tracks)
+    kiln_result r = shapes ? kiln_blend_shape_bind_clip(p->anim_blob, p->clip, p->skel_blob, p->mesh_shapes,
+                                                        p->mesh_shape_count, p->shape_tracks)
                            : KILN_OK;
     if (r != KILN_OK) {
         fprintf(stderr, KILN_CLI_NAME ": " KILN__POSE_VERB ": cannot bind the mesh's blend shapes to the clip: %s\n",

@@ -3,7 +3,6 @@
  */
 #define _POSIX_C_SOURCE 200809L
 
-#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -51,7 +50,7 @@ int kiln__pose_load(kiln__pose *p)
             /* The loader reads in place and needs KILN_BLOB_ALIGN; the CLI's buffers are malloc'd. */
             if (posix_memalign(&b->mem, KILN_BLOB_ALIGN, in->file.size ? in->file.size : 1) != 0) {
                 b->mem = NULL;
-                fprintf(stderr, KILN_CLI_NAME ": " KILN__POSE_VERB ": out of memory\n");
+                kiln__pose_out_of_memory();
                 return KILN_EXIT_INPUT;
             }
             memcpy(b->mem, in->file.data, in->file.size);
@@ -159,7 +158,7 @@ int kiln__pose_find_skeleton(kiln__pose *p)
     uint32_t *rank = malloc((n ? n : 1) * sizeof *rank);
     if (!p->order || !p->cast_parent || !rank || !kiln__pose_sort_order(p->order, n, p->bones)) {
         free(rank);
-        fprintf(stderr, KILN_CLI_NAME ": " KILN__POSE_VERB ": out of memory\n");
+        kiln__pose_out_of_memory();
         return KILN_EXIT_INPUT;
     }
     for (uint32_t k = 0; k < n; k++) rank[p->order[k]] = k;
@@ -299,7 +298,7 @@ int kiln__pose_collect_shapes(kiln__pose *p)
     p->shapes = malloc((count ? count : 1) * sizeof *p->shapes);
     if (!p->shapes) {
         kiln_cast_free(doc);
-        fprintf(stderr, KILN_CLI_NAME ": " KILN__POSE_VERB ": out of memory\n");
+        kiln__pose_out_of_memory();
         return KILN_EXIT_INPUT;
     }
     for (uint32_t c = model == KILN_CAST_NONE ? KILN_CAST_NONE : kiln_cast_node_at(doc, model)->first_child;
@@ -326,7 +325,7 @@ int kiln__pose_prepare_scalars(kiln__pose *p)
     p->ts = malloc((n ? n : 1) * sizeof *p->ts);
     p->shown = malloc(n ? n : 1);
     if (!p->ts || !p->shown) {
-        fprintf(stderr, KILN_CLI_NAME ": " KILN__POSE_VERB ": out of memory\n");
+        kiln__pose_out_of_memory();
         return KILN_EXIT_INPUT;
     }
     for (uint32_t i = 0; i < n; i++) {
@@ -395,7 +394,7 @@ int kiln__pose_bind(kiln__pose *p)
     p->values = kiln__pose_aligned((size_t)(p->anim->scalar_count ? p->anim->scalar_count : 1) * sizeof(float));
     if (!p->context_mem || !p->pose || !p->matrices || !p->values ||
         kiln_sample_context_init(p->context_mem, (csize + 63u) & ~(size_t)63u, p->binding) != KILN_OK) {
-        fprintf(stderr, KILN_CLI_NAME ": " KILN__POSE_VERB ": out of memory\n");
+        kiln__pose_out_of_memory();
         return KILN_EXIT_INPUT;
     }
     return KILN_EXIT_OK;

@@ -81,14 +81,7 @@ static int parse_options(int argc, char **argv, options *o)
     for (int i = 1; i < argc; i++) {
         if (strcmp(argv[i], "--quick") == 0) continue;
         if (strcmp(argv[i], "--simd") == 0 && i + 1 < argc) {
-            const char *s = argv[++i];
-            o->all_paths = strcmp(s, "all") == 0;
-            o->only = KILN_SIMD_AUTO;
-            const kiln_simd named[3] = {KILN_SIMD_SCALAR, KILN_SIMD_SSE2, KILN_SIMD_AVX2};
-            int known = o->all_paths || strcmp(s, "best") == 0;
-            for (int k = 0; k < 3; k++)
-                if (strcmp(s, kiln_simd_name(named[k])) == 0) o->only = named[k], known = 1;
-            if (!known) return 0;
+            if (!bench_parse_simd(argv[++i], &o->all_paths, &o->only)) return 0;
         } else if (strcmp(argv[i], "--sample") == 0) {
             o->sample = 1;
         } else if (strcmp(argv[i], "--clip") == 0 && i + 1 < argc) {
@@ -477,15 +470,9 @@ static void baked_free(baked *b)
     memset(b, 0, sizeof *b);
 }
 
-static int cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return x < y ? -1 : x > y;
-}
-
 static double median(double *v, int n)
 {
-    qsort(v, (size_t)n, sizeof *v, cmp_double);
+    qsort(v, (size_t)n, sizeof *v, bench_cmp_double);
     return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
 }
 

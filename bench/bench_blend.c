@@ -101,12 +101,6 @@ static void *make_cast(uint64_t *size)
     return bytes;
 }
 
-static int cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return x < y ? -1 : x > y;
-}
-
 /* The obvious evaluation, for scale: copy, then one scatter-add pass per shape. */
 static void naive(const kiln_blob *blob, const float *base, uint32_t vc, const uint32_t *shapes, uint32_t n, float *out)
 {
@@ -205,7 +199,7 @@ int main(int argc, char **argv)
                 bench_sink += out[(size_t)(r + warmup) % vc * 3];
                 if (r >= 0) times[r] = t;
             }
-            qsort(times, (size_t)reps, sizeof *times, cmp_double);
+            qsort(times, (size_t)reps, sizeof *times, bench_cmp_double);
             double med = times[reps / 2], best = times[0];
             const char *simd = p < 0 ? "naive-scalar" : kiln_simd_name(paths[p]);
             printf("{\"bench\":\"blend_shapes\",\"case\":\"%s%s\",\"simd\":\"%s\",\"vertices\":%u,\"shapes\":%u,"

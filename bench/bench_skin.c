@@ -59,14 +59,7 @@ static int parse_options(int argc, char **argv, options *o)
             continue;
         }
         if (strcmp(argv[i], "--simd") == 0 && i + 1 < argc) {
-            const char *s = argv[++i];
-            o->all_paths = strcmp(s, "all") == 0;
-            o->only = KILN_SIMD_AUTO;
-            const kiln_simd named[3] = {KILN_SIMD_SCALAR, KILN_SIMD_SSE2, KILN_SIMD_AVX2};
-            int known = o->all_paths || strcmp(s, "best") == 0;
-            for (int k = 0; k < 3; k++)
-                if (strcmp(s, kiln_simd_name(named[k])) == 0) o->only = named[k], known = 1;
-            if (!known) return 0;
+            if (!bench_parse_simd(argv[++i], &o->all_paths, &o->only)) return 0;
         } else if (strcmp(argv[i], "--vertices") == 0 && i + 1 < argc) {
             long v = strtol(argv[++i], NULL, 10);
             if (v < 1 || v > 10000000) return 0;
@@ -80,21 +73,16 @@ static int parse_options(int argc, char **argv, options *o)
     return 1;
 }
 
-static int cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return x < y ? -1 : x > y;
-}
-
 typedef struct timing {
     double median_s, min_s;
 } timing;
 
 /* Evicts every cache level: writes, then reads, a buffer well past any last-level cache. */
 #define FLUSH_BYTES ((size_t)256 << 20)
-static void flush_caches(unsigned char *buf)
+static void flush_caches(void *p)
 {
     static unsigned char round;
+    unsigned char *buf = p;
     memset(buf, ++round, FLUSH_BYTES);
     unsigned long long sum = 0;
     for (size_t i = 0; i < FLUSH_BYTES; i += 64) sum += buf[i];
@@ -113,43 +101,9 @@ static timing time_skin(const kiln_skin_desc *d, int reps, unsigned char *flush)
         t[r] = bench_now() - t0;
     }
     bench_sink += d->positions[0];
-    qsort(t, (size_t)reps, sizeof t[0], cmp_double);
+    qsort(t, (size_t)reps, sizeof t[0], bench_cmp_double);
     timing out = {t[reps / 2], t[0]};
     return out;
-}
-
-/* The cold bound: what bench_bandwidth_seconds measures (a copy of min(read, write) bytes, the
- * rest read or written one way), with the caches evicted before each repetition. */
-static double cold_copy_seconds(size_t read_bytes, size_t write_bytes, int reps, unsigned char *flush)
-{
-    size_t n = read_bytes > write_bytes ? read_bytes : write_bytes, both = read_bytes < write_bytes ? read_bytes : write_bytes;
-    unsigned char *src = NULL, *dst = NULL;
-    if (posix_memalign((void **)&src, 64, n) || posix_memalign((void **)&dst, 64, n)) {
-        free(src);
-        return 0.0;
-    }
-    memset(src, 1, n), memset(dst, 0, n);
-    double best = 1e30;
-    for (int r = 0; r < reps; r++) {
-        flush_caches(flush);
-        double t0 = bench_now();
-        memcpy(dst, src, both);
-        if (read_bytes > both) {
-            unsigned long long sum = 0;
-            for (size_t i = both; i + 8 <= read_bytes; i += 8) {
-                unsigned long long v;
-                memcpy(&v, src + i, sizeof v);
-                sum += v;
-            }
-            bench_sink += (float)sum;
-        } else if (write_bytes > both) {
-            memset(dst + both, 2, write_bytes - both);
-        }
-        double t = bench_now() - t0;
-        best = t < best ? t : best;
-    }
-    free(src), free(dst);
-    return best;
 }
 
 typedef struct mesh_case {
@@ -247,7 +201,7 @@ int main(int argc, char **argv)
                     double cold_ns = 0, cold_bound_ns = 0, cold_fraction = 0;
                     if (o.cold) {
                         timing tc = time_skin(&d, o.cold_reps, flush);
-                        double cb = cold_copy_seconds(read, written, o.cold_reps, flush);
+                        double cb = bench_bandwidth_seconds_ex(read, written, o.cold_reps, flush_caches, flush);
                         cold_ns = tc.min_s * 1e9 / n, cold_bound_ns = cb * 1e9 / n;
                         cold_fraction = tc.min_s > 0 ? cb / tc.min_s : 0.0;
                     }

@@ -9,6 +9,8 @@
 #include <sys/stat.h>
 #include <time.h>
 
+#include "kiln/anim.h"
+
 static inline double bench_now(void)
 {
     struct timespec ts;
@@ -56,8 +58,10 @@ static inline int bench_quick(int argc, char **argv)
 /* The memory-bandwidth bound of a kernel that reads `read_bytes` and writes `write_bytes`:
  * the time a plain copy of that traffic takes here, measured (best of `reps`) on buffers of the
  * same sizes, so a kernel's figure can be printed beside what memory alone allows. Returns
- * seconds per pass, or 0 when the buffers cannot be allocated. */
-static inline double bench_bandwidth_seconds(size_t read_bytes, size_t write_bytes, int reps)
+ * seconds per pass, or 0 when the buffers cannot be allocated. `before` (optional) runs before
+ * each repetition, untimed: e.g. a cache eviction, for the bound of data coming from DRAM. */
+static inline double bench_bandwidth_seconds_ex(size_t read_bytes, size_t write_bytes, int reps, void (*before)(void *),
+                                                void *user)
 {
     size_t n = read_bytes > write_bytes ? read_bytes : write_bytes;
     unsigned char *src = NULL, *dst = NULL;
@@ -69,6 +73,7 @@ static inline double bench_bandwidth_seconds(size_t read_bytes, size_t write_byt
     memset(dst, 0, n);
     double best = 1e30;
     for (int r = 0; r < reps; r++) {
+        if (before) before(user);
         double t0 = bench_now();
         /* the reads, then the writes: a copy of min(read, write) plus the rest one way */
         size_t both = read_bytes < write_bytes ? read_bytes : write_bytes;
@@ -91,6 +96,31 @@ static inline double bench_bandwidth_seconds(size_t read_bytes, size_t write_byt
     free(src);
     free(dst);
     return best;
+}
+
+static inline double bench_bandwidth_seconds(size_t read_bytes, size_t write_bytes, int reps)
+{
+    return bench_bandwidth_seconds_ex(read_bytes, write_bytes, reps, NULL, NULL);
+}
+
+/* qsort comparator: doubles, ascending (for medians of repetitions). */
+static inline int bench_cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return x < y ? -1 : x > y;
+}
+
+/* The value of a bench's --simd option: "best" (only = KILN_SIMD_AUTO), "all" (*all_paths set)
+ * or a path name (kiln_simd_name). Returns 0 for anything else. */
+static inline int bench_parse_simd(const char *s, int *all_paths, kiln_simd *only)
+{
+    static const kiln_simd named[3] = {KILN_SIMD_SCALAR, KILN_SIMD_SSE2, KILN_SIMD_AVX2};
+    *all_paths = strcmp(s, "all") == 0;
+    *only = KILN_SIMD_AUTO;
+    int known = *all_paths || strcmp(s, "best") == 0;
+    for (int k = 0; k < 3; k++)
+        if (strcmp(s, kiln_simd_name(named[k])) == 0) *only = named[k], known = 1;
+    return known;
 }
 
 #endif

@@ -170,6 +170,16 @@ typedef struct kiln__sample_job {
 extern const float kiln__slerp_fit[KILN__SLERP_DEG][4];
 /* The polynomial coefficients in x for a given t: t' = t + x·(q0 + x·(q1 + ...)). */
 void kiln__slerp_coeffs(float t, float q[KILN__SLERP_DEG]);
+/* t + x·(q0 + x·(q1 + ...)): the corrected nlerp parameter, x clamped to [0, 1] as in
+ * kv_slerp_t (x = 1 - |dot| <= 1; keys far from unit length would put it far below 0, where the
+ * polynomial overflows; NaN maps to 0 too). */
+static inline float kiln__corrected(float t, float x, const float q[KILN__SLERP_DEG])
+{
+    x = x > 0.0f ? x : 0.0f;
+    float p = q[KILN__SLERP_DEG - 1];
+    for (int i = KILN__SLERP_DEG - 2; i >= 0; i--) p = p * x + q[i];
+    return t + x * p;
+}
 
 /* Exact slerp(I, k, a) for one quaternion (double precision), shortest arc; any real a. */
 void kiln__slerp_identity_exact(const float k[4], float a, float out[4]);
@@ -296,5 +306,13 @@ static inline void kiln__qnormalize(float r[4])
 /* Identity transform in every lane. */
 void kiln__soa_identity(kiln_soa_xform *x);
 extern const kiln_soa_xform kiln__soa_identity_block;
+/* The skeleton record and its bone range, checked (the loader verifies it; trusted loads may
+ * not have): ERR_INVALID_ARGUMENT (no such skeleton), ERR_BUFFER_TOO_SMALL (capacity below its
+ * bone count; UINT32_MAX: no check), ERR_BLOB_BAD_RECORD (bones outside the section).
+ * pose_model.c. */
+kiln_result kiln__skeleton_bones(const kiln_blob *blob, uint32_t skeleton, uint32_t capacity,
+                                 const kiln_blob_skeleton **out_sk, const kiln_blob_bone **out_bones);
+/* The 4x4 identity, column-major (a NULL root or parent matrix stands for it). */
+extern const float kiln__identity16[16];
 
 #endif /* KILN_ANIM_INTERNAL_H */

@@ -61,17 +61,6 @@ static void kiln__nlerp_lane(const float a[4], const float bq[4], float t, float
     kiln__qnormalize(r);
 }
 
-/* t + x·(q0 + x·(q1 + ...)): the corrected nlerp parameter, x clamped to [0, 1] as in
- * kv_slerp_t (x = 1 - |dot| <= 1; keys far from unit length would put it far below 0, where the
- * polynomial overflows; NaN maps to 0 too). */
-static float kiln__corrected(float t, float x, const float q[KILN__SLERP_DEG])
-{
-    x = x > 0.0f ? x : 0.0f;
-    float p = q[KILN__SLERP_DEG - 1];
-    for (int i = KILN__SLERP_DEG - 2; i >= 0; i--) p = p * x + q[i];
-    return t + x * p;
-}
-
 /* slerp(I, k, a) for a in (0, 1), shortest arc, by the corrected nlerp. */
 static void kiln__slerp_identity_lane(const float k[4], float a, float r[4])
 {

@@ -60,36 +60,8 @@ KILN__FN kv_xf KILN__SFX(kiln__fetch_xf)(const kiln_anim_binding *b, const kiln_
     return r;
 }
 
-/* fetch_xf for KILN__BLK_UNIFORM blocks, with the width a constant after inlining: no
- * per-component dispatch. */
-KILN__FN kv KILN__SFX(kiln__fetch_u)(const kiln_blob_anim_track *tr, unsigned width, unsigned h,
-                                     const unsigned char *src)
-{
-    unsigned o = h * KV_W;
-    kv scale = kv_mul(kv_ld(tr->range_extent + o), kv_set1(kiln__quant_inv(width)));
-    return kv_add(kv_mul(scale, kv_cvt_u(kiln__unpack_half(src, width, h))), kv_ld(tr->range_min + o));
-}
-
-KILN__FN kv_xf KILN__SFX(kiln__fetch_uniform)(const kiln_blob_anim_track *tr, unsigned width, unsigned h,
-                                              const unsigned char *src)
-{
-    kv_xf r;
-    r.tx = KILN__SFX(kiln__fetch_u)(tr + 0, width, h, src);
-    r.ty = KILN__SFX(kiln__fetch_u)(tr + 1, width, h, src + width);
-    r.tz = KILN__SFX(kiln__fetch_u)(tr + 2, width, h, src + 2 * width);
-    r.q.x = KILN__SFX(kiln__fetch_u)(tr + 3, width, h, src + 3 * width);
-    r.q.y = KILN__SFX(kiln__fetch_u)(tr + 4, width, h, src + 4 * width);
-    r.q.z = KILN__SFX(kiln__fetch_u)(tr + 5, width, h, src + 5 * width);
-    r.q.w = KILN__SFX(kiln__rebuild_qw)(r.q.x, r.q.y, r.q.z);
-    r.sx = KILN__SFX(kiln__fetch_u)(tr + 6, width, h, src + 6 * width);
-    r.sy = KILN__SFX(kiln__fetch_u)(tr + 7, width, h, src + 7 * width);
-    r.sz = KILN__SFX(kiln__fetch_u)(tr + 8, width, h, src + 8 * width);
-    return r;
-}
-
-/* fetch_xf for KILN__BLK_PACKED blocks: the 9 stored components back to back at their own
- * widths, their tracks consecutive, their scales precomputed at bind time; no per-component
- * dispatch. */
+/* One stored component of a packed block (KILN__BLK_PACKED: the 9 stored components back to
+ * back at their own widths, their tracks consecutive, their scales precomputed at bind time). */
 KILN__FN kv KILN__SFX(kiln__fetch_p)(const float *scale, const float *min, unsigned w, unsigned h,
                                      const unsigned char *src)
 {
@@ -97,48 +69,11 @@ KILN__FN kv KILN__SFX(kiln__fetch_p)(const float *scale, const float *min, unsig
     return kv_add(kv_mul(kv_ld(scale + o), kv_cvt_u(kiln__unpack_half(src, w, h))), kv_ld(min + o));
 }
 
-KILN__FN kv_xf KILN__SFX(kiln__fetch_packed)(const kiln_blob_anim_track *tr, const float *scale, const uint8_t *w,
-                                             unsigned h, const unsigned char *src)
-{
-    kv_xf r;
-    const unsigned char *s = src;
-#define KILN__P(field, k) \
-    r.field = KILN__SFX(kiln__fetch_p)(scale + (k) * KILN__LANES, tr[k].range_min, w[k], h, s), s += w[k]
-    KILN__P(tx, 0);
-    KILN__P(ty, 1);
-    KILN__P(tz, 2);
-    KILN__P(q.x, 3);
-    KILN__P(q.y, 4);
-    KILN__P(q.z, 5);
-    KILN__P(sx, 6);
-    KILN__P(sy, 7);
-    KILN__P(sz, 8);
-#undef KILN__P
-    r.q.w = KILN__SFX(kiln__rebuild_qw)(r.q.x, r.q.y, r.q.z);
-    return r;
-}
-
-/* Both rows of a quantised block, lane group h. */
+/* Both rows of a quantised block, lane group h (packed blocks go through kiln__interp_packed). */
 KILN__FN void KILN__SFX(kiln__fetch_rows)(const kiln_anim_binding *b, const kiln__clip_block *cb,
                                           const kiln_soa_xform *cst, unsigned h, const unsigned char *row0,
                                           const unsigned char *row1, kv_xf *a, kv_xf *bb)
 {
-    if (cb->flags & KILN__BLK_UNIFORM) {
-        const kiln_blob_anim_track *tr = &b->tracks[cb->track[0]];
-        const unsigned char *s0 = row0 + cb->offset[0], *s1 = row1 + cb->offset[0];
-        switch (cb->uniform_width) {
-        case 8: *a = KILN__SFX(kiln__fetch_uniform)(tr, 8, h, s0), *bb = KILN__SFX(kiln__fetch_uniform)(tr, 8, h, s1); return;
-        case 16: *a = KILN__SFX(kiln__fetch_uniform)(tr, 16, h, s0), *bb = KILN__SFX(kiln__fetch_uniform)(tr, 16, h, s1); return;
-        default: break; /* other widths: the packed or generic path */
-        }
-    }
-    if (cb->flags & KILN__BLK_PACKED) {
-        const kiln_blob_anim_track *tr = &b->tracks[cb->track[0]];
-        const float *scale = b->packed_scale + (size_t)(cb - b->blocks) * (KILN_ANIM_COMPONENTS - 1) * KILN__LANES;
-        *a = KILN__SFX(kiln__fetch_packed)(tr, scale, cb->packed_width, h, row0 + cb->offset[0]);
-        *bb = KILN__SFX(kiln__fetch_packed)(tr, scale, cb->packed_width, h, row1 + cb->offset[0]);
-        return;
-    }
     *a = KILN__SFX(kiln__fetch_xf)(b, cb, cst, h, row0);
     *bb = KILN__SFX(kiln__fetch_xf)(b, cb, cst, h, row1);
 }

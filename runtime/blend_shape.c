@@ -10,14 +10,7 @@
 #include "kiln/anim.h"
 
 /* ---- views --------------------------------------------------------------------------------- */
-const kiln_blob_blend_shape *kiln_blob_blend_shapes(const kiln_blob *blob, uint32_t *count)
-{
-    uint32_t n = 0;
-    const kiln_blob_blend_shape *p =
-        blob ? kiln__records(blob, KILN_SECTION_BLEND_SHAPES, sizeof(kiln_blob_blend_shape), &n, NULL) : NULL;
-    if (count) *count = p ? n : 0;
-    return n ? p : NULL;
-}
+KILN__RECORDS_VIEW(kiln_blob_blend_shapes, kiln_blob_blend_shape, KILN_SECTION_BLEND_SHAPES)
 
 uint32_t kiln_blob_find_blend_shape(const kiln_blob *blob, uint32_t mesh, const char *name)
 {

@@ -3,6 +3,6 @@
 #include "blend_shape_internal.h"
 
 #if KILN__SIMD_AVX2
-#define KILN__BS_AVX2 1
+#define KILN__OPS_AVX2 1
 #include "blend_shape_simd.h"
 #endif

@@ -1,6 +1,6 @@
 /* runtime/blend_shape_simd.h - the blend-shape kernels (blend_shape_internal.h) written once on
  * 4-float vectors and compiled per path: blend_shape_sse2.c and blend_shape_avx2.c define
- * KILN__BS_SSE2 or KILN__BS_AVX2 and include this file.
+ * KILN__OPS_SSE2 or KILN__OPS_AVX2 and include this file.
  *
  * Private template. A position is one __m128 (x, y, z, 0) read and written as 8 + 4 bytes, so
  * the scatter-add is two loads, a multiply-add and two stores per delta, and neighbouring
@@ -13,35 +13,21 @@
 
 #include "blend_shape_internal.h"
 
-#if defined(__GNUC__) || defined(__clang__)
-#define KILN__BS_INLINE static inline __attribute__((always_inline))
-#else
-#define KILN__BS_INLINE static inline
+#if !defined(KILN__OPS_AVX2) && !defined(KILN__OPS_SSE2)
+#error "define KILN__OPS_AVX2 or KILN__OPS_SSE2 before including blend_shape_simd.h"
 #endif
-
-#if defined(KILN__BS_AVX2)
-#define KILN__BS_FN KILN__TARGET_AVX2 KILN__BS_INLINE
-#define KILN__BS_KERNEL KILN__TARGET_AVX2
-#define KILN__BS_SFX(name) name##_avx2
-KILN__BS_FN __m128 kiln__bs_madd(__m128 a, __m128 b, __m128 c) { return _mm_fmadd_ps(a, b, c); }
-#elif defined(KILN__BS_SSE2)
-#define KILN__BS_FN KILN__BS_INLINE
-#define KILN__BS_KERNEL
-#define KILN__BS_SFX(name) name##_sse2
-KILN__BS_FN __m128 kiln__bs_madd(__m128 a, __m128 b, __m128 c) { return _mm_add_ps(_mm_mul_ps(a, b), c); }
-#else
-#error "define KILN__BS_AVX2 or KILN__BS_SSE2 before including blend_shape_simd.h"
-#endif
+#include "anim_internal.h" /* simd_ops.h builds on its constants */
+#include "simd_ops.h"      /* KILN__FN, KILN__KERNEL, KILN__SFX, k4_fma per path */
 
 /* Three floats into lanes 0-2 (lane 3 zero), reading exactly 12 bytes. */
-KILN__BS_FN __m128 kiln__bs_load3(const float *p)
+KILN__FN __m128 kiln__bs_load3(const float *p)
 {
     __m128 xy = _mm_loadl_pi(_mm_setzero_ps(), (const __m64 *)(const void *)p);
     return _mm_movelh_ps(xy, _mm_load_ss(p + 2));
 }
 
 /* Lanes 0-2 to three floats, writing exactly 12 bytes. */
-KILN__BS_FN void kiln__bs_store3(float *p, __m128 v)
+KILN__FN void kiln__bs_store3(float *p, __m128 v)
 {
     _mm_storel_pi((__m64 *)(void *)p, v);
     _mm_store_ss(p + 2, _mm_movehl_ps(v, v));
@@ -50,7 +36,7 @@ KILN__BS_FN void kiln__bs_store3(float *p, __m128 v)
 /* ---- base ------------------------------------------------------------------------------------ */
 
 /* 4 vertices (x, y, z, unused) into 48 packed bytes. */
-KILN__BS_FN void kiln__bs_pack4(float *p, __m128 s0, __m128 s1, __m128 s2, __m128 s3)
+KILN__FN void kiln__bs_pack4(float *p, __m128 s0, __m128 s1, __m128 s2, __m128 s3)
 {
     __m128 t0 = _mm_shuffle_ps(s0, s1, _MM_SHUFFLE(0, 0, 2, 2));                 /* z0 z0 x1 x1 */
     __m128 t2 = _mm_shuffle_ps(s2, s3, _MM_SHUFFLE(0, 0, 2, 2));                 /* z2 z2 x3 x3 */
@@ -60,7 +46,7 @@ KILN__BS_FN void kiln__bs_pack4(float *p, __m128 s0, __m128 s1, __m128 s2, __m12
 }
 
 /* Quantised positions (4 u16 per vertex: x, y, z, 0), decoded. */
-KILN__BS_FN void kiln__bs_dequantize(const kiln__bs_job *job, uint32_t c0, uint32_t m)
+KILN__FN void kiln__bs_dequantize(const kiln__bs_job *job, uint32_t c0, uint32_t m)
 {
     const uint16_t *q = (const uint16_t *)job->base + 4 * (size_t)c0;
     unsigned char *out = job->out + (size_t)c0 * job->stride;
@@ -68,7 +54,7 @@ KILN__BS_FN void kiln__bs_dequantize(const kiln__bs_job *job, uint32_t c0, uint3
     const __m128i zero = _mm_setzero_si128();
     uint32_t i = 0;
     if (job->stride == 12u) {
-#if defined(KILN__BS_AVX2)
+#if defined(KILN__OPS_AVX2)
         /* two vertices per register: 16 bytes of u16 widened to 8 x i32 */
         const __m256 sc2 = _mm256_broadcast_ps((const __m128 *)(const void *)job->dq_scale);
         const __m256 of2 = _mm256_broadcast_ps((const __m128 *)(const void *)job->dq_offset);
@@ -83,21 +69,21 @@ KILN__BS_FN void kiln__bs_dequantize(const kiln__bs_job *job, uint32_t c0, uint3
         for (; i + 4 <= m; i += 4) {
             const __m128i *qi = (const __m128i *)(const void *)(q + 4 * (size_t)i);
             __m128i a = _mm_loadu_si128(qi), b = _mm_loadu_si128(qi + 1);
-            __m128 s0 = kiln__bs_madd(sc, _mm_cvtepi32_ps(_mm_unpacklo_epi16(a, zero)), of);
-            __m128 s1 = kiln__bs_madd(sc, _mm_cvtepi32_ps(_mm_unpackhi_epi16(a, zero)), of);
-            __m128 s2 = kiln__bs_madd(sc, _mm_cvtepi32_ps(_mm_unpacklo_epi16(b, zero)), of);
-            __m128 s3 = kiln__bs_madd(sc, _mm_cvtepi32_ps(_mm_unpackhi_epi16(b, zero)), of);
+            __m128 s0 = k4_fma(sc, _mm_cvtepi32_ps(_mm_unpacklo_epi16(a, zero)), of);
+            __m128 s1 = k4_fma(sc, _mm_cvtepi32_ps(_mm_unpackhi_epi16(a, zero)), of);
+            __m128 s2 = k4_fma(sc, _mm_cvtepi32_ps(_mm_unpacklo_epi16(b, zero)), of);
+            __m128 s3 = k4_fma(sc, _mm_cvtepi32_ps(_mm_unpackhi_epi16(b, zero)), of);
             kiln__bs_pack4((float *)(void *)(out + 12 * (size_t)i), s0, s1, s2, s3);
         }
 #endif
     }
     for (; i < m; i++) {
         __m128i v = _mm_unpacklo_epi16(_mm_loadl_epi64((const __m128i *)(const void *)(q + 4 * (size_t)i)), zero);
-        kiln__bs_store3((float *)(void *)(out + (size_t)i * job->stride), kiln__bs_madd(sc, _mm_cvtepi32_ps(v), of));
+        kiln__bs_store3((float *)(void *)(out + (size_t)i * job->stride), k4_fma(sc, _mm_cvtepi32_ps(v), of));
     }
 }
 
-KILN__BS_KERNEL void KILN__BS_SFX(kiln__bs_base)(const kiln__bs_job *job, uint32_t c0, uint32_t m)
+KILN__KERNEL void KILN__SFX(kiln__bs_base)(const kiln__bs_job *job, uint32_t c0, uint32_t m)
 {
     if (job->quantized) {
         kiln__bs_dequantize(job, c0, m);
@@ -117,13 +103,13 @@ KILN__BS_KERNEL void KILN__BS_SFX(kiln__bs_base)(const kiln__bs_job *job, uint32
 
 /* out[v] += w · d for one vertex: 8 + 4 byte accesses, so that neighbouring vertices never
  * share a load or store (no store-forwarding stalls when consecutive vertices are listed). */
-KILN__BS_FN void kiln__bs_add1(unsigned char *out, uint32_t stride, uint32_t v, __m128 d, __m128 wv)
+KILN__FN void kiln__bs_add1(unsigned char *out, uint32_t stride, uint32_t v, __m128 d, __m128 wv)
 {
     float *o = (float *)(void *)(out + (size_t)v * stride);
-    kiln__bs_store3(o, kiln__bs_madd(d, wv, kiln__bs_load3(o)));
+    kiln__bs_store3(o, k4_fma(d, wv, kiln__bs_load3(o)));
 }
 
-KILN__BS_KERNEL void KILN__BS_SFX(kiln__bs_add)(const kiln__bs_job *job, const uint32_t *idx, const float *d,
+KILN__KERNEL void KILN__SFX(kiln__bs_add)(const kiln__bs_job *job, const uint32_t *idx, const float *d,
                                                 uint32_t count, uint32_t c0, uint32_t m, float w, int tail)
 {
     unsigned char *out = job->out;
@@ -142,10 +128,10 @@ KILN__BS_KERNEL void KILN__BS_SFX(kiln__bs_add)(const kiln__bs_job *job, const u
         float *o0 = (float *)(void *)(out + (size_t)v0 * stride), *o1 = (float *)(void *)(out + (size_t)v1 * stride);
         float *o2 = (float *)(void *)(out + (size_t)v2 * stride), *o3 = (float *)(void *)(out + (size_t)v3 * stride);
         const float *dj = d + 3 * (size_t)j;
-        __m128 r0 = kiln__bs_madd(_mm_loadu_ps(dj), wv, kiln__bs_load3(o0));
-        __m128 r1 = kiln__bs_madd(_mm_loadu_ps(dj + 3), wv, kiln__bs_load3(o1));
-        __m128 r2 = kiln__bs_madd(_mm_loadu_ps(dj + 6), wv, kiln__bs_load3(o2));
-        __m128 r3 = kiln__bs_madd(_mm_loadu_ps(dj + 9), wv, kiln__bs_load3(o3));
+        __m128 r0 = k4_fma(_mm_loadu_ps(dj), wv, kiln__bs_load3(o0));
+        __m128 r1 = k4_fma(_mm_loadu_ps(dj + 3), wv, kiln__bs_load3(o1));
+        __m128 r2 = k4_fma(_mm_loadu_ps(dj + 6), wv, kiln__bs_load3(o2));
+        __m128 r3 = k4_fma(_mm_loadu_ps(dj + 9), wv, kiln__bs_load3(o3));
         kiln__bs_store3(o0, r0), kiln__bs_store3(o1, r1), kiln__bs_store3(o2, r2), kiln__bs_store3(o3, r3);
     }
     for (; j < count; j++) { /* the rest, and any step above that met an index outside the chunk */

@@ -2,6 +2,6 @@
 #include "blend_shape_internal.h"
 
 #if KILN__SIMD_SSE2
-#define KILN__BS_SSE2 1
+#define KILN__OPS_SSE2 1
 #include "blend_shape_simd.h"
 #endif

@@ -61,20 +61,7 @@ static const void *kiln__rec(const kiln__av *v, int a, uint32_t i)
     return v->base + v->sec[a]->offset + (uint64_t)i * v->sec[a]->stride;
 }
 
-static int kiln__str_ok(const kiln__av *v, uint32_t s) { return s == 0 || s < v->strings_size; }
 static int kiln__range_ok(uint32_t first, uint32_t count, uint32_t total) { return first <= total && count <= total - first; }
-static int kiln__in_data(const kiln__av *v, uint64_t off, uint64_t bytes)
-{
-    return off >= v->data_begin && off <= v->data_end && bytes <= v->data_end - off;
-}
-
-/* Index of the first non-finite float of n, or n. */
-static size_t kiln__nonfinite(const float *f, size_t n)
-{
-    for (size_t i = 0; i < n; i++)
-        if (!kiln__finite(f[i])) return i;
-    return n;
-}
 
 /* ---- sections ------------------------------------------------------------------------------ */
 static kiln_result kiln__find_sections(kiln__av *v)
@@ -99,7 +86,7 @@ static kiln_result kiln__check_joints(kiln__av *v)
 {
     for (uint32_t i = 0; i < v->count[KILN__A_JOINTS]; i++) {
         const kiln_blob_anim_joint *j = kiln__rec(v, KILN__A_JOINTS, i);
-        if (!kiln__str_ok(v, j->name))
+        if (!kiln__string_ok(v->strings_size, j->name))
             return kiln__verify_fail(v->err, KILN_ERR_BLOB_BAD_RECORD, kiln__at(v, KILN__A_JOINTS, i, 0),
                                      "AJNT[%u].name: string offset %u is outside the string table", i, j->name);
         if (j->modes >> (2 * KILN_ANIM_COMPONENTS))
@@ -123,7 +110,7 @@ static kiln_result kiln__check_overrides(kiln__av *v)
 {
     for (uint32_t i = 0; i < v->count[KILN__A_OVERRIDES]; i++) {
         const kiln_blob_anim_override *o = kiln__rec(v, KILN__A_OVERRIDES, i);
-        if (!kiln__str_ok(v, o->name) || o->mode < KILN_MODE_ABSOLUTE || o->mode > KILN_MODE_ADDITIVE || o->channels > 7u)
+        if (!kiln__string_ok(v->strings_size, o->name) || o->mode < KILN_MODE_ABSOLUTE || o->mode > KILN_MODE_ADDITIVE || o->channels > 7u)
             return kiln__verify_fail(v->err, KILN_ERR_BLOB_BAD_RECORD, kiln__at(v, KILN__A_OVERRIDES, i, 0),
                                      "AOVR[%u]: bad name (%u), mode (%u) or channels (0x%X)", i, o->name, o->mode, o->channels);
     }
@@ -134,12 +121,12 @@ static kiln_result kiln__check_scalar(kiln__av *v, uint32_t s, const kiln_blob_a
 {
     const kiln_blob_anim_scalar *r = kiln__rec(v, KILN__A_SCALARS, s);
     uint64_t at = kiln__at(v, KILN__A_SCALARS, s, 0);
-    if (!kiln__str_ok(v, r->name) || (r->kind != KILN_SCALAR_BLEND_SHAPE && r->kind != KILN_SCALAR_VISIBILITY) ||
+    if (!kiln__string_ok(v->strings_size, r->name) || (r->kind != KILN_SCALAR_BLEND_SHAPE && r->kind != KILN_SCALAR_VISIBILITY) ||
         r->reserved)
         return kiln__verify_fail(v->err, KILN_ERR_BLOB_BAD_RECORD, at, "ASCL[%u]: bad name (%u), kind (%u) or reserved field", s,
                                  r->name, r->kind);
     uint64_t bytes = (uint64_t)a->frame_count * 4u;
-    if (r->data_offset % 16u || !kiln__in_data(v, r->data_offset, bytes))
+    if (r->data_offset % 16u || !kiln__data_ok(v->data_begin, v->data_end, r->data_offset, bytes))
         return kiln__verify_fail(v->err, KILN_ERR_BLOB_BAD_RECORD, at + offsetof(kiln_blob_anim_scalar, data_offset),
                                  "ASCL[%u].data_offset: %llu + %llu bytes is misaligned or outside DATA", s,
                                  (unsigned long long)r->data_offset, (unsigned long long)bytes);
@@ -156,7 +143,7 @@ static kiln_result kiln__check_events(kiln__av *v, uint32_t clip, const kiln_blo
     for (uint32_t k = 0; k < a->event_count; k++) {
         uint32_t e = a->first_event + k;
         const kiln_blob_anim_event *r = kiln__rec(v, KILN__A_EVENTS, e);
-        if (!kiln__str_ok(v, r->name) || r->reserved || r->frame < a->first_frame || r->frame > a->last_frame ||
+        if (!kiln__string_ok(v->strings_size, r->name) || r->reserved || r->frame < a->first_frame || r->frame > a->last_frame ||
             r->frame < prev)
             return kiln__verify_fail(v->err, KILN_ERR_BLOB_BAD_RECORD, kiln__at(v, KILN__A_EVENTS, e, 0),
                                      "AEVT[%u]: event %u of clip %u has a bad name or reserved field, or frame %lld is "
@@ -172,7 +159,7 @@ static kiln_result kiln__check_clip_data(kiln__av *v, uint32_t i, const kiln_blo
 {
     uint64_t rec = kiln__at(v, KILN__A_ANIM, i, 0);
     kiln__clip_layout l;
-    if (a->data_offset % 16u || !kiln__clip_layout_of(a, &l) || !kiln__in_data(v, a->data_offset, a->data_size) ||
+    if (a->data_offset % 16u || !kiln__clip_layout_of(a, &l) || !kiln__data_ok(v->data_begin, v->data_end, a->data_offset, a->data_size) ||
         l.end - a->data_offset > a->data_size)
         return kiln__verify_fail(v->err, KILN_ERR_BLOB_BAD_RECORD, rec + offsetof(kiln_blob_animation, data_offset),
                                  "ANIM[%u].data_offset: [%llu, +%llu) is misaligned, outside DATA or shorter than its "
@@ -253,7 +240,7 @@ static kiln_result kiln__check_clip(kiln__av *v, uint32_t i)
     uint64_t rec = kiln__at(v, KILN__A_ANIM, i, 0);
 #define KILN__ANIM_FAIL(code, field, ...) \
     kiln__verify_fail(v->err, (code), rec + offsetof(kiln_blob_animation, field), __VA_ARGS__)
-    if (!kiln__str_ok(v, a->name))
+    if (!kiln__string_ok(v->strings_size, a->name))
         return KILN__ANIM_FAIL(KILN_ERR_BLOB_BAD_RECORD, name, "ANIM[%u].name: string offset %u is outside the string table",
                                i, a->name);
     if (!kiln__finite(a->framerate) || !(a->framerate > 0.0f))

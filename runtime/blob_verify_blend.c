@@ -30,8 +30,7 @@ typedef struct kiln__bv {
 /* [off, off + bytes) inside DATA, off 16-byte aligned. */
 static int kiln__array_ok(const kiln__bv *v, uint64_t off, uint64_t bytes)
 {
-    return off % KILN_BLOB_DATA_ALIGN == 0 && off >= v->data_begin && off <= v->data_end &&
-           bytes <= v->data_end - off;
+    return off % KILN_BLOB_DATA_ALIGN == 0 && kiln__data_ok(v->data_begin, v->data_end, off, bytes);
 }
 
 /* ---- sections -------------------------------------------------------------------------------- */
@@ -75,7 +74,7 @@ static kiln_result kiln__check_shape(kiln__bv *v, uint32_t i, const kiln_blob_me
         (const kiln_blob_blend_shape *)(const void *)(v->base + v->shapes->offset + (uint64_t)i * sizeof *r);
     uint64_t at = v->shapes->offset + (uint64_t)i * sizeof *r;
 #define KILN__BS_AT(field) (at + offsetof(kiln_blob_blend_shape, field))
-    if (r->name != 0 && r->name >= v->strings_size)
+    if (!kiln__string_ok(v->strings_size, r->name))
         return kiln__verify_fail(v->err, KILN_ERR_BLOB_BAD_RECORD, KILN__BS_AT(name),
                                  "BSHP[%u].name: string offset %u is outside the %llu-byte string table", i, r->name,
                                  (unsigned long long)v->strings_size);
@@ -118,8 +117,7 @@ static kiln_result kiln__check_shape(kiln__bv *v, uint32_t i, const kiln_blob_me
     }
     const float *d = (const float *)(const void *)(v->base + r->deltas_offset);
     if (!kiln__scan_finite_f32(d, (size_t)n * 3u)) {
-        size_t j = 0;
-        while (kiln__finite(d[j])) j++;
+        size_t j = kiln__nonfinite(d, (size_t)n * 3u);
         return kiln__verify_fail(v->err, KILN_ERR_BLOB_NOT_FINITE, r->deltas_offset + 4u * j,
                                  "BSHP[%u].deltas: delta %zu component %zu is NaN or infinite", i, j / 3, j % 3);
     }

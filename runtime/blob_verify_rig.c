@@ -76,7 +76,7 @@ static kiln_result kiln__check_common(kiln__rv *v, int k, uint32_t i, uint32_t n
                                       size_t name_at, size_t skeleton_at, uint32_t prev_skeleton, uint32_t prev_order)
 {
     const char *kind = k == KILN__R_CNST ? "CNST" : "IKHD";
-    if (name != 0 && name >= v->strings_size)
+    if (!kiln__string_ok(v->strings_size, name))
         return kiln__verify_fail(v->err, KILN_ERR_BLOB_BAD_RECORD, kiln__at(v, k, i, name_at),
                                  "%s[%u].name: string offset %u is outside the %llu-byte string table", kind, i, name,
                                  (unsigned long long)v->strings_size);
@@ -113,11 +113,11 @@ static kiln_result kiln__check_constraint(kiln__rv *v, uint32_t i, const kiln_bl
         return KILN__CN_FAIL(KILN_ERR_BLOB_NOT_FINITE, weight, "CNST[%u].weight: NaN or infinite", i);
     if (!(c->weight >= 0.0f && c->weight <= 1.0f))
         return KILN__CN_FAIL(KILN_ERR_BLOB_BAD_RECORD, weight, "CNST[%u].weight: %g is outside [0, 1]", i, (double)c->weight);
-    for (unsigned k = 0; k < 4; k++)
-        if (!kiln__finite(c->offset[k]))
-            return kiln__verify_fail(v->err, KILN_ERR_BLOB_NOT_FINITE,
-                                     kiln__at(v, KILN__R_CNST, i, offsetof(kiln_blob_constraint, offset) + 4 * k),
-                                     "CNST[%u].offset: component %u is NaN or infinite", i, k);
+    size_t bad = kiln__nonfinite(c->offset, 4);
+    if (bad < 4)
+        return kiln__verify_fail(v->err, KILN_ERR_BLOB_NOT_FINITE,
+                                 kiln__at(v, KILN__R_CNST, i, offsetof(kiln_blob_constraint, offset) + 4 * bad),
+                                 "CNST[%u].offset: component %zu is NaN or infinite", i, bad);
     if (c->type == KILN_CONSTRAINT_ORIENT) {
         double n = sqrt((double)c->offset[0] * c->offset[0] + (double)c->offset[1] * c->offset[1] +
                         (double)c->offset[2] * c->offset[2] + (double)c->offset[3] * c->offset[3]);
@@ -158,11 +158,11 @@ static kiln_result kiln__check_ik(kiln__rv *v, uint32_t i, const kiln_blob_ik_ha
     if (h->flags & ~KILN_IK_USE_TARGET_ROTATION)
         return KILN__IK_FAIL(KILN_ERR_BLOB_BAD_RECORD, flags, "IKHD[%u].flags: unknown bits 0x%X", i,
                              h->flags & ~KILN_IK_USE_TARGET_ROTATION);
-    for (unsigned k = 0; k < 3; k++)
-        if (!kiln__finite(h->target_offset[k]))
-            return kiln__verify_fail(v->err, KILN_ERR_BLOB_NOT_FINITE,
-                                     kiln__at(v, KILN__R_IKHD, i, offsetof(kiln_blob_ik_handle, target_offset) + 4 * k),
-                                     "IKHD[%u].target_offset: component %u is NaN or infinite", i, k);
+    size_t bad = kiln__nonfinite(h->target_offset, 3);
+    if (bad < 3)
+        return kiln__verify_fail(v->err, KILN_ERR_BLOB_NOT_FINITE,
+                                 kiln__at(v, KILN__R_IKHD, i, offsetof(kiln_blob_ik_handle, target_offset) + 4 * bad),
+                                 "IKHD[%u].target_offset: component %zu is NaN or infinite", i, bad);
     if (!kiln__zero(h->reserved, sizeof h->reserved))
         return KILN__IK_FAIL(KILN_ERR_BLOB_BAD_RECORD, reserved, "IKHD[%u].reserved: not zero", i);
     /* The chain: end's (chain_length - 1)-th ancestor is start. The solver's scratch holds

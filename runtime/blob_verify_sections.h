@@ -67,4 +67,21 @@ static inline int kiln__zero(const void *p, size_t n)
     return 1;
 }
 
+/* Index of the first non-finite float of the `n` at `f`, or n. */
+static inline size_t kiln__nonfinite(const float *f, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        if (!kiln__finite(f[i])) return i;
+    return n;
+}
+
+/* A string offset the views can read: 0 (no name) or inside STRINGS (`strings_size` bytes). */
+static inline int kiln__string_ok(uint64_t strings_size, uint32_t s) { return s == 0 || s < strings_size; }
+
+/* [off, off + bytes) inside [begin, end) (the DATA section), without overflow. */
+static inline int kiln__data_ok(uint64_t begin, uint64_t end, uint64_t off, uint64_t bytes)
+{
+    return off >= begin && off <= end && bytes <= end - off;
+}
+
 #endif /* KILN_BLOB_VERIFY_SECTIONS_H */

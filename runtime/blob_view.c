@@ -125,27 +125,18 @@ const char *kiln_blob_kind_name(uint32_t kind, char buf[5])
 }
 
 /* ---- typed views ----------------------------------------------------------------------- */
-#define KILN__VIEW(fn, type, kind)                                                         \
-    const type *fn(const kiln_blob *blob, uint32_t *count)                                 \
-    {                                                                                      \
-        uint32_t n;                                                                        \
-        const type *p = (const type *)kiln__records(blob, kind, sizeof(type), &n, NULL);   \
-        if (count) *count = n;                                                             \
-        return n ? p : NULL;                                                               \
-    }
-
-KILN__VIEW(kiln_blob_models, kiln_blob_model, KILN_SECTION_MODELS)
-KILN__VIEW(kiln_blob_skeletons, kiln_blob_skeleton, KILN_SECTION_SKELETONS)
-KILN__VIEW(kiln_blob_bones, kiln_blob_bone, KILN_SECTION_BONES)
-KILN__VIEW(kiln_blob_rest_pose, kiln_soa_xform, KILN_SECTION_REST_POSE)
-KILN__VIEW(kiln_blob_meshes, kiln_blob_mesh, KILN_SECTION_MESHES)
-KILN__VIEW(kiln_blob_hairs, kiln_blob_hair, KILN_SECTION_HAIRS)
-KILN__VIEW(kiln_blob_streams, kiln_blob_stream, KILN_SECTION_STREAMS)
-KILN__VIEW(kiln_blob_materials, kiln_blob_material, KILN_SECTION_MATERIALS)
-KILN__VIEW(kiln_blob_material_slots, kiln_blob_material_slot, KILN_SECTION_MATERIAL_SLOTS)
-KILN__VIEW(kiln_blob_instances, kiln_blob_instance, KILN_SECTION_INSTANCES)
-KILN__VIEW(kiln_blob_references, kiln_blob_reference, KILN_SECTION_REFERENCES)
-KILN__VIEW(kiln_blob_name_index, kiln_blob_name_entry, KILN_SECTION_NAME_INDEX)
+KILN__RECORDS_VIEW(kiln_blob_models, kiln_blob_model, KILN_SECTION_MODELS)
+KILN__RECORDS_VIEW(kiln_blob_skeletons, kiln_blob_skeleton, KILN_SECTION_SKELETONS)
+KILN__RECORDS_VIEW(kiln_blob_bones, kiln_blob_bone, KILN_SECTION_BONES)
+KILN__RECORDS_VIEW(kiln_blob_rest_pose, kiln_soa_xform, KILN_SECTION_REST_POSE)
+KILN__RECORDS_VIEW(kiln_blob_meshes, kiln_blob_mesh, KILN_SECTION_MESHES)
+KILN__RECORDS_VIEW(kiln_blob_hairs, kiln_blob_hair, KILN_SECTION_HAIRS)
+KILN__RECORDS_VIEW(kiln_blob_streams, kiln_blob_stream, KILN_SECTION_STREAMS)
+KILN__RECORDS_VIEW(kiln_blob_materials, kiln_blob_material, KILN_SECTION_MATERIALS)
+KILN__RECORDS_VIEW(kiln_blob_material_slots, kiln_blob_material_slot, KILN_SECTION_MATERIAL_SLOTS)
+KILN__RECORDS_VIEW(kiln_blob_instances, kiln_blob_instance, KILN_SECTION_INSTANCES)
+KILN__RECORDS_VIEW(kiln_blob_references, kiln_blob_reference, KILN_SECTION_REFERENCES)
+KILN__RECORDS_VIEW(kiln_blob_name_index, kiln_blob_name_entry, KILN_SECTION_NAME_INDEX)
 
 const float *kiln_blob_inverse_binds(const kiln_blob *blob, uint32_t *count)
 {

@@ -9,6 +9,7 @@
 #include <stddef.h>
 #include <string.h>
 
+#include "anim_internal.h"
 #include "instance_internal.h"
 #include "kiln/anim.h"
 
@@ -18,7 +19,6 @@ _Static_assert(offsetof(kiln_blob_instance, position) == KILN__INST_FIRST * size
 _Static_assert(offsetof(kiln_blob_instance, rotation) == (KILN__INST_FIRST + 3) * sizeof(float), "instance rotation");
 _Static_assert(offsetof(kiln_blob_instance, scale) == (KILN__INST_FIRST + 7) * sizeof(float), "instance scale");
 
-static const float kiln__identity16[16] = {1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1};
 
 /* ---- references ------------------------------------------------------------------------------ */
 

@@ -137,11 +137,7 @@ void kiln__add_scalar(kiln_soa_xform *pose, const kiln_soa_xform *delta, float w
             /* k' = nlerp(I, ±dR, t') unnormalised; the product is normalised instead. */
             float q[KILN__SLERP_DEG];
             kiln__slerp_coeffs(w, q);
-            /* x in [0, 1] as in kv_slerp_t: a delta far from unit length gets the plain nlerp */
-            float x = 1.0f - fabsf(d->qw[l]), poly = q[KILN__SLERP_DEG - 1];
-            x = x > 0.0f ? x : 0.0f;
-            for (int i = KILN__SLERP_DEG - 2; i >= 0; i--) poly = poly * x + q[i];
-            float t = w + x * poly;
+            float t = kiln__corrected(w, 1.0f - fabsf(d->qw[l]), q);
             float ts = d->qw[l] < 0.0f ? -t : t;
             float kx = ts * d->qx[l], ky = ts * d->qy[l], kz = ts * d->qz[l], kw = ts * d->qw[l] + (1.0f - t);
             float ax = p->qx[l], ay = p->qy[l], az = p->qz[l], aw = p->qw[l];

@@ -12,11 +12,10 @@
 
 #include "anim_internal.h"
 
-static const float kiln__identity16[16] = {1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1};
+const float kiln__identity16[16] = {1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1};
 
-/* The skeleton's bone range, checked (the loader verifies it; trusted loads may not have). */
-static kiln_result kiln__skeleton(const kiln_blob *blob, uint32_t skeleton, uint32_t capacity,
-                                  const kiln_blob_skeleton **out_sk, const kiln_blob_bone **out_bones)
+kiln_result kiln__skeleton_bones(const kiln_blob *blob, uint32_t skeleton, uint32_t capacity,
+                                 const kiln_blob_skeleton **out_sk, const kiln_blob_bone **out_bones)
 {
     uint32_t ns, nb;
     const kiln_blob_skeleton *sk = blob ? kiln_blob_skeletons(blob, &ns) : NULL;
@@ -37,7 +36,7 @@ kiln_result kiln_pose_local_to_model(const kiln_blob *skel_blob, uint32_t skelet
     if (!local || !model) return KILN_ERR_INVALID_ARGUMENT;
     const kiln_blob_skeleton *sk;
     const kiln_blob_bone *bones;
-    kiln_result r = kiln__skeleton(skel_blob, skeleton, bone_count, &sk, &bones);
+    kiln_result r = kiln__skeleton_bones(skel_blob, skeleton, bone_count, &sk, &bones);
     if (r != KILN_OK) return r;
     kiln__model_job job = {bones, sk->bone_count, local, root ? root : kiln__identity16, model};
     if (sk->bone_count) kiln__kernels_get()->local_to_model(&job);
@@ -50,7 +49,7 @@ kiln_result kiln_pose_skin_matrices(const kiln_blob *skel_blob, uint32_t skeleto
     if (!model || !skin) return KILN_ERR_INVALID_ARGUMENT;
     const kiln_blob_skeleton *sk;
     const kiln_blob_bone *bones;
-    kiln_result r = kiln__skeleton(skel_blob, skeleton, bone_count, &sk, &bones);
+    kiln_result r = kiln__skeleton_bones(skel_blob, skeleton, bone_count, &sk, &bones);
     if (r != KILN_OK) return r;
     uint32_t ni;
     const float *ib = kiln_blob_inverse_binds(skel_blob, &ni);

@@ -18,8 +18,6 @@
 #include "blob_internal.h"
 #include "rig_internal.h"
 
-static const float kiln__rig_identity[16] = {1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1};
-
 /* ---- views ---------------------------------------------------------------------------------- */
 KILN__RECORDS_VIEW(kiln_blob_constraints, kiln_blob_constraint, KILN_SECTION_CONSTRAINTS)
 KILN__RECORDS_VIEW(kiln_blob_ik_handles, kiln_blob_ik_handle, KILN_SECTION_IK_HANDLES)
@@ -90,27 +88,11 @@ static kiln__rig_layout kiln__layout(uint32_t bones, uint32_t depth)
     return l;
 }
 
-/* The skeleton record and its bones, checked (trusted loads may not have been). */
-static kiln_result kiln__rig_skeleton(const kiln_blob *blob, uint32_t skeleton, const kiln_blob_skeleton **sk,
-                                      const kiln_blob_bone **bones)
-{
-    uint32_t ns, nb;
-    const kiln_blob_skeleton *s = blob ? kiln_blob_skeletons(blob, &ns) : NULL;
-    if (!s || skeleton >= ns) return KILN_ERR_INVALID_ARGUMENT;
-    s += skeleton;
-    const kiln_blob_bone *b = kiln_blob_bones(blob, &nb);
-    if (s->bone_count && (!b || s->first_bone > nb || s->bone_count > nb - s->first_bone))
-        return KILN_ERR_BLOB_BAD_RECORD;
-    *sk = s;
-    *bones = s->bone_count ? b + s->first_bone : NULL;
-    return KILN_OK;
-}
-
 size_t kiln_rig_scratch_size(const kiln_blob *blob, uint32_t skeleton)
 {
     const kiln_blob_skeleton *sk;
     const kiln_blob_bone *bones;
-    if (kiln__rig_skeleton(blob, skeleton, &sk, &bones) != KILN_OK) return 0;
+    if (kiln__skeleton_bones(blob, skeleton, UINT32_MAX, &sk, &bones) != KILN_OK) return 0;
     uint32_t depth = sk->depth < sk->bone_count ? sk->depth : sk->bone_count;
     return kiln__layout(sk->bone_count, depth).size;
 }
@@ -203,7 +185,7 @@ kiln_result kiln_rig_solve(const kiln_rig_desc *d)
         return KILN_ERR_INVALID_ARGUMENT;
     const kiln_blob_skeleton *sk;
     const kiln_blob_bone *bones;
-    kiln_result res = kiln__rig_skeleton(d->blob, d->skeleton, &sk, &bones);
+    kiln_result res = kiln__skeleton_bones(d->blob, d->skeleton, UINT32_MAX, &sk, &bones);
     if (res != KILN_OK) return res;
     if (d->soa_count < sk->soa_count || d->bone_count < sk->bone_count ||
         (uint64_t)d->soa_count * KILN_SOA_WIDTH < sk->bone_count)
@@ -228,7 +210,7 @@ kiln_result kiln_rig_solve(const kiln_rig_desc *d)
         r.max_chain = depth;
         r.local = d->local;
         r.model = d->model;
-        r.root = d->root ? d->root : kiln__rig_identity;
+        r.root = d->root ? d->root : kiln__identity16;
         r.stamp = (uint32_t *)(void *)(s + l.stamp);
         r.last = (uint32_t *)(void *)(s + l.last);
         r.chain = (uint32_t *)(void *)(s + l.chain);

@@ -9,6 +9,7 @@
 #include <stddef.h>
 #include <string.h>
 
+#include "anim_internal.h"
 #include "kiln/anim.h"
 #include "skin_internal.h"
 
@@ -196,8 +197,6 @@ kiln_result kiln_pose_skin_dual_quats(const float *skin, kiln_skin_dual_quat *ou
 
 /* ---- skinning --------------------------------------------------------------------------------- */
 
-static const float kiln__identity16[16] = {1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1};
-
 /* The mesh's stream of `semantic` (positions, normals or tangents), checked against the formats
  * the kernels read, into *in, offset to vertex `first`. */
 static kiln_result kiln__skin_input(const kiln_blob *blob, const kiln_blob_mesh *m, uint32_t semantic, uint32_t first,
@@ -233,16 +232,16 @@ static int kiln__skin_overlap(const void *a, uint32_t sa, const void *b, uint32_
     return a0 < b1 && b0 < a1;
 }
 
-/* The caller's source positions (kiln_skin_desc.source_positions), read like an F32x3 stream. */
-static kiln_result kiln__skin_source(const kiln_skin_desc *d, kiln__skin_in *in)
+/* The caller's source positions (kiln_skin_desc.source_positions), read like an F32x3 stream;
+ * refused where they overlap one of the job's (already checked) outputs. */
+static kiln_result kiln__skin_source(const kiln_skin_desc *d, const kiln__skin_job *job, kiln__skin_in *in)
 {
     uint32_t stride = d->source_position_stride_bytes ? d->source_position_stride_bytes : 12u;
     if (stride < 12u || stride % 4u) return KILN_ERR_INVALID_ARGUMENT;
-    const uint32_t n = d->vertex_count;
-    if (kiln__skin_overlap(d->source_positions, stride, d->positions, d->position_stride_bytes ? d->position_stride_bytes : 12u, n) ||
-        kiln__skin_overlap(d->source_positions, stride, d->normals, d->normal_stride_bytes ? d->normal_stride_bytes : 12u, n) ||
-        kiln__skin_overlap(d->source_positions, stride, d->tangents, d->tangent_stride_bytes ? d->tangent_stride_bytes : 12u, n))
-        return KILN_ERR_INVALID_ARGUMENT;
+    const kiln__skin_out *outs[3] = {&job->out_pos, &job->out_nrm, &job->out_tan};
+    for (int k = 0; k < 3; k++)
+        if (kiln__skin_overlap(d->source_positions, stride, outs[k]->data, outs[k]->stride, d->vertex_count))
+            return KILN_ERR_INVALID_ARGUMENT;
     memset(in, 0, sizeof *in);
     in->data = (const unsigned char *)d->source_positions;
     in->stride = stride;
@@ -323,7 +322,7 @@ kiln_result kiln_skin_mesh(const kiln_skin_desc *d)
         if (r != KILN_OK) return r;
     }
     if (job.out_pos.data)
-        r = d->source_positions ? kiln__skin_source(d, &job.pos)
+        r = d->source_positions ? kiln__skin_source(d, &job, &job.pos)
                                 : kiln__skin_input(d->blob, m, KILN_ATTR_POSITION, d->first_vertex, &job.pos);
     if (r == KILN_OK && job.out_nrm.data) r = kiln__skin_input(d->blob, m, KILN_ATTR_NORMAL, d->first_vertex, &job.nrm);
     if (r == KILN_OK && job.out_tan.data) r = kiln__skin_input(d->blob, m, KILN_ATTR_TANGENT, d->first_vertex, &job.tan);

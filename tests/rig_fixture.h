@@ -126,16 +126,6 @@ static inline float *rf_lane(kiln_soa_xform *x, uint32_t bone, unsigned c)
     return &((float *)(void *)&x[bone / KILN_SOA_WIDTH])[c * KILN_SOA_WIDTH + bone % KILN_SOA_WIDTH];
 }
 
-/* Local channels of a bone: t (3), q (4, x y z w), s (3); NULL leaves one as it is. */
-static inline void rf_set(rf_pose *p, uint32_t bone, const float *t, const float *q, const float *s)
-{
-    for (unsigned k = 0; k < 3; k++) {
-        if (t) *rf_lane(p->local, bone, k) = t[k];
-        if (s) *rf_lane(p->local, bone, 7 + k) = s[k];
-    }
-    for (unsigned k = 0; q && k < 4; k++) *rf_lane(p->local, bone, 3 + k) = q[k];
-}
-
 static inline void rf_get(rf_pose *p, uint32_t bone, double t[3], double q[4], double s[3])
 {
     for (unsigned k = 0; k < 3; k++) {

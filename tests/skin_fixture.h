@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "anim_fixture.h" /* af_lcg, af_rand */
 #include "blob_build.h"
 #include "kiln/blob.h"
 
@@ -41,20 +42,11 @@ static inline sf_mesh_opts sf_defaults(uint32_t vertices, uint32_t influences)
     return o;
 }
 
-static inline uint32_t sf_rand_u32(uint32_t *s)
-{
-    *s = *s * 1664525u + 1013904223u;
-    return *s >> 8;
-}
-
-/* Uniform in [lo, hi). */
-static inline float sf_rand(uint32_t *s, float lo, float hi) { return lo + (hi - lo) * (float)sf_rand_u32(s) / 16777216.0f; }
-
 static inline void sf_unit(uint32_t *s, float v[3])
 {
     float l;
     do {
-        for (int i = 0; i < 3; i++) v[i] = sf_rand(s, -1.0f, 1.0f);
+        for (int i = 0; i < 3; i++) v[i] = af_rand(s, -1.0f, 1.0f);
         l = v[0] * v[0] + v[1] * v[1] + v[2] * v[2];
     } while (l < 0.01f || l > 1.0f);
     l = 1.0f / sqrtf(l);
@@ -101,7 +93,7 @@ static inline unsigned char *sf_build(const sf_mesh_opts *o, size_t *size)
     float *pos = (float *)malloc(sizeof(float) * 3 * n + 4), *nrm = (float *)malloc(sizeof(float) * 3 * n + 4);
     float *tan = (float *)malloc(sizeof(float) * 3 * n + 4);
     for (uint32_t i = 0; i < n; i++) {
-        for (int c = 0; c < 3; c++) pos[3 * i + c] = sf_rand(&s, -1.0f, 1.0f);
+        for (int c = 0; c < 3; c++) pos[3 * i + c] = af_rand(&s, -1.0f, 1.0f);
         float t[3], d;
         sf_unit(&s, nrm + 3 * i);
         do {
@@ -163,11 +155,11 @@ static inline unsigned char *sf_build(const sf_mesh_opts *o, size_t *size)
             for (uint32_t a = 0; a < k; a++) {
                 int dup;
                 do {
-                    j[a] = (uint16_t)(sf_rand_u32(&s) % o->bones);
+                    j[a] = (uint16_t)(af_lcg(&s) % o->bones);
                     dup = 0;
                     for (uint32_t b = 0; b < a; b++) dup |= j[b] == j[a];
                 } while (dup && k <= o->bones);
-                w[a] = sf_rand(&s, 0.05f, 1.0f);
+                w[a] = af_rand(&s, 0.05f, 1.0f);
             }
             for (uint32_t a = 1; a < k; a++) /* heaviest first */
                 for (uint32_t b = a; b > 0 && w[b] > w[b - 1]; b--) {
@@ -216,7 +208,7 @@ static inline void sf_random_quat(uint32_t *s, float q[4])
 {
     float l;
     do {
-        for (int i = 0; i < 4; i++) q[i] = sf_rand(s, -1.0f, 1.0f);
+        for (int i = 0; i < 4; i++) q[i] = af_rand(s, -1.0f, 1.0f);
         l = q[0] * q[0] + q[1] * q[1] + q[2] * q[2] + q[3] * q[3];
     } while (l < 0.01f || l > 1.0f);
     l = 1.0f / sqrtf(l);
@@ -231,13 +223,13 @@ static inline float *sf_matrices(uint32_t bones, uint32_t seed, int scaled)
     float *m = (float *)malloc(sizeof(float) * 16 * (bones ? bones : 1));
     for (uint32_t b = 0; b < bones; b++) {
         float t[3], q[4], sc[3] = {1, 1, 1};
-        for (int i = 0; i < 3; i++) t[i] = sf_rand(&s, -1.0f, 1.0f);
+        for (int i = 0; i < 3; i++) t[i] = af_rand(&s, -1.0f, 1.0f);
         sf_random_quat(&s, q);
         if (scaled) {
-            sc[0] = sf_rand(&s, 0.5f, 2.0f);
+            sc[0] = af_rand(&s, 0.5f, 2.0f);
             int uniform = b % 3 == 0;
-            sc[1] = uniform ? sc[0] : sf_rand(&s, 0.5f, 2.0f);
-            sc[2] = uniform ? sc[0] : sf_rand(&s, 0.5f, 2.0f);
+            sc[1] = uniform ? sc[0] : af_rand(&s, 0.5f, 2.0f);
+            sc[2] = uniform ? sc[0] : af_rand(&s, 0.5f, 2.0f);
         }
         sf_trs(t, q, sc, m + 16 * b);
     }

@@ -67,11 +67,6 @@ static size_t bench_count(void)
     return quick_mode() ? 1 : sizeof bench_clips / sizeof bench_clips[0];
 }
 
-static void need_corpus(char *dir, size_t cap)
-{
-    if (!corpus_dir(dir, cap)) cr_skip_test("corpus not found at %s (set KILN_SHARED_DIR): skipping", dir);
-}
-
 /* Parses corpus file `name`. NULL when it cannot be read (*missing = 1) or is malformed
  * (*missing = 0); why receives the reason. */
 static jr_value *read_json(const char *dir, const char *name, int *missing, char *why, size_t cap)
@@ -422,7 +417,7 @@ typedef int (*clip_check)(const char *dir, const clip_case *c, int *skipped);
 static size_t check_cases(clip_check check, fail_list *fails)
 {
     char dir[1024];
-    need_corpus(dir, sizeof dir);
+    corpus_dir_or_skip(dir, sizeof dir);
     jr_value *cases = load_cases(dir);
     memset(fails, 0, sizeof *fails);
     size_t n = jr_len(cases);
@@ -440,7 +435,7 @@ static size_t check_cases(clip_check check, fail_list *fails)
 static void check_bench_clips(clip_check check, fail_list *fails)
 {
     char dir[1024];
-    need_corpus(dir, sizeof dir);
+    corpus_dir_or_skip(dir, sizeof dir);
     memset(fails, 0, sizeof *fails);
     unsigned found = 0;
     for (size_t i = 0; i < bench_count(); i++) {

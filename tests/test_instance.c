@@ -408,10 +408,7 @@ static void build_world(world *w, const char *const *files, int count)
         uint32_t file = kiln_cast_writer_node(cw, inst, KILN_CAST_ID_FILE, file_hash);
         kiln_cast_writer_string(cw, file, "p", files[i]);
     }
-    w->cast.size = (size_t)kiln_cast_writer_size(cw);
-    w->cast.data = malloc(w->cast.size);
-    cr_assert_eq(kiln_cast_writer_write(cw, w->cast.data, w->cast.size), KILN_OK);
-    kiln_cast_writer_destroy(cw);
+    w->cast = writer_bytes(cw);
     world_bake(w, "levels/one/level.cast");
 }
 

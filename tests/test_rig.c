@@ -1395,15 +1395,9 @@ static void corpus_rig_eval(corpus_rig *c, double t, kiln_rig_report *rep)
 
 static jr_value *expected_json(const char *dir, const char *name)
 {
-    file_bytes f;
     char path[600];
     snprintf(path, sizeof path, "expected/%s", name);
-    if (!corpus_read(dir, path, &f)) return NULL;
-    char err[160];
-    jr_value *v = jr_parse((const char *)f.data, f.size, err, sizeof err);
-    file_bytes_free(&f);
-    cr_assert_not_null(v, "%s: %s", name, err);
-    return v;
+    return corpus_json(dir, path);
 }
 
 /* The translation of a row-major 4x4 JSON matrix. */

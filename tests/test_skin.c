@@ -400,12 +400,7 @@ static file_bytes cylinder_cast(void)
     kiln_cast_writer_ints(w, mesh, "wb", wb, 2 * n);
     kiln_cast_writer_floats(w, mesh, "wv", KILN_CAST_TYPE_FLOAT, wv, 2 * n);
     kiln_cast_writer_ints(w, mesh, "f", f, nf);
-    file_bytes out;
-    out.size = (size_t)kiln_cast_writer_size(w);
-    cr_assert_gt(out.size, 0, "cylinder: the Cast writer failed");
-    out.data = malloc(out.size);
-    cr_assert_eq(kiln_cast_writer_write(w, out.data, out.size), KILN_OK);
-    kiln_cast_writer_destroy(w);
+    file_bytes out = writer_bytes(w);
     free(vp), free(vn), free(wv), free(wb), free(f);
     return out;
 }
@@ -926,17 +921,6 @@ Test(skin, argument_errors)
 
 /* ---- the corpus -------------------------------------------------------------------------------- */
 
-static jr_value *read_json(const char *dir, const char *name)
-{
-    file_bytes f;
-    if (!corpus_read(dir, name, &f)) return NULL;
-    char err[160];
-    jr_value *v = jr_parse((const char *)f.data, f.size, err, sizeof err);
-    cr_assert_not_null(v, "%s/%s: %s", dir, name, err);
-    file_bytes_free(&f);
-    return v;
-}
-
 /* Row-major JSON 4x4 into column-major double. */
 static int json_matrix(const jr_value *v, double m[16])
 {
@@ -1059,7 +1043,7 @@ Test(skin, corpus_fk_cases, .timeout = 300)
 {
     char dir[1024];
     if (!corpus_dir(dir, sizeof dir)) cr_skip_test("corpus not found at %s (set KILN_SHARED_DIR): skipping", dir);
-    jr_value *cases = read_json(dir, "cases.json");
+    jr_value *cases = corpus_json(dir, "cases.json");
     if (!cases) cr_skip_test("%s/cases.json not found: skipping", dir);
     uint32_t compared_cases = 0;
     double worst_all = 0, worst_rebuild = 0;
@@ -1069,7 +1053,7 @@ Test(skin, corpus_fk_cases, .timeout = 300)
         cr_assert(name && model && anim, "cases.json entry %zu lacks case, model or anim", ci);
         char ename[256];
         snprintf(ename, sizeof ename, "expected/%s.json", name);
-        jr_value *doc = read_json(dir, ename);
+        jr_value *doc = corpus_json(dir, ename);
         const jr_value *frames = doc ? jr_get(doc, "frames") : NULL;
         if (!doc || !jr_len(frames) || !jr_get(jr_at(frames, 0), "mesh_vertices_model_space")) {
             fprintf(stderr, "skin.corpus_fk_cases: %s: no expected skinned vertices, skipped\n", name);
@@ -1099,10 +1083,8 @@ Test(skin, corpus_fk_cases, .timeout = 300)
         cr_assert_eq(kiln_blob_load(res.blob, res.size, 0, &blob, &err), KILN_OK, "%s: load: %s", name, err.message);
         const kiln_blob_skeleton *sk = kiln_blob_skeletons(blob, NULL);
         uint32_t bones = sk->bone_count;
-        size_t bsize = kiln_anim_binding_size(blob, 0, blob, 0);
-        void *bmem = aligned_alloc(64, (bsize + 63) / 64 * 64);
-        kiln_anim_binding *bind;
-        cr_assert_eq(kiln_anim_bind(blob, 0, blob, 0, bmem, bsize, &bind, NULL), KILN_OK);
+        kiln_anim_binding *bind = af_bind(blob, 0, blob, 0, NULL);
+        cr_assert_not_null(bind, "%s: the clip does not bind", name);
         kiln_soa_xform *pose = aligned_alloc(64, sizeof *pose * sk->soa_count);
         float *mtx = malloc(sizeof(float) * 16 * bones), *skin = malloc(sizeof(float) * 16 * bones);
         kiln_skin_dual_quat *dq = malloc(sizeof *dq * bones);
@@ -1176,7 +1158,7 @@ Test(skin, corpus_fk_cases, .timeout = 300)
         cr_expect(worst_re <= TOL_CORPUS, "%s: the reference rebuild misses Blender's vertices by %.3g", name, worst_re);
         worst_all = fmax(worst_all, worst), worst_rebuild = fmax(worst_rebuild, worst_re);
         compared_cases++;
-        free(bmem), free(pose), free(mtx), free(skin), free(dq);
+        free(bind), free(pose), free(mtx), free(skin), free(dq);
         kiln_bake_result_free(&res);
         cast_model_free(&cm), file_bytes_free(&mf), file_bytes_free(&af), jr_free(doc);
     }

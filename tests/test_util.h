@@ -10,6 +10,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "json_read.h"
 #include "kiln/alloc.h"
 #include "kiln/cast_write.h"
 #include "kiln/result.h"
@@ -121,11 +122,30 @@ static inline int corpus_dir(char *dir, size_t cap)
     return stat(dir, &st) == 0 && S_ISDIR(st.st_mode);
 }
 
+/* corpus_dir, skipping the test (saying where it looked) when the corpus is absent. */
+static inline void corpus_dir_or_skip(char *dir, size_t cap)
+{
+    if (!corpus_dir(dir, cap)) cr_skip_test("corpus not found at %s (set KILN_SHARED_DIR): skipping", dir);
+}
+
 static inline int corpus_read(const char *dir, const char *name, file_bytes *out)
 {
     char path[2048];
     snprintf(path, sizeof path, "%s/%s", dir, name);
     return read_file(path, out);
+}
+
+/* The corpus's JSON file `name` (relative to dir), parsed; NULL when it cannot be read. A
+ * malformed file fails the test. */
+static inline jr_value *corpus_json(const char *dir, const char *name)
+{
+    file_bytes f;
+    if (!corpus_read(dir, name, &f)) return NULL;
+    char err[160];
+    jr_value *v = jr_parse((const char *)f.data, f.size, err, sizeof err);
+    cr_assert_not_null(v, "%s/%s: %s", dir, name, err);
+    file_bytes_free(&f);
+    return v;
 }
 
 static inline int cmp_names(const void *a, const void *b)
