@@ -346,7 +346,7 @@ kiln_result kiln__bake_mesh_shaped(const kiln__bake_ctx *ctx, uint32_t mesh_node
         kiln__mesh_shapes_free(&m);
         return kiln__bake_mesh(ctx, mesh_node, skeleton, out);
     }
-    if (r == KILN_OK) {
+    if (r == KILN_OK && !(ctx->options->flags & KILN_BAKE_NO_OPTIMIZE)) { /* only the merge reads keys */
         keys = kiln__realloc(a, NULL, (size_t)m.vertex_count * sizeof *keys);
         r = keys ? kiln__merge_keys(&m, keys) : KILN_ERR_OUT_OF_MEMORY;
     }

@@ -249,18 +249,36 @@ static int kiln__default_transform(const kiln_blob_model *m)
     return !memcmp(m->position, p, sizeof p) && !memcmp(m->rotation, r, sizeof r) && !memcmp(m->scale, s, sizeof s);
 }
 
+/* " position (x, y, z), rotation xyzw (...), scale (...)" of a model or instance transform. */
+static void kiln__t_transform(const float position[3], const float rotation[4], const float scale[3])
+{
+    fputs(" position ", stdout);
+    kiln__t_vec(position, 3);
+    fputs(", rotation xyzw ", stdout);
+    kiln__t_vec(rotation, 4);
+    fputs(", scale ", stdout);
+    kiln__t_vec(scale, 3);
+}
+
+/* The keys "position", "rotation" and "scale" of a model or instance transform. */
+static void kiln__j_transform(kiln__json *j, const float position[3], const float rotation[4], const float scale[3])
+{
+    kiln__json_key(j, "position");
+    kiln__json_f32_array(j, position, 3);
+    kiln__json_key(j, "rotation");
+    kiln__json_f32_array(j, rotation, 4);
+    kiln__json_key(j, "scale");
+    kiln__json_f32_array(j, scale, 3);
+}
+
 static void kiln__t_model(const kiln__bview *v, const kiln_blob_model *m)
 {
     fputs("model ", stdout);
     kiln__t_name(kiln__str(v, m->name));
     printf(" (source %u)\n", m->source);
     if (!kiln__default_transform(m)) {
-        fputs("  transform: position ", stdout);
-        kiln__t_vec(m->position, 3);
-        fputs(", rotation xyzw ", stdout);
-        kiln__t_vec(m->rotation, 4);
-        fputs(", scale ", stdout);
-        kiln__t_vec(m->scale, 3);
+        fputs("  transform:", stdout);
+        kiln__t_transform(m->position, m->rotation, m->scale);
         fputc('\n', stdout);
     }
     if (m->skeleton != KILN_BLOB_NONE) {
@@ -393,12 +411,7 @@ static void kiln__t_print(const kiln__bview *v)
                 const kiln_blob_instance *in = &v->instances[ref->first_instance + k];
                 fputs("          ", stdout);
                 kiln__t_name(kiln__str(v, in->name));
-                fputs(" position ", stdout);
-                kiln__t_vec(in->position, 3);
-                fputs(", rotation xyzw ", stdout);
-                kiln__t_vec(in->rotation, 4);
-                fputs(", scale ", stdout);
-                kiln__t_vec(in->scale, 3);
+                kiln__t_transform(in->position, in->rotation, in->scale);
                 fputc('\n', stdout);
             }
             if (shown < ref->instance_count) printf("          ... %u more\n", ref->instance_count - shown);
@@ -484,12 +497,7 @@ static void kiln__j_model(kiln__json *j, const kiln__bview *v, const kiln_blob_m
     kiln__json_begin_object(j);
     kiln__j_str(j, v, "name", m->name);
     kiln__json_key_u64(j, "source", m->source);
-    kiln__json_key(j, "position");
-    kiln__json_f32_array(j, m->position, 3);
-    kiln__json_key(j, "rotation");
-    kiln__json_f32_array(j, m->rotation, 4);
-    kiln__json_key(j, "scale");
-    kiln__json_f32_array(j, m->scale, 3);
+    kiln__j_transform(j, m->position, m->rotation, m->scale);
     kiln__json_key(j, "skeleton");
     if (m->skeleton == KILN_BLOB_NONE) {
         kiln__json_null(j);
@@ -658,12 +666,7 @@ static void kiln__j_print(const kiln__bview *v)
         kiln__json_key_u64(&j, "reference", in->reference);
         kiln__json_key_u64(&j, "source", in->source);
         kiln__json_key_u64(&j, "source_index", in->source_index);
-        kiln__json_key(&j, "position");
-        kiln__json_f32_array(&j, in->position, 3);
-        kiln__json_key(&j, "rotation");
-        kiln__json_f32_array(&j, in->rotation, 4);
-        kiln__json_key(&j, "scale");
-        kiln__json_f32_array(&j, in->scale, 3);
+        kiln__j_transform(&j, in->position, in->rotation, in->scale);
         kiln__json_end_object(&j);
     }
     kiln__json_end_array(&j);
