@@ -32,7 +32,7 @@ static const kiln__cli_opt kiln__pose_opts[] = {
     {"lossy-anim", 0, NULL, OPT_LOSSY, "bake Cast animation with quantised rows (lossy, bounded)"},
     {"anim-error", 0, "M", OPT_ANIM_ERROR, "with --lossy-anim: largest model-space error in metres (0.0001)"},
     {"anim-distance", 0, "M", OPT_ANIM_DISTANCE, "with --lossy-anim: its distance from each joint in metres (0.1)"},
-    {"simd", 0, "PATH", OPT_SIMD, "auto (default), scalar, sse2 or avx2"},
+    {"simd", 0, "PATH", OPT_SIMD, "auto (default), scalar, sse2, avx2 or avx512"},
     {"no-rig", 0, NULL, OPT_NO_RIG, "forward kinematics only: skip IK handles and constraints"},
     {"skin", 's', "MESH", OPT_SKIN, "also print MESH's skinned vertices (a name, else an index)"},
     {"help", 'h', NULL, OPT_HELP, "show this help"},
@@ -220,7 +220,9 @@ static int kiln__pose_args_parse(kiln__pose_args *a, int argc, char **argv)
             else if (!strcmp(p.value, "scalar")) a->simd = KILN_SIMD_SCALAR;
             else if (!strcmp(p.value, "sse2")) a->simd = KILN_SIMD_SSE2;
             else if (!strcmp(p.value, "avx2")) a->simd = KILN_SIMD_AVX2;
-            else status = kiln__cli_usage_error(KILN__POSE_VERB, "--simd takes auto, scalar, sse2 or avx2, not '%s'", p.value);
+            else if (!strcmp(p.value, "avx512")) a->simd = KILN_SIMD_AVX512;
+            else status = kiln__cli_usage_error(KILN__POSE_VERB, "--simd takes auto, scalar, sse2, avx2 or avx512, not '%s'",
+                                                p.value);
             break;
         case OPT_NO_RIG: a->no_rig = 1; break;
         case OPT_SKIN: a->skin_mesh = p.value; break;

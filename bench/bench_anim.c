@@ -1,7 +1,9 @@
 /* Runtime animation throughput on the performance anchor (bench/README.md in the shared
  * corpus): 80 joints, 301 frames at 30 fps, every channel animated, the skeleton and keys of
  * anchor_n80_{model,anim}.cast when the corpus is present (else a synthetic clip of the same
- * shape). Every case runs on every SIMD path this machine has.
+ * shape). Every case runs on every SIMD path this machine has but AVX-512, which has no
+ * animation kernels of its own and would time the AVX2 ones again (--simd avx512 runs it alone;
+ * its lines say "kernels":"avx2").
  *
  * Cases (one JSON line each on stdout; a summary on stderr):
  *   sample_forward  kiln_sample stepping 1/60 s, 256 instances round-robin, each with its own
@@ -16,7 +18,7 @@
  *                   + local_to_model, 256 instances round-robin
  * Figures are ns per joint (ns per call / 80), best of 40 short repetitions (5 with --quick),
  * so that other processes on the machine do not inflate them.
- * Usage: kiln_bench_anim [--quick] [--simd scalar|sse2|avx2]
+ * Usage: kiln_bench_anim [--quick] [--simd scalar|sse2|avx2|avx512]
  */
 #include <math.h>
 #include <stdint.h>
@@ -141,10 +143,10 @@ typedef struct result {
 
 static void emit(const char *name, const char *clip, const char *cache, kiln_simd simd, result r, int corpus)
 {
-    printf("{\"bench\":\"anim\",\"case\":\"%s\",\"clip\":\"%s\",\"joints\":%d,\"simd\":\"%s\",\"cache\":\"%s\","
-           "\"data\":\"%s\",\"ns_per_joint\":%.3f,\"ns_per_call\":%.1f,\"iters\":%ld}\n",
-           name, clip, J, kiln_simd_name(simd), cache, corpus ? "anchor_n80" : "synthetic", r.ns_per_call / J,
-           r.ns_per_call, r.iters);
+    printf("{\"bench\":\"anim\",\"case\":\"%s\",\"clip\":\"%s\",\"joints\":%d,\"simd\":\"%s\",\"kernels\":\"%s\","
+           "\"cache\":\"%s\",\"data\":\"%s\",\"ns_per_joint\":%.3f,\"ns_per_call\":%.1f,\"iters\":%ld}\n",
+           name, clip, J, kiln_simd_name(simd), kiln_simd_name(bench_avx2_kernels(simd)), cache,
+           corpus ? "anchor_n80" : "synthetic", r.ns_per_call / J, r.ns_per_call, r.iters);
     fprintf(stderr, "  %-6s %-15s %-9s %7.2f ns/joint  (%7.1f ns/call)\n", kiln_simd_name(simd), name, clip,
             r.ns_per_call / J, r.ns_per_call);
     fflush(stdout);
@@ -251,8 +253,8 @@ int main(int argc, char **argv)
     kiln_simd only = KILN_SIMD_AUTO;
     for (int i = 1; i + 1 < argc; i++)
         if (strcmp(argv[i], "--simd") == 0) {
-            const kiln_simd all[3] = {KILN_SIMD_SCALAR, KILN_SIMD_SSE2, KILN_SIMD_AVX2};
-            for (int k = 0; k < 3; k++)
+            const kiln_simd all[] = {KILN_SIMD_SCALAR, KILN_SIMD_SSE2, KILN_SIMD_AVX2, KILN_SIMD_AVX512};
+            for (size_t k = 0; k < sizeof all / sizeof all[0]; k++)
                 if (strcmp(argv[i + 1], kiln_simd_name(all[k])) == 0) only = all[k];
         }
 
@@ -301,11 +303,13 @@ int main(int argc, char **argv)
     /* Many short repetitions, best one reported: robust to other processes on the machine. */
     const int steps = quick ? 8 : 16, reps = quick ? 5 : 40;
     const long calls = quick ? 2000 : 5000;
-    kiln_simd paths[3];
+    kiln_simd paths[AF_PATH_COUNT];
     int np = af_paths(paths);
+    if (only == KILN_SIMD_AUTO) np = bench_drop_avx512(paths, np);
     for (int p = 0; p < np; p++) {
         if (only != KILN_SIMD_AUTO && paths[p] != only) continue;
         kiln_simd_force(paths[p]);
+        bench_note_kernels("bench_anim", paths[p]);
         const char *clip_name[2] = {"lossless", "lossy16"};
         for (int c = 0; c < 2; c++) {
             emit("sample_forward", clip_name[c], "256 instances", paths[p], run_sample(&in, c, 0, 1, steps, reps),

@@ -171,6 +171,7 @@ int main(int argc, char **argv)
         {"s8_c5", 0, 8, 0.05}, {"s32_c5", 0, 32, 0.05}, {"s8_c30", 32, 8, 0.30}, {"s32_c30", 32, 32, 0.30}};
     kiln_simd paths[3];
     int np = 0;
+    /* best first; no AVX-512 entry: that path runs the AVX2 blend-shape kernels */
     const kiln_simd all[3] = {KILN_SIMD_AVX2, KILN_SIMD_SSE2, KILN_SIMD_SCALAR};
     for (int i = 0; i < 3; i++)
         if (kiln_simd_force(all[i]) == all[i] && (!quick || np == 0)) paths[np++] = all[i];

@@ -22,7 +22,7 @@
  * 256 MB buffer) for both the kernel and the copy: data coming from DRAM, as a mesh skinned
  * once per frame among other work does.
  *
- * Usage: kiln_bench_skin [--quick] [--simd best|all|scalar|sse2|avx2] [--vertices N] [--no-cold]
+ * Usage: kiln_bench_skin [--quick] [--simd best|all|scalar|sse2|avx2|avx512] [--vertices N] [--no-cold]
  */
 #include <stdint.h>
 #include <stdio.h>
@@ -117,7 +117,7 @@ int main(int argc, char **argv)
 {
     options o;
     if (!parse_options(argc, argv, &o)) {
-        fprintf(stderr, "usage: kiln_bench_skin [--quick] [--simd best|all|scalar|sse2|avx2] [--vertices N] [--no-cold]\n");
+        fprintf(stderr, "usage: kiln_bench_skin [--quick] [--simd best|all|scalar|sse2|avx2|avx512] [--vertices N] [--no-cold]\n");
         return 1;
     }
     const uint32_t n = o.vertices;
@@ -158,11 +158,12 @@ int main(int argc, char **argv)
         fprintf(stderr, "dq_build: %.1f ns/bone (%d bones)\n", best * 1e9 / BONES, BONES);
     }
 
-    kiln_simd paths[3];
+    /* AVX-512 has skinning kernels of its own (16 vertices per iteration): a path of its own */
+    const kiln_simd all[4] = {KILN_SIMD_SCALAR, KILN_SIMD_SSE2, KILN_SIMD_AVX2, KILN_SIMD_AVX512};
+    kiln_simd paths[4];
     int np = 0;
     if (o.all_paths) {
-        const kiln_simd all[3] = {KILN_SIMD_SCALAR, KILN_SIMD_SSE2, KILN_SIMD_AVX2};
-        for (int i = 0; i < 3; i++)
+        for (int i = 0; i < 4; i++)
             if (kiln_simd_force(all[i]) == all[i]) paths[np++] = all[i];
     } else {
         paths[np++] = kiln_simd_force(o.only);

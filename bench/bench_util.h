@@ -114,13 +114,39 @@ static inline int bench_cmp_double(const void *a, const void *b)
  * or a path name (kiln_simd_name). Returns 0 for anything else. */
 static inline int bench_parse_simd(const char *s, int *all_paths, kiln_simd *only)
 {
-    static const kiln_simd named[3] = {KILN_SIMD_SCALAR, KILN_SIMD_SSE2, KILN_SIMD_AVX2};
+    static const kiln_simd named[] = {KILN_SIMD_SCALAR, KILN_SIMD_SSE2, KILN_SIMD_AVX2, KILN_SIMD_AVX512};
     *all_paths = strcmp(s, "all") == 0;
     *only = KILN_SIMD_AUTO;
     int known = *all_paths || strcmp(s, "best") == 0;
-    for (int k = 0; k < 3; k++)
+    for (size_t k = 0; k < sizeof named / sizeof named[0]; k++)
         if (strcmp(s, kiln_simd_name(named[k])) == 0) *only = named[k], known = 1;
     return known;
+}
+
+/* The kernels `path` runs in the modules without AVX-512 versions (all but skinning): the AVX2
+ * ones on the AVX-512 path. Benches of those modules report it next to the path. */
+static inline kiln_simd bench_avx2_kernels(kiln_simd path)
+{
+    return path == KILN_SIMD_AVX512 ? KILN_SIMD_AVX2 : path;
+}
+
+/* Removes KILN_SIMD_AVX512 from a list of the paths this machine has (af_paths), for benches of
+ * those modules: it would time the AVX2 kernels a second time (a CPU with the AVX-512 path
+ * always has the AVX2 one). Returns the new count. */
+static inline int bench_drop_avx512(kiln_simd *paths, int n)
+{
+    int k = 0;
+    for (int i = 0; i < n; i++)
+        if (paths[i] != KILN_SIMD_AVX512) paths[k++] = paths[i];
+    return k;
+}
+
+/* Says on stderr that `path` runs the AVX2 kernels, when it is the AVX-512 path. */
+static inline void bench_note_kernels(const char *bench, kiln_simd path)
+{
+    if (bench_avx2_kernels(path) != path)
+        fprintf(stderr, "%s: the %s path runs the %s kernels here (only skinning has AVX-512 ones)\n", bench,
+                kiln_simd_name(path), kiln_simd_name(bench_avx2_kernels(path)));
 }
 
 #endif

@@ -8,7 +8,8 @@
  *                    applied to built-in blob (in[0] >> 2 & 15) % count, so that mutations start
  *                    from valid clips whatever the corpus holds; in[0] & 0x80 then recomputes the
  *                    checksum, so the patched blob also reaches full verification
- *   in[1] & 3        SIMD path: best, scalar, SSE2, AVX2 (a missing one falls back)
+ *   in[1] & 3        SIMD path: best, scalar, SSE2, AVX2 (a missing one falls back; the best
+ *                    is AVX-512 on CPUs with it, which runs the AVX2 kernels of this target)
  *   in[2]            bit 0 sample over a base pose, bit 1 sample in place (out == base),
  *                    bit 2 read scalars, bit 3 also bind to the skeleton of a built-in blob,
  *                    bit 4 bind the blob loaded with KILN_BLOB_LOAD_TRUSTED too

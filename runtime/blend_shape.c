@@ -110,17 +110,19 @@ static const kiln__bs_kernels kiln__bs_avx2 = {kiln__bs_base_avx2, kiln__bs_add_
 #endif
 
 /* The path the animation kernels use (kiln_simd_force governs both). kiln_simd_active() only
- * names AVX2 when the CPU has it. */
+ * names AVX2 or AVX-512 when the CPU has them; AVX-512 has no blend-shape kernels of its own
+ * and runs the AVX2 ones. */
 static const kiln__bs_kernels *kiln__bs_kernels_active(void)
 {
     kiln_simd path = kiln_simd_active();
+    int wide = path == KILN_SIMD_AVX2 || path == KILN_SIMD_AVX512;
 #if KILN__SIMD_AVX2
-    if (path == KILN_SIMD_AVX2) return &kiln__bs_avx2;
+    if (wide) return &kiln__bs_avx2;
 #endif
 #if KILN__SIMD_SSE2
-    if (path == KILN_SIMD_AVX2 || path == KILN_SIMD_SSE2) return &kiln__bs_sse2;
+    if (wide || path == KILN_SIMD_SSE2) return &kiln__bs_sse2;
 #endif
-    (void)path;
+    (void)wide;
     return &kiln__bs_scalar;
 }
 

@@ -14,7 +14,7 @@
 #if defined(KILN_FORCE_SCALAR)
 #define KILN__SIMD "scalar"
 #elif defined(__x86_64__) || defined(_M_X64)
-#define KILN__SIMD "scalar+sse2+avx2(dispatch)"
+#define KILN__SIMD "scalar+sse2+avx2+avx512(dispatch)"
 #else
 #define KILN__SIMD "scalar"
 #endif

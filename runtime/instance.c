@@ -174,6 +174,7 @@ static void kiln__job_run(const kiln__instance_job *job)
     if (!job->count) return;
     switch (kiln_simd_active()) {
 #if KILN__SIMD_AVX2
+    case KILN_SIMD_AVX512: /* no 16-lane instance kernel: AVX2 is this path's */
     case KILN_SIMD_AVX2: kiln__instance_world_avx2(job); return;
 #endif
 #if KILN__SIMD_SSE2

@@ -5,6 +5,7 @@
  *   SSE2    x86-64 baseline, built on every x86-64 compiler we support;
  *   AVX2    AVX2 + FMA, built with a per-function target attribute (no global -mavx2), chosen
  *           at run time by cpuid (simd_dispatch.c), so one binary runs on every x86-64 CPU.
+ *   AVX512  the same for AVX-512 F/VL/DQ/BW; the skinning kernels only (skin_avx512.c).
  * KILN_FORCE_SCALAR=1 (CMake option of the same name) builds the scalar path alone, for
  * portability testing and for targets without intrinsics.
  */
@@ -24,6 +25,16 @@
 #else
 #define KILN__SIMD_AVX2 0
 #define KILN__TARGET_AVX2
+#endif
+
+/* AVX-512 (F, VL, DQ, BW; a superset of the AVX2 target): only the skinning kernels have a
+ * 16-lane version; the other modules run their AVX2 kernels on this path. */
+#if KILN__SIMD_AVX2
+#define KILN__SIMD_AVX512 1
+#define KILN__TARGET_AVX512 __attribute__((target("avx2,fma,avx512f,avx512vl,avx512dq,avx512bw")))
+#else
+#define KILN__SIMD_AVX512 0
+#define KILN__TARGET_AVX512
 #endif
 
 #if defined(__GNUC__) || defined(__clang__)

@@ -1,5 +1,9 @@
 /* SIMD path selection for the animation kernels: one table of function pointers per path,
- * the best one picked by cpuid on first use.
+ * the best one picked by cpuid on first use (AVX-512, then AVX2, SSE2, scalar).
+ *
+ * The AVX-512 path has no animation kernels of its own: its table holds the AVX2 ones and only
+ * reports KILN_SIMD_AVX512, which the modules with 16-lane kernels (skinning) switch on; every
+ * other module runs its AVX2 kernels on that path.
  *
  * The current table is an atomic pointer so that concurrent first calls from several threads
  * are race-free (each computes the same answer); kiln_simd_force stores a new one, which is
@@ -23,6 +27,9 @@ static const kiln__kernels kiln__kernels_sse2 = KILN__TABLE(KILN_SIMD_SSE2, sse2
 #if KILN__SIMD_AVX2
 static const kiln__kernels kiln__kernels_avx2 = KILN__TABLE(KILN_SIMD_AVX2, avx2);
 #endif
+#if KILN__SIMD_AVX512
+static const kiln__kernels kiln__kernels_avx512 = KILN__TABLE(KILN_SIMD_AVX512, avx2);
+#endif
 
 static _Atomic(const kiln__kernels *) kiln__current;
 
@@ -31,6 +38,16 @@ static int kiln__cpu_has_avx2(void)
 {
     /* libgcc/compiler-rt also check that the OS saves the YMM state (XGETBV). */
     return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
+}
+#endif
+
+#if KILN__SIMD_AVX512
+static int kiln__cpu_has_avx512(void)
+{
+    /* The path runs AVX2 kernels too, hence AVX2+FMA; libgcc/compiler-rt also check that the
+     * OS saves the ZMM and opmask state. */
+    return kiln__cpu_has_avx2() && __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512vl") &&
+           __builtin_cpu_supports("avx512dq") && __builtin_cpu_supports("avx512bw");
 }
 #endif
 
@@ -44,13 +61,17 @@ const kiln__kernels *kiln__kernels_for(kiln_simd path)
 #if KILN__SIMD_AVX2
     case KILN_SIMD_AVX2: return kiln__cpu_has_avx2() ? &kiln__kernels_avx2 : NULL;
 #endif
+#if KILN__SIMD_AVX512
+    case KILN_SIMD_AVX512: return kiln__cpu_has_avx512() ? &kiln__kernels_avx512 : NULL;
+#endif
     default: return NULL;
     }
 }
 
 static const kiln__kernels *kiln__best(void)
 {
-    const kiln__kernels *k = kiln__kernels_for(KILN_SIMD_AVX2);
+    const kiln__kernels *k = kiln__kernels_for(KILN_SIMD_AVX512);
+    if (!k) k = kiln__kernels_for(KILN_SIMD_AVX2);
     if (!k) k = kiln__kernels_for(KILN_SIMD_SSE2);
     return k ? k : &kiln__kernels_scalar;
 }
@@ -82,6 +103,7 @@ const char *kiln_simd_name(kiln_simd simd)
     case KILN_SIMD_SCALAR: return "scalar";
     case KILN_SIMD_SSE2: return "sse2";
     case KILN_SIMD_AVX2: return "avx2";
+    case KILN_SIMD_AVX512: return "avx512";
     default: return "unknown";
     }
 }

@@ -676,12 +676,16 @@ static inline void *af_context(const kiln_anim_binding *b)
     return mem;
 }
 
-/* The SIMD paths this machine runs (scalar always), for loops over paths. */
-static inline int af_paths(kiln_simd out[3])
+/* Every SIMD path, scalar first: the length of the arrays af_paths fills. */
+#define AF_PATH_COUNT 4
+
+/* The SIMD paths this machine runs (scalar always), for loops over paths. A path the CPU or
+ * build lacks is left out: kiln_simd_force then answers with another one. */
+static inline int af_paths(kiln_simd out[AF_PATH_COUNT])
 {
     int n = 0;
-    const kiln_simd all[3] = {KILN_SIMD_SCALAR, KILN_SIMD_SSE2, KILN_SIMD_AVX2};
-    for (int i = 0; i < 3; i++)
+    const kiln_simd all[AF_PATH_COUNT] = {KILN_SIMD_SCALAR, KILN_SIMD_SSE2, KILN_SIMD_AVX2, KILN_SIMD_AVX512};
+    for (int i = 0; i < AF_PATH_COUNT; i++)
         if (kiln_simd_force(all[i]) == all[i]) out[n++] = all[i];
     kiln_simd_force(KILN_SIMD_AUTO);
     return n;

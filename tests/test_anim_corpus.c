@@ -809,12 +809,15 @@ Test(anim_corpus, lossless_bake_matches_the_oracle)
 }
 
 /* ---- SIMD paths agree ---------------------------------------------------------------------------- */
-/* The SIMD paths this CPU and build have, scalar first. */
-static int simd_paths(kiln_simd out[3])
+#define SIMD_PATH_COUNT 4
+
+/* The SIMD paths this CPU and build have, scalar first (kiln_simd_force answers a missing one
+ * with another path). */
+static int simd_paths(kiln_simd out[SIMD_PATH_COUNT])
 {
-    static const kiln_simd all[3] = {KILN_SIMD_SCALAR, KILN_SIMD_SSE2, KILN_SIMD_AVX2};
+    static const kiln_simd all[SIMD_PATH_COUNT] = {KILN_SIMD_SCALAR, KILN_SIMD_SSE2, KILN_SIMD_AVX2, KILN_SIMD_AVX512};
     int n = 0;
-    for (int i = 0; i < 3; i++)
+    for (int i = 0; i < SIMD_PATH_COUNT; i++)
         if (kiln_simd_force(all[i]) == all[i]) out[n++] = all[i];
     kiln_simd_force(KILN_SIMD_AUTO);
     return n;
@@ -937,7 +940,7 @@ static void simd_check(const kiln_blob *blob, const jr_value *frames, const kiln
  * when the inputs are missing (*skipped set). */
 static int simd_clip(const char *dir, const clip_case *c, const jr_value *frames, int *skipped)
 {
-    kiln_simd paths[3];
+    kiln_simd paths[SIMD_PATH_COUNT];
     int np = simd_paths(paths);
     int ok = 1;
     *skipped = 0;

@@ -155,7 +155,7 @@ Test(sample, absolute_keys_at_integer_frames_are_the_stored_values)
     scene s = scene_make(&skel, &clip, 1);
     cr_assert_eq(s.report.bound_joints, 3);
     cr_assert_eq(s.report.identity_map, 1);
-    kiln_simd paths[3];
+    kiln_simd paths[AF_PATH_COUNT];
     int np = af_paths(paths);
     for (int p = 0; p < np; p++) {
         kiln_simd_force(paths[p]);
@@ -185,7 +185,7 @@ Test(sample, translation_and_scale_lerp_rotation_slerps_between_frames)
                           {names[1], AF_MODES_ALL(KILN_MODE_ABSOLUTE), {1, 1, 1}}};
     af_clip clip = {.framerate = 30, .frame_count = F, .joint_count = 2, .joints = joints, .values = v, .width = 32};
     scene s = scene_make(&skel, &clip, 1);
-    kiln_simd paths[3];
+    kiln_simd paths[AF_PATH_COUNT];
     int np = af_paths(paths);
     for (int p = 0; p < np; p++) {
         kiln_simd_force(paths[p]);
@@ -223,7 +223,7 @@ Test(sample, rotation_takes_the_shortest_arc_across_q_and_minus_q_keys)
     af_joint j = {"r", AF_MODES_ALL(KILN_MODE_ABSOLUTE), {1, 1, 1}};
     af_clip clip = {.framerate = 10, .frame_count = 2, .joint_count = 1, .joints = &j, .values = v, .width = 32};
     scene s = scene_make(&skel, &clip, 1);
-    kiln_simd paths[3];
+    kiln_simd paths[AF_PATH_COUNT];
     int np = af_paths(paths);
     for (int p = 0; p < np; p++) {
         kiln_simd_force(paths[p]);
@@ -266,7 +266,7 @@ Test(sample, corrected_nlerp_stays_within_6e7_rad_of_slerp_up_to_120_degrees)
     }
     af_clip clip = {.framerate = 1, .frame_count = 2, .joint_count = J, .joints = joints, .values = v, .width = 32};
     scene s = scene_make(&skel, &clip, 1);
-    kiln_simd paths[3];
+    kiln_simd paths[AF_PATH_COUNT];
     int np = af_paths(paths);
     double worst = 0, small = 0;
     for (int p = 0; p < np; p++) {
@@ -335,7 +335,7 @@ Test(sample, rows_with_quaternions_far_from_unit_length)
     static const double frames[] = {0.25, 0.5, 0.8, 1.25, 1.5, 1.8, 0, 1, 2};
     enum { T = sizeof frames / sizeof frames[0] };
     kiln_soa_xform ref[T][2]; /* the scalar path's samples */
-    kiln_simd paths[3];
+    kiln_simd paths[AF_PATH_COUNT];
     int np = af_paths(paths);
     for (int p = 0; p < np; p++) {
         kiln_simd_force(paths[p]);
@@ -424,7 +424,7 @@ static void check_modes(int with_base)
         for (int c = 0; c < 3; c++) set_lane(base, b, c, af_rand(&st, -1, 1)), set_lane(base, b, 7 + c, af_rand(&st, 0.5f, 2));
         for (int c = 0; c < 4; c++) set_lane(base, b, 3 + c, q[c]);
     }
-    kiln_simd paths[3];
+    kiln_simd paths[AF_PATH_COUNT];
     int np = af_paths(paths);
     const double u = 0.37;
     for (int p = 0; p < np; p++) {
@@ -479,7 +479,7 @@ Test(sample, bones_without_a_track_keep_the_rest_or_the_base)
     uint32_t st = 4;
     for (uint32_t b = 0; b < 16; b++)
         for (unsigned c = 0; c < 10; c++) set_lane(base, b, c, af_rand(&st, 0.5f, 1.0f));
-    kiln_simd paths[3];
+    kiln_simd paths[AF_PATH_COUNT];
     int np = af_paths(paths);
     for (int p = 0; p < np; p++) {
         kiln_simd_force(paths[p]);
@@ -561,7 +561,7 @@ Test(sample, nan_infinite_huge_and_negative_times_are_safe)
 {
     for (int looping = 0; looping < 2; looping++) {
         scene s = row_scene(looping ? KILN_ANIM_LOOPING : 0);
-        kiln_simd paths[3];
+        kiln_simd paths[AF_PATH_COUNT];
         int np = af_paths(paths);
         for (int p = 0; p < np; p++) {
             kiln_simd_force(paths[p]);
@@ -599,7 +599,7 @@ Test(sample, lossy_tracks_decode_as_min_plus_extent_q_over_2w_minus_1)
             for (int c = 3; c < 7; c++) v[i * 10 + c] = -v[i * 10 + c]; /* the baker's qw >= 0 */
     af_joint joints[J];
     for (int j = 0; j < J; j++) joints[j] = (af_joint){names[j], AF_MODES_ALL(KILN_MODE_ABSOLUTE), {1, 1, 1}};
-    kiln_simd paths[3];
+    kiln_simd paths[AF_PATH_COUNT];
     int np = af_paths(paths);
     for (size_t w = 0; w < sizeof widths / sizeof widths[0]; w++) {
         af_clip clip = {.framerate = 30, .frame_count = F, .joint_count = J, .joints = joints, .values = v,
@@ -701,7 +701,7 @@ Test(bind, reordered_slots_scatter_into_bone_order)
     scene s = scene_make(&skel, &clip, 1);
     cr_assert_eq(s.report.identity_map, 0);
     cr_assert_eq(s.report.missing_joints, 1);
-    kiln_simd paths[3];
+    kiln_simd paths[AF_PATH_COUNT];
     int np = af_paths(paths);
     for (int p = 0; p < np; p++) {
         kiln_simd_force(paths[p]);
@@ -773,7 +773,7 @@ Test(bind, overrides_resolve_nearest_ancestor_self_included_ties_by_file_order)
     const uint32_t A = KILN_MODE_ABSOLUTE, R = KILN_MODE_RELATIVE, D = KILN_MODE_ADDITIVE;
     /* expected (T, R, S) per bone */
     const uint32_t expect[5][3] = {{R, R, R}, {D, R, R}, {A, A, R}, {A, A, A}, {D, R, R}};
-    kiln_simd paths[3];
+    kiln_simd paths[AF_PATH_COUNT];
     int np = af_paths(paths);
     for (int p = 0; p < np; p++) {
         kiln_simd_force(paths[p]);
@@ -846,7 +846,7 @@ static void check_context(uint32_t width, int scramble, int reorder)
     af_clip clip = {.framerate = 30, .frame_count = F, .joint_count = J, .joints = joints, .values = v, .width = width,
                     .scramble_rows = scramble};
     scene s = scene_make(&skel, &clip, 1);
-    kiln_simd paths[3];
+    kiln_simd paths[AF_PATH_COUNT];
     int np = af_paths(paths);
     for (int p = 0; p < np; p++) {
         kiln_simd_force(paths[p]);
@@ -982,7 +982,7 @@ static void check_agreement(uint32_t J, uint32_t width, int reorder, uint32_t se
     }
     for (uint32_t b = J; b < soa * 8; b++)
         for (unsigned c = 0; c < 10; c++) set_lane(base, b, c, c >= 6 ? 1.0f : 0.0f);
-    kiln_simd paths[3];
+    kiln_simd paths[AF_PATH_COUNT];
     int np = af_paths(paths);
     double worst = 0;
     for (int i = 0; i < 40; i++) {

@@ -119,7 +119,7 @@ static void check_l2m(int ssc_pct, int with_root)
         for (int i = 0; i < 16; i++) root_f[i] = (float)root_d[i];
         for (int i = 0; i < 16; i++) root_d[i] = root_f[i];
     }
-    kiln_simd paths[3];
+    kiln_simd paths[AF_PATH_COUNT];
     int np = af_paths(paths);
     for (int p = 0; p < np; p++) {
         kiln_simd_force(paths[p]);
@@ -156,7 +156,7 @@ Test(pose_model, ssc_scales_child_translation_but_not_its_rotation_or_scale)
         unsigned char *mem = af_build(&sk, NULL, 0, &size);
         const kiln_blob *blob = af_load(mem, size);
         const kiln_soa_xform *rest = kiln_blob_rest_pose(blob, NULL);
-        kiln_simd paths[3];
+        kiln_simd paths[AF_PATH_COUNT];
         int np = af_paths(paths);
         for (int p = 0; p < np; p++) {
             kiln_simd_force(paths[p]);
@@ -187,7 +187,7 @@ Test(pose_model, skin_matrices_are_identity_at_rest_and_w_times_ib_otherwise)
     const float *ib = kiln_blob_inverse_binds(s.blob, NULL);
     float *model = malloc(sizeof(float) * 16 * N), *skin = malloc(sizeof(float) * 16 * N);
     kiln_soa_xform pose[(N + 7) / 8];
-    kiln_simd paths[3];
+    kiln_simd paths[AF_PATH_COUNT];
     int np = af_paths(paths);
     for (int p = 0; p < np; p++) {
         kiln_simd_force(paths[p]);
@@ -298,7 +298,7 @@ Test(pose_blend, weights_masks_and_threshold)
         for (unsigned c = 3; c < 7; c++) set_lane(b, j, c, -lane(b, j, c));
     float mask[S * 8];
     for (uint32_t j = 0; j < S * 8; j++) mask[j] = j % 4 == 0 ? 0.0f : (j % 4 == 1 ? 0.5f : 1.0f);
-    kiln_simd paths[3];
+    kiln_simd paths[AF_PATH_COUNT];
     int np = af_paths(paths);
     for (int p = 0; p < np; p++) {
         kiln_simd_force(paths[p]);
@@ -358,7 +358,7 @@ Test(pose_blend, weights_and_threshold_of_any_finite_magnitude)
     const kiln_soa_xform *ps[2] = {a, b};
     const double w[2] = {0.25, 0.5};
     const float *masks[2] = {NULL, mask};
-    kiln_simd paths[3];
+    kiln_simd paths[AF_PATH_COUNT];
     int np = af_paths(paths);
     for (int p = 0; p < np; p++) {
         kiln_simd_force(paths[p]);
@@ -391,7 +391,7 @@ Test(pose_blend, extreme_thresholds_joint_weights_and_infinite_layer_weights)
         tiny[j] = j % 3 == 0 ? 0.0f : (j % 3 == 1 ? 1e-14f : 1.0f);
         huge[j] = huge_values[j % 4];
     }
-    kiln_simd paths[3];
+    kiln_simd paths[AF_PATH_COUNT];
     int np = af_paths(paths);
     for (int p = 0; p < np; p++) {
         kiln_simd_force(paths[p]);
@@ -447,7 +447,7 @@ Test(pose, rotations_far_from_unit_length)
     for (uint32_t j = 0; j < N; j++)
         for (unsigned c = 3; c < 7; c++) set_lane(a, j, c, lane(a, j, c) * lengths[j % 4]);
     const kiln_soa_xform *ps[2] = {a, b};
-    kiln_simd paths[3];
+    kiln_simd paths[AF_PATH_COUNT];
     int np = af_paths(paths);
     for (int p = 0; p < np; p++) {
         kiln_simd_force(paths[p]);
@@ -485,7 +485,7 @@ Test(pose_add, applies_a_weighted_delta)
     random_pose(delta, N, 5, 0.8f, 1.2f);
     float mask[S * 8];
     for (uint32_t j = 0; j < S * 8; j++) mask[j] = (float)(j % 5) * 0.5f - 0.5f; /* -0.5 .. 1.5: clamped */
-    kiln_simd paths[3];
+    kiln_simd paths[AF_PATH_COUNT];
     int np = af_paths(paths);
     for (int p = 0; p < np; p++) {
         kiln_simd_force(paths[p]);
@@ -535,7 +535,7 @@ Test(simd, pose_kernels_agree_across_paths)
     random_pose(b, N, 22, 0.5f, 2);
     uint32_t st = 5;
     for (uint32_t j = 0; j < S * 8; j++) mask[j] = af_rand(&st, 0, 1);
-    kiln_simd paths[3];
+    kiln_simd paths[AF_PATH_COUNT];
     int np = af_paths(paths);
     kiln_blend_layer layers[2] = {{a, 0.3f, mask}, {b, 0.6f, NULL}};
     for (int k = 0; k < 4; k++) {

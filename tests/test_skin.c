@@ -150,7 +150,7 @@ static void check_vec(const float *got, const double *want, double tol, const ch
 }
 
 /* The paths this machine runs; every test forces each in turn and restores AUTO. */
-static int paths(kiln_simd out[3]) { return af_paths(out); }
+static int paths(kiln_simd out[AF_PATH_COUNT]) { return af_paths(out); }
 
 /* ---- hand-computed ------------------------------------------------------------------------------ */
 
@@ -171,7 +171,7 @@ Test(skin, single_influence_is_the_matrix)
     cr_expect_eq(dq[0].stretched, 0u, "identity has no stretch");
     cr_expect_eq(dq[1].stretched, 1u, "S(2, 1, 1) is a stretch");
     const double want_p[3] = {0, 4, 4}, want_n[3] = {-2 / sqrt(5), 1 / sqrt(5), 0}, want_t[3] = {1 / sqrt(5), 2 / sqrt(5), 0};
-    kiln_simd ps[3];
+    kiln_simd ps[AF_PATH_COUNT];
     int np = paths(ps);
     for (int i = 0; i < np; i++)
         for (int method = 0; method < 2; method++) {
@@ -215,7 +215,7 @@ Test(skin, source_positions_replace_the_stream)
     float packed[27];
     for (int k = 0; k < 9; k++) memcpy(packed + 3 * k, src + 5 * k, 12);
     const double want_n[3] = {-2 / sqrt(5), 1 / sqrt(5), 0};
-    kiln_simd ps[3];
+    kiln_simd ps[AF_PATH_COUNT];
     int np = paths(ps);
     for (int i = 0; i < np; i++)
         for (int method = 0; method < 2; method++)
@@ -295,7 +295,7 @@ Test(skin, two_influences_weighted)
     const double h = sqrt(0.5);
     const double p0[3] = {1.75, 2.5, 3}, p1_lbs[3] = {0.5, 0.5, 0}, p1_dqs[3] = {h, h, 0}, n1[3] = {h, h, 0},
                  t1[3] = {-h, h, 0}, p2[3] = {11, 2, 3}, z[3] = {0, 0, 1}, y[3] = {0, 1, 0};
-    kiln_simd ps[3];
+    kiln_simd ps[AF_PATH_COUNT];
     int np = paths(ps);
     for (int i = 0; i < np; i++)
         for (int method = 0; method < 2; method++) {
@@ -474,7 +474,7 @@ Test(skin, rest_pose_gives_the_bind_pose)
     const kiln_blob_stream *ns = kiln_blob_mesh_stream(r.blob, kiln_blob_meshes(r.blob, NULL), KILN_ATTR_NORMAL, 0);
     const float *bind_n = kiln_blob_stream_data(r.blob, ns);
     double worst = 0;
-    kiln_simd ps[3];
+    kiln_simd ps[AF_PATH_COUNT];
     int np = paths(ps);
     for (int i = 0; i < np; i++)
         for (int method = 0; method < 2; method++) {
@@ -508,7 +508,7 @@ Test(skin, twist_dqs_keeps_the_volume)
     rig_eval(&r);
     uint32_t n = vertex_count(r.blob, 0);
     const float *bind = bind_positions(r.blob, 0);
-    kiln_simd ps[3];
+    kiln_simd ps[AF_PATH_COUNT];
     int np = paths(ps);
     for (int i = 0; i < np; i++) {
         double mid_min[2] = {1e9, 1e9}, mid_max[2] = {0, 0}, all_min[2] = {1e9, 1e9}, nrm_err = 0;
@@ -560,7 +560,7 @@ Test(skin, quantised_streams_match_float)
     for (int c = 0; c < 3; c++) step2 += pow(qs->decode_scale[c] / 65535.0 / 2.0, 2);
     const double tol_p = sqrt(step2) + 1e-6, tol_n = 1e-4;
     uint32_t n = vertex_count(rf.blob, 0);
-    kiln_simd ps[3];
+    kiln_simd ps[AF_PATH_COUNT];
     int np = paths(ps);
     for (int twist = 0; twist < 2; twist++) {
         rig_twist(&rf, twist ? 75.0 : 0.0), rig_twist(&rq, twist ? 75.0 : 0.0);
@@ -605,7 +605,7 @@ Test(skin, quantised_streams_match_float)
 Test(skin, normals_unit_and_perpendicular)
 {
     const uint32_t n = 2000;
-    kiln_simd ps[3];
+    kiln_simd ps[AF_PATH_COUNT];
     int np = paths(ps);
     for (uint32_t infl = 1; infl <= 8; infl += 3) {
         sf_mesh_opts o = sf_defaults(n, infl);
@@ -640,14 +640,15 @@ Test(skin, normals_unit_and_perpendicular)
 }
 
 /* Every influence count, every stream format, vertices without weights, a count that is not a
- * multiple of 8, rigid and scaled bones, both methods: the SIMD paths against the scalar one. */
+ * multiple of 8 or 16, rigid and scaled bones, both methods: the SIMD paths against the scalar
+ * one. */
 Test(skin, simd_paths_agree)
 {
     static const uint32_t pos_formats[3] = {KILN_FORMAT_F32x3, KILN_FORMAT_F32x4, KILN_FORMAT_UNORM16x4};
     static const uint32_t dir_formats[3] = {KILN_FORMAT_F32x3, KILN_FORMAT_F32x4, KILN_FORMAT_OCT16x2};
-    kiln_simd ps[3];
+    kiln_simd ps[AF_PATH_COUNT];
     int np = paths(ps);
-    double worst[3] = {0, 0, 0};
+    double worst[AF_PATH_COUNT] = {0}; /* by path - 1 */
     const uint32_t n = 1003;
     for (uint32_t infl = 0; infl <= 8; infl++)
         for (int f = 0; f < 3; f++) {
@@ -692,8 +693,14 @@ Test(skin, simd_paths_agree)
             free(mem);
         }
     kiln_simd_force(KILN_SIMD_AUTO);
-    fprintf(stderr, "skin.simd_paths_agree: max |path - scalar| over positions, normals, tangents: sse2 %.2e, avx2 %.2e (%d paths)\n",
-            worst[KILN_SIMD_SSE2 - 1], worst[KILN_SIMD_AVX2 - 1], np);
+    char list[128] = "";
+    for (int i = 0; i < np; i++) {
+        if (ps[i] == KILN_SIMD_SCALAR) continue;
+        size_t len = strlen(list);
+        snprintf(list + len, sizeof list - len, "%s%s %.2e", len ? ", " : "", kiln_simd_name(ps[i]), worst[ps[i] - 1]);
+    }
+    fprintf(stderr, "skin.simd_paths_agree: max |path - scalar| over positions, normals, tangents: %s (%d paths)\n",
+            np > 1 ? list : "no SIMD path", np);
 }
 
 /* Splitting a mesh into ranges gives the same bytes as one call; a strided (interleaved)
@@ -708,7 +715,7 @@ Test(skin, ranges_and_strides)
     float *skin = sf_matrices(o.bones, 3, 1);
     kiln_skin_dual_quat *dq = malloc(sizeof *dq * o.bones);
     kiln_pose_skin_dual_quats(skin, dq, o.bones);
-    kiln_simd ps[3];
+    kiln_simd ps[AF_PATH_COUNT];
     int np = paths(ps);
     for (int i = 0; i < np; i++)
         for (int method = 0; method < 2; method++) {
@@ -774,7 +781,7 @@ Test(skin, joints_clamped_on_trusted_blobs)
     float *skin = sf_matrices(o.bones, 5, 1);
     kiln_skin_dual_quat dq[5];
     kiln_pose_skin_dual_quats(skin, dq, o.bones);
-    kiln_simd ps[3];
+    kiln_simd ps[AF_PATH_COUNT];
     int np = paths(ps);
     for (int i = 0; i < np; i++)
         for (int method = 0; method < 2; method++) {
@@ -1188,7 +1195,7 @@ Test(skin, corpus_rest_pose_meshes)
         uint32_t n = m->vertex_count;
         const float *bind = bind_positions(r.blob, 0);
         double worst = 0;
-        kiln_simd ps[3];
+        kiln_simd ps[AF_PATH_COUNT];
         int np = paths(ps);
         for (int i = 0; i < np; i++) {
             kiln_simd_force(ps[i]);

@@ -32,9 +32,11 @@
  * (Tc + a·k, Rc ⊗ slerp(I, k, a), Sc · (1 + a·(k − 1))). A channel without a curve passes the
  * pose underneath through: the rest pose, or `base` when the caller layers the clip on one.
  *
- * SIMD: every entry point runs the AVX2+FMA path when the CPU has it, otherwise SSE2 (on
- * x86-64), otherwise the scalar reference; kiln_simd_force() selects one for testing. The
- * paths agree within 1e-5. Building with KILN_FORCE_SCALAR compiles the scalar path alone.
+ * SIMD: every entry point runs the AVX-512 path when the CPU has AVX-512 F/VL/DQ/BW (these
+ * entry points run their AVX2 kernels on it; only skinning, kiln/skin.h, has 16-lane ones),
+ * otherwise AVX2+FMA when it has that, otherwise SSE2 (on x86-64), otherwise the scalar
+ * reference; kiln_simd_force() selects one for testing. The paths agree within 1e-5. Building
+ * with KILN_FORCE_SCALAR compiles the scalar path alone.
  * Sampling, blending and the matrix functions are thread-safe on distinct outputs (a binding
  * is read-only after kiln_anim_bind; a context belongs to one instance).
  */
@@ -54,7 +56,9 @@ typedef enum kiln_simd {
     KILN_SIMD_AUTO = 0,   /* best available (default) */
     KILN_SIMD_SCALAR = 1,
     KILN_SIMD_SSE2 = 2,
-    KILN_SIMD_AVX2 = 3
+    KILN_SIMD_AVX2 = 3,
+    KILN_SIMD_AVX512 = 4  /* AVX-512 F/VL/DQ/BW (with AVX2+FMA): the skinning kernels have
+                             16-lane versions; every other entry point runs its AVX2 kernels */
 } kiln_simd;
 /* Forces a path for the whole process (tests, benchmarks). Returns the path now in use: a path
  * the CPU (or build) lacks falls back to the best available one; KILN_SIMD_AUTO restores the
@@ -62,7 +66,7 @@ typedef enum kiln_simd {
 KILN_EXPERIMENTAL kiln_simd kiln_simd_force(kiln_simd simd);
 /* The path the kernels use now (never KILN_SIMD_AUTO). */
 KILN_EXPERIMENTAL kiln_simd kiln_simd_active(void);
-/* "auto", "scalar", "sse2", "avx2" ("unknown" otherwise). Never NULL. */
+/* "auto", "scalar", "sse2", "avx2", "avx512" ("unknown" otherwise). Never NULL. */
 KILN_API const char *kiln_simd_name(kiln_simd simd);
 
 /* ---- clips -------------------------------------------------------------------------------- */

@@ -25,8 +25,9 @@
  * positions' quantisation error.
  *
  * SIMD: kiln_blend_shapes_apply runs the path kiln_simd_active() names (kiln/anim.h:
- * AVX2+FMA, SSE2 or the scalar reference; kiln_simd_force selects one). The paths agree within
- * 1e-6 relative to the magnitudes summed. Thread-safe on distinct outputs.
+ * AVX2+FMA, whose kernels the AVX-512 path runs too, SSE2 or the scalar reference;
+ * kiln_simd_force selects one). The paths agree within 1e-6 relative to the magnitudes summed.
+ * Thread-safe on distinct outputs.
  */
 #ifndef KILN_BLEND_SHAPE_H
 #define KILN_BLEND_SHAPE_H

@@ -21,11 +21,11 @@
  * (where the whole level sits, or a view matrix). P and M are column-major float[16] and may
  * be any 4x4 matrices; NULL means the identity.
  *
- * Nothing here allocates. The matrix functions run the AVX2+FMA path when the CPU has it,
- * otherwise SSE2 (x86-64), otherwise the scalar reference, like the animation kernels
- * (kiln_simd_force and kiln_simd_active in anim.h govern them too); the paths agree within
- * 1e-6 of each matrix column's magnitude. They are thread-safe on distinct outputs. `out` needs
- * float alignment only (16 or 64 bytes is faster).
+ * Nothing here allocates. The matrix functions run the AVX2+FMA kernels when the CPU has them
+ * (on the AVX2 and AVX-512 paths alike), otherwise SSE2 (x86-64), otherwise the scalar
+ * reference, like the animation kernels (kiln_simd_force and kiln_simd_active in anim.h govern
+ * them too); the paths agree within 1e-6 of each matrix column's magnitude. They are
+ * thread-safe on distinct outputs. `out` needs float alignment only (16 or 64 bytes is faster).
  */
 #ifndef KILN_INSTANCE_H
 #define KILN_INSTANCE_H

@@ -37,11 +37,12 @@
  * non-uniform scale. Both come out unit length (a zero input stays zero). Vertices whose
  * weights are all zero (the baker's "follows the model only") are transformed by `root`.
  *
- * SIMD: the AVX2+FMA path processes 8 vertices per iteration, SSE2 4, next to the scalar
- * reference; kiln_simd_force() and kiln_simd_active() (kiln/anim.h) govern them too, and the
- * paths agree within 1e-5. Splitting a mesh into ranges gives the same bytes as one call.
- * Fastest with the baker's layouts (packed float3 streams, joints and weights as baked) and
- * packed outputs; other strides are staged through a small buffer per 8 vertices.
+ * SIMD: the AVX-512 path (F/VL/DQ/BW) processes 16 vertices per iteration, AVX2+FMA 8, SSE2
+ * 4, next to the scalar reference; kiln_simd_force() and kiln_simd_active() (kiln/anim.h)
+ * govern them too, and the paths agree within 1e-5. Splitting a mesh into ranges gives the
+ * same bytes as one call. Fastest with the baker's layouts (packed float3 streams, joints and
+ * weights as baked) and packed outputs; other strides are staged through a small buffer, one
+ * iteration's vertices at a time.
  */
 #ifndef KILN_SKIN_H
 #define KILN_SKIN_H
