@@ -1,8 +1,9 @@
 /* runtime/simd_ops.h - the vector vocabulary the SIMD kernel templates are written in.
  *
- * Private. A kernel file defines KILN__OPS_AVX2 or KILN__OPS_SSE2 and includes this header,
- * then a template (anim_sample_simd.h, pose_simd.h). Two widths are provided:
- *   kv   one SoA vector: 8 lanes (AVX2) or 4 (SSE2, two vectors per 8-lane block);
+ * Private. A kernel file defines KILN__OPS_AVX512, KILN__OPS_AVX2 or KILN__OPS_SSE2 and includes
+ * this header, then a template (anim_sample_simd.h, pose_simd.h, skin_simd.h). Two widths:
+ *   kv   one SoA vector: 16 lanes (AVX-512: the skinning template only), 8 (AVX2) or 4 (SSE2,
+ *        two vectors per 8-lane block);
  *   k4   4 floats, for per-bone 4x4 matrix columns (both paths).
  * kv_fma(a, b, c) = a·b + c, fused on AVX2+FMA. Loads and stores are unaligned (same speed on
  * aligned data; callers only promise float alignment). Every function carries KILN__FN so the
@@ -61,6 +62,48 @@ KILN__FN kv kv_cvt_u(kvi q) { return _mm256_cvtepi32_ps(q); } /* lanes < 2^31 */
 typedef __m128 k4;
 KILN__FN k4 k4_fma(k4 a, k4 b, k4 c) { return _mm_fmadd_ps(a, b, c); }
 
+#elif defined(KILN__OPS_AVX512)
+#define KILN__FN KILN__TARGET_AVX512 KILN__INLINE
+#define KILN__KERNEL KILN__TARGET_AVX512
+#define KILN__SFX(name) name##_avx512
+#define KV_W 16
+
+/* Comparisons give vector masks (all-ones lanes), as on the other paths, so that the
+ * templates read the same; they cost a mask move each, and only cold code uses them. */
+typedef __m512 kv;
+typedef __m512i kvi;
+KILN__FN kv kv_ld(const float *p) { return _mm512_loadu_ps(p); }
+KILN__FN void kv_st(float *p, kv v) { _mm512_storeu_ps(p, v); }
+KILN__FN kv kv_set1(float f) { return _mm512_set1_ps(f); }
+KILN__FN kv kv_zero(void) { return _mm512_setzero_ps(); }
+KILN__FN kv kv_add(kv a, kv b) { return _mm512_add_ps(a, b); }
+KILN__FN kv kv_sub(kv a, kv b) { return _mm512_sub_ps(a, b); }
+KILN__FN kv kv_mul(kv a, kv b) { return _mm512_mul_ps(a, b); }
+KILN__FN kv kv_fma(kv a, kv b, kv c) { return _mm512_fmadd_ps(a, b, c); }
+KILN__FN kv kv_fnma(kv a, kv b, kv c) { return _mm512_fnmadd_ps(a, b, c); } /* c - a·b */
+KILN__FN kv kv_and(kv a, kv b) { return _mm512_and_ps(a, b); }
+KILN__FN kv kv_andnot(kv a, kv b) { return _mm512_andnot_ps(a, b); } /* ~a & b */
+KILN__FN kv kv_or(kv a, kv b) { return _mm512_or_ps(a, b); }
+KILN__FN kv kv_xor(kv a, kv b) { return _mm512_xor_ps(a, b); }
+KILN__FN kv kv_max(kv a, kv b) { return _mm512_max_ps(a, b); }
+KILN__FN kv kv_min(kv a, kv b) { return _mm512_min_ps(a, b); }
+KILN__FN kv kv_div(kv a, kv b) { return _mm512_div_ps(a, b); }
+KILN__FN kv kv_sqrt(kv a) { return _mm512_sqrt_ps(a); }
+KILN__FN kv kv_rsqrt0(kv a) { return _mm512_rsqrt14_ps(a); }
+KILN__FN kv kv_rcp0(kv a) { return _mm512_rcp14_ps(a); }
+KILN__FN kv kv_lt(kv a, kv b) { return _mm512_castsi512_ps(_mm512_movm_epi32(_mm512_cmp_ps_mask(a, b, _CMP_LT_OQ))); }
+KILN__FN kv kv_gt(kv a, kv b) { return _mm512_castsi512_ps(_mm512_movm_epi32(_mm512_cmp_ps_mask(a, b, _CMP_GT_OQ))); }
+KILN__FN kv kv_sel(kv mask, kv a, kv b) /* mask ? a : b */
+{
+    return _mm512_mask_blend_ps(_mm512_movepi32_mask(_mm512_castps_si512(mask)), b, a);
+}
+KILN__FN kv kv_ldmask(const uint32_t *p) { return _mm512_castsi512_ps(_mm512_loadu_si512((const void *)p)); }
+KILN__FN int kv_any(kv mask) { return _mm512_movepi32_mask(_mm512_castps_si512(mask)) != 0; }
+KILN__FN kv kv_cvt_u(kvi q) { return _mm512_cvtepi32_ps(q); } /* lanes < 2^31 */
+
+typedef __m128 k4;
+KILN__FN k4 k4_fma(k4 a, k4 b, k4 c) { return _mm_fmadd_ps(a, b, c); }
+
 #elif defined(KILN__OPS_SSE2)
 #define KILN__FN KILN__INLINE
 #define KILN__KERNEL
@@ -99,10 +142,12 @@ typedef __m128 k4;
 KILN__FN k4 k4_fma(k4 a, k4 b, k4 c) { return _mm_add_ps(_mm_mul_ps(a, b), c); }
 
 #else
-#error "define KILN__OPS_AVX2 or KILN__OPS_SSE2 before including simd_ops.h"
+#error "define KILN__OPS_AVX512, KILN__OPS_AVX2 or KILN__OPS_SSE2 before including simd_ops.h"
 #endif
 
-#define KV_PER_BLOCK (8 / KV_W) /* vectors per 8-lane SoA component */
+#if KV_W <= 8
+#define KV_PER_BLOCK (8 / KV_W) /* vectors per 8-lane SoA component (the animation templates) */
+#endif
 
 /* 1/sqrt(a) to ~23 bits: the estimate plus one Newton-Raphson step. */
 KILN__FN kv kv_rsqrt(kv a)

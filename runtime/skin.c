@@ -274,8 +274,10 @@ static kiln_result kiln__skin_weights(const kiln_blob *blob, const kiln_blob_mes
 static kiln__skin_fn kiln__skin_kernel(int dual_quat)
 {
     switch (kiln_simd_active()) {
+#if KILN__SIMD_AVX512
+    case KILN_SIMD_AVX512: return dual_quat ? kiln__skin_dqs_avx512 : kiln__skin_lbs_avx512;
+#endif
 #if KILN__SIMD_AVX2
-    case KILN_SIMD_AVX512: /* no 16-lane kernels yet */
     case KILN_SIMD_AVX2: return dual_quat ? kiln__skin_dqs_avx2 : kiln__skin_lbs_avx2;
 #endif
 #if KILN__SIMD_SSE2

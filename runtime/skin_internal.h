@@ -57,6 +57,10 @@ void kiln__skin_dqs_sse2(const kiln__skin_job *job);
 void kiln__skin_lbs_avx2(const kiln__skin_job *job);
 void kiln__skin_dqs_avx2(const kiln__skin_job *job);
 #endif
+#if KILN__SIMD_AVX512
+void kiln__skin_lbs_avx512(const kiln__skin_job *job);
+void kiln__skin_dqs_avx512(const kiln__skin_job *job);
+#endif
 
 /* Fully unrolls the loops over lanes and influences (trip counts are constants where the
  * kernels are specialised): a rolled loop costs a counter and a branch per influence and keeps

@@ -1,6 +1,6 @@
 /* runtime/skin_simd.h - the skinning kernels, written once in the simd_ops.h vocabulary and
- * compiled per path (skin_sse2.c, skin_avx2.c). Private template: include after simd_ops.h and
- * after the path's primitives, which work on a batch of KV_W vertices:
+ * compiled per path (skin_sse2.c, skin_avx2.c, skin_avx512.c). Private template: include after
+ * simd_ops.h and after the path's primitives, which work on a batch of KV_W vertices:
  *
  *   kiln__skin_ld3(p, &x, &y, &z)          KV_W packed float3 -> SoA
  *   kiln__skin_ld_unorm(p, q[3])           KV_W UNORM16x4 -> the integers as floats, SoA
@@ -24,6 +24,8 @@
  */
 
 #define KILN__SKIN_BLOCK 4u /* batches per block (kiln__lbs_outputs explains why) */
+/* Buffers of SoA rows and staged lanes are cache-line aligned: a 16-lane row is a whole line,
+ * and one that straddled two would make every store and reload of it a split access. */
 
 /* Packed bytes per element of each input format (F32x4 reads as F32x3). */
 static inline uint32_t kiln__skin_elem(uint32_t format)
@@ -55,7 +57,7 @@ KILN__FN void KILN__SFX(kiln__skin_position)(const kiln__skin_in *in, uint32_t v
         kiln__skin_ld3((const float *)(const void *)(in->data + (size_t)v0 * 12u), x, y, z);
         return;
     }
-    _Alignas(32) unsigned char stage[KV_W * 12];
+    _Alignas(64) unsigned char stage[KV_W * 12];
     const unsigned char *p = KILN__SFX(kiln__skin_src)(in, v0, n, stage);
     if (in->format == KILN_FORMAT_UNORM16x4) {
         kv q[3];
@@ -75,7 +77,7 @@ KILN__FN void KILN__SFX(kiln__skin_direction)(const kiln__skin_in *in, uint32_t 
         kiln__skin_ld3((const float *)(const void *)(in->data + (size_t)v0 * 12u), x, y, z);
         return;
     }
-    _Alignas(32) unsigned char stage[KV_W * 12];
+    _Alignas(64) unsigned char stage[KV_W * 12];
     const unsigned char *p = KILN__SFX(kiln__skin_src)(in, v0, n, stage);
     if (in->format == KILN_FORMAT_OCT16x2) {
         kv ox, oy;
@@ -99,7 +101,7 @@ KILN__FN void KILN__SFX(kiln__skin_put)(const kiln__skin_out *o, uint32_t v0, ui
         return;
     }
     unsigned char *dst = (unsigned char *)o->data + (size_t)v0 * o->stride;
-    _Alignas(32) float tmp[KV_W * 3];
+    _Alignas(64) float tmp[KV_W * 3];
     kiln__skin_st3(tmp, x, y, z);
     for (uint32_t l = 0; l < n; l++) memcpy(dst + (size_t)l * o->stride, tmp + 3 * l, 3 * sizeof(float));
 }
@@ -173,8 +175,8 @@ static void KILN__SFX(kiln__stage_batch)(const kiln__skin_job *job, uint32_t v0,
  * a vertex falls in when a mesh is split into ranges). */
 static KILN__KERNEL void KILN__SFX(kiln__lbs_gather_staged)(const kiln__skin_job *job, uint32_t v0, uint32_t n, float *m)
 {
-    _Alignas(32) uint32_t off[KV_W * KILN__SKIN_MAX_INFLUENCES];
-    _Alignas(32) float w[KV_W * KILN__SKIN_MAX_INFLUENCES];
+    _Alignas(64) uint32_t off[KV_W * KILN__SKIN_MAX_INFLUENCES];
+    _Alignas(64) float w[KV_W * KILN__SKIN_MAX_INFLUENCES];
     KILN__SFX(kiln__stage_batch)(job, v0, n, 64u, off, w);
     switch (job->influences) {
     case 0: kiln__lbs_gather(job, w, 0, off, m); break;
@@ -250,10 +252,10 @@ KILN__FN void KILN__SFX(kiln__lbs_batches)(const kiln__skin_job *job, const uint
         uint32_t nb = (count - b0 + KV_W - 1u) / KV_W;
         nb = nb < KILN__SKIN_BLOCK ? nb : KILN__SKIN_BLOCK;
         /* the rows stay in memory (L1) and are loaded where used */
-        _Alignas(32) float mb[KILN__SKIN_BLOCK][12 * KV_W];
+        _Alignas(64) float mb[KILN__SKIN_BLOCK][12 * KV_W];
         for (uint32_t k = 0; k < nb; k++) {
             uint32_t v0 = b0 + k * KV_W, n = kiln__batch_size(count, v0);
-            _Alignas(32) uint32_t off[KV_W * KILN__SKIN_MAX_INFLUENCES];
+            _Alignas(64) uint32_t off[KV_W * KILN__SKIN_MAX_INFLUENCES];
             if (kiln__fast_batch(job, v0, n, N, 64u, off))
                 kiln__lbs_gather(job, KILN__SFX(kiln__batch_weights)(job, v0, N), N, off, mb[k]);
             else
@@ -361,11 +363,11 @@ KILN__FN void KILN__SFX(kiln__dqs_batches)(const kiln__skin_job *job, const uint
     for (uint32_t b0 = 0; b0 < count; b0 += KV_W * KILN__SKIN_BLOCK) {
         uint32_t nb = (count - b0 + KV_W - 1u) / KV_W;
         nb = nb < KILN__SKIN_BLOCK ? nb : KILN__SKIN_BLOCK;
-        _Alignas(32) float qb[KILN__SKIN_BLOCK][8 * KV_W], sb[KILN__SKIN_BLOCK][9 * KV_W];
+        _Alignas(64) float qb[KILN__SKIN_BLOCK][8 * KV_W], sb[KILN__SKIN_BLOCK][9 * KV_W];
         for (uint32_t k = 0; k < nb; k++) {
             uint32_t v0 = b0 + k * KV_W, n = kiln__batch_size(count, v0);
-            _Alignas(32) uint32_t off[KV_W * KILN__SKIN_MAX_INFLUENCES];
-            _Alignas(32) float stage[KV_W * KILN__SKIN_MAX_INFLUENCES];
+            _Alignas(64) uint32_t off[KV_W * KILN__SKIN_MAX_INFLUENCES];
+            _Alignas(64) float stage[KV_W * KILN__SKIN_MAX_INFLUENCES];
             const float *w = KILN__SFX(kiln__batch_weights)(job, v0, N);
             if (!kiln__fast_batch(job, v0, n, N, 96u, off)) {
                 KILN__SFX(kiln__stage_batch)(job, v0, n, 96u, off, stage);
