@@ -70,6 +70,7 @@ KILN__FN void kiln__transpose4x3(kv r0, kv r1, kv r2, kv r3, kv *x, kv *y, kv *z
 KILN__FN void kiln__skin_ld_unorm(const unsigned char *p, kv q[3])
 {
     kv r[4];
+    KILN__UNROLL
     for (int i = 0; i < 4; i++) {
         __m128i v = _mm_unpacklo_epi64(_mm_loadl_epi64((const __m128i *)(const void *)(p + 8 * i)),
                                        _mm_loadl_epi64((const __m128i *)(const void *)(p + 8 * (i + 4))));
@@ -100,6 +101,7 @@ KILN__FN void kiln__transpose8(const kv *x, float *out, const int rows)
     lo[1] = _mm256_shuffle_ps(t0, t2, 0xEE), hi[1] = _mm256_shuffle_ps(u0, u2, 0xEE);
     lo[2] = _mm256_shuffle_ps(t1, t3, 0x44), hi[2] = _mm256_shuffle_ps(u1, u3, 0x44);
     lo[3] = _mm256_shuffle_ps(t1, t3, 0xEE), hi[3] = _mm256_shuffle_ps(u1, u3, 0xEE);
+    KILN__UNROLL
     for (int r = 0; r < rows; r++) {
         _mm256_storeu_ps(out + r * 8, _mm256_permute2f128_ps(lo[r], hi[r], 0x20));
         _mm256_storeu_ps(out + (rows + r) * 8, _mm256_permute2f128_ps(lo[r], hi[r], 0x31));
@@ -132,6 +134,7 @@ KILN__FN int kiln__fast_batch(const kiln__skin_job *job, uint32_t v0, uint32_t n
     const unsigned char *p = job->joints + (size_t)v0 * job->joint_stride;
     const __m256i max = _mm256_set1_epi16((short)job->max_joint);
     __m256i over = _mm256_setzero_si256();
+    KILN__UNROLL
     for (uint32_t at = 0; at < bytes; at += 32) {
         __m256i j = _mm256_loadu_si256((const __m256i *)(const void *)(p + at));
         over = _mm256_or_si256(over, _mm256_subs_epu16(j, max));
@@ -213,6 +216,7 @@ KILN__FN void kiln__record_rows(const unsigned char *recs, const uint32_t *off, 
                                 kv *rows)
 {
     kv r[4];
+    KILN__UNROLL
     for (uint32_t l = 0; l < 4; l++)
         r[l] = kiln__ld_pair((const float *)(const void *)(recs + off[l * js] + at),
                              (const float *)(const void *)(recs + off[(l + 4) * js] + at));
@@ -226,15 +230,18 @@ KILN__FN void kiln__weight_rows(const float *w, const uint32_t N, float *ws)
     if (N <= 4) {
         const __m128i m = _mm_cmpgt_epi32(_mm_set1_epi32((int)N), _mm_setr_epi32(0, 1, 2, 3));
         kv r[4], rows[4];
+        KILN__UNROLL
         for (uint32_t l = 0; l < 4; l++)
             r[l] = N == 4 ? kiln__ld_pair(w + l * N, w + (l + 4) * N)
                           : _mm256_insertf128_ps(_mm256_castps128_ps256(_mm_maskload_ps(w + l * N, m)),
                                                  _mm_maskload_ps(w + (l + 4) * N, m), 1);
         kiln__transpose4x4(r, rows);
+        KILN__UNROLL
         for (uint32_t i = 0; i < N; i++) _mm256_storeu_ps(ws + i * 8, rows[i]);
     } else {
         const __m256i m = _mm256_cmpgt_epi32(_mm256_set1_epi32((int)N), _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7));
         kv r[8];
+        KILN__UNROLL
         for (uint32_t l = 0; l < 8; l++) r[l] = N == 8 ? _mm256_loadu_ps(w + l * N) : _mm256_maskload_ps(w + l * N, m);
         kiln__transpose8(r, ws, 4);
     }
@@ -287,6 +294,7 @@ KILN__FN void kiln__dqs_stretch(const unsigned char *dqs, const uint32_t *off, c
 KILN__FN void kiln__root_rows(kv *r, const float *root, kv none)
 {
     if (_mm256_testz_ps(none, none)) return;
+    KILN__UNROLL
     for (int c = 0; c < 4; c++) r[c] = _mm256_blendv_ps(r[c], _mm256_broadcast_ss(&root[c]), none);
 }
 
@@ -309,10 +317,12 @@ KILN__FN void kiln__dqs_gather(const kiln__skin_job *job, const float *w, const 
         kiln__record_rows(dqs, off, js, 0, r0);
         kiln__root_rows(r0, root->real, none);
     } else {
+        KILN__UNROLL
         for (int c = 0; c < 4; c++) r0[c] = _mm256_broadcast_ss(&root->real[c]);
     }
     /* Two passes, so that the live rows fit the 16 registers: the real parts, which give the
      * signed weights (sw), then the dual parts with them. */
+    KILN__UNROLL
     for (int c = 0; c < 4; c++) acc[c] = _mm256_mul_ps(w0, r0[c]);
     const kv sign = _mm256_set1_ps(-0.0f);
     KILN__UNROLL
@@ -324,31 +334,38 @@ KILN__FN void kiln__dqs_gather(const kiln__skin_job *job, const float *w, const 
                                _mm256_add_ps(_mm256_mul_ps(r0[1], r[1]), _mm256_mul_ps(r0[3], r[3])));
         kv wi = _mm256_xor_ps(_mm256_loadu_ps(ws + i * 8), _mm256_and_ps(dot, sign));
         _mm256_storeu_ps(sw + i * 8, wi);
+        KILN__UNROLL
         for (int c = 0; c < 4; c++) acc[c] = _mm256_fmadd_ps(wi, r[c], acc[c]);
     }
     kiln__reload(&off);
     if (N > 0) {
         kiln__record_rows(dqs, off, js, 16, &acc[4]);
         kiln__root_rows(&acc[4], root->dual, none);
+        KILN__UNROLL
         for (int c = 4; c < 8; c++) acc[c] = _mm256_mul_ps(w0, acc[c]);
     } else {
+        KILN__UNROLL
         for (int c = 0; c < 4; c++) acc[4 + c] = _mm256_broadcast_ss(&root->dual[c]);
     }
     KILN__UNROLL
     for (uint32_t i = 1; i < N; i++) {
         kv d[4], wi = _mm256_loadu_ps(sw + i * 8);
         kiln__record_rows(dqs, off + i, js, 16, d);
+        KILN__UNROLL
         for (int c = 0; c < 4; c++) acc[4 + c] = _mm256_fmadd_ps(wi, d[c], acc[4 + c]);
     }
     /* one refined reciprocal square root of |real|² scales both parts */
     kv len2 = kv_fma(acc[0], acc[0], kv_fma(acc[2], acc[2], kv_fma(acc[1], acc[1], kv_mul(acc[3], acc[3]))));
     kv inv = kv_rsqrt(kv_max(len2, kv_set1(1e-30f)));
+    KILN__UNROLL
     for (int c = 0; c < 8; c++) _mm256_storeu_ps(q + c * 8, _mm256_mul_ps(acc[c], inv));
     if (!S) return;
     if (N > 0) {
         kiln__dqs_stretch(dqs, off, w, N, root, s);
     } else {
+        KILN__UNROLL
         for (int c = 0; c < 3; c++)
+            KILN__UNROLL
             for (int r = 0; r < 3; r++) _mm256_storeu_ps(s + (c * 3 + r) * 8, _mm256_broadcast_ss(&root->stretch[c * 4 + r]));
     }
 }

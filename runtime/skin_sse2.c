@@ -84,6 +84,7 @@ KILN__FN int kiln__fast_batch(const kiln__skin_job *job, uint32_t v0, uint32_t n
     const unsigned char *p = job->joints + (size_t)v0 * job->joint_stride;
     const __m128i max = _mm_set1_epi16((short)job->max_joint), zero = _mm_setzero_si128();
     __m128i over = zero;
+    KILN__UNROLL
     for (uint32_t at = 0; at < bytes; at += 16) {
         __m128i j = _mm_loadu_si128((const __m128i *)(const void *)(p + at));
         over = _mm_or_si128(over, _mm_subs_epu16(j, max));
@@ -106,11 +107,13 @@ KILN__FN void kiln__lbs_lane(const unsigned char *mats, const uint32_t *off, con
         k = none ? root : (const float *)(const void *)(mats + off[0]);
         wv = _mm_load1_ps(none ? &kiln__one : wp);
     }
+    KILN__UNROLL
     for (int i = 0; i < 4; i++) c[i] = _mm_mul_ps(wv, _mm_loadu_ps(k + 4 * i));
     KILN__UNROLL
     for (uint32_t j = 1; j < N; j++) {
         const float *kj = (const float *)(const void *)(mats + off[j]);
         wv = _mm_set1_ps(wp[j]);
+        KILN__UNROLL
         for (int i = 0; i < 4; i++) c[i] = kv_fma(wv, _mm_loadu_ps(kj + 4 * i), c[i]);
     }
 }
@@ -122,6 +125,7 @@ KILN__FN void kiln__lbs_gather(const kiln__skin_job *job, const float *w, const 
     KILN__UNROLL
     for (uint32_t l = 0; l < 4; l++)
         kiln__lbs_lane(mats, off + l * KILN__SKIN_JS(N), N ? w + l * N : NULL, job->root, N, c[l]);
+    KILN__UNROLL
     for (int col = 0; col < 4; col++) kiln__transpose4(c[0][col], c[1][col], c[2][col], c[3][col], m + col * 12, 3);
 }
 
@@ -142,7 +146,9 @@ KILN__FN void kiln__dqs_lane(const unsigned char *dqs, const uint32_t *off, cons
     /* record layout: real at 0, dual at 4, stretch columns at 8, 12, 16 (kiln_skin_dual_quat) */
     const kv r0 = _mm_loadu_ps(b), sign = _mm_set1_ps(-0.0f);
     q[0] = _mm_mul_ps(wv, r0), q[1] = _mm_mul_ps(wv, _mm_loadu_ps(b + 4));
+    KILN__UNROLL
     for (int i = 0; i < 3; i++) s[i] = S ? _mm_mul_ps(wv, _mm_loadu_ps(b + 8 + 4 * i)) : _mm_setzero_ps();
+    KILN__UNROLL
     for (uint32_t j = 1; j < N; j++) {
         b = (const float *)(const void *)(dqs + off[j]);
         kv ri = _mm_loadu_ps(b);
@@ -154,6 +160,7 @@ KILN__FN void kiln__dqs_lane(const unsigned char *dqs, const uint32_t *off, cons
         kv ws = _mm_xor_ps(wv, _mm_and_ps(d, sign));
         q[0] = kv_fma(ws, ri, q[0]), q[1] = kv_fma(ws, _mm_loadu_ps(b + 4), q[1]);
         if (S)
+            KILN__UNROLL
             for (int i = 0; i < 3; i++) s[i] = kv_fma(wv, _mm_loadu_ps(b + 8 + 4 * i), s[i]);
     }
 }
@@ -167,12 +174,15 @@ KILN__FN void kiln__dqs_gather(const kiln__skin_job *job, const float *w, const 
     for (uint32_t l = 0; l < 4; l++)
         kiln__dqs_lane(dqs, off + l * KILN__SKIN_JS(N), N ? w + l * N : NULL, job->root_dq, N, S, dq[l],
                        st[l]);
+    KILN__UNROLL
     for (int i = 0; i < 2; i++) kiln__transpose4(dq[0][i], dq[1][i], dq[2][i], dq[3][i], q + i * 16, 4);
     /* normalised by |real| (one refined reciprocal square root for both parts) */
     kv qx = _mm_loadu_ps(q), qy = _mm_loadu_ps(q + 4), qz = _mm_loadu_ps(q + 8), qw = _mm_loadu_ps(q + 12);
     kv inv = kv_rsqrt(kv_max(kv_fma(qx, qx, kv_fma(qz, qz, kv_fma(qy, qy, kv_mul(qw, qw)))), kv_set1(1e-30f)));
+    KILN__UNROLL
     for (int i = 0; i < 8; i++) _mm_storeu_ps(q + 4 * i, _mm_mul_ps(_mm_loadu_ps(q + 4 * i), inv));
     if (S)
+        KILN__UNROLL
         for (int col = 0; col < 3; col++) kiln__transpose4(st[0][col], st[1][col], st[2][col], st[3][col], s + col * 12, 3);
 }
 
