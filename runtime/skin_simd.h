@@ -23,6 +23,12 @@
  * the scalar kernels in skin_scalar.c.
  */
 
+#if defined(__GNUC__) || defined(__clang__)
+#define KILN__NOINLINE __attribute__((noinline))
+#else
+#define KILN__NOINLINE
+#endif
+
 #define KILN__SKIN_BLOCK 4u /* batches per block (kiln__lbs_outputs explains why) */
 /* Buffers of SoA rows and staged lanes are cache-line aligned: a 16-lane row is a whole line,
  * and one that straddled two would make every store and reload of it a split access. */
@@ -172,22 +178,39 @@ static void KILN__SFX(kiln__stage_batch)(const kiln__skin_job *job, uint32_t v0,
 
 /* The gather of a staged batch, out of line and dispatched on the influence count, so that it
  * runs the very code of the fast path (its results are bit-identical to it, whatever batch
- * a vertex falls in when a mesh is split into ranges). */
+ * a vertex falls in when a mesh is split into ranges). One function per count, as below. */
+#define KILN__STAGED_N(n)                                                                                  \
+    static KILN__KERNEL KILN__NOINLINE void KILN__SFX(kiln__lbs_staged_n##n)(const kiln__skin_job *job, float *m, \
+                                                                            const uint32_t *off, const float *w) \
+    {                                                                                                  \
+        kiln__lbs_gather(job, w, n, off, m);                                                           \
+    }
+KILN__STAGED_N(0)
+KILN__STAGED_N(1)
+KILN__STAGED_N(2)
+KILN__STAGED_N(3)
+KILN__STAGED_N(4)
+KILN__STAGED_N(5)
+KILN__STAGED_N(6)
+KILN__STAGED_N(7)
+KILN__STAGED_N(8)
+#undef KILN__STAGED_N
+
 static KILN__KERNEL void KILN__SFX(kiln__lbs_gather_staged)(const kiln__skin_job *job, uint32_t v0, uint32_t n, float *m)
 {
     _Alignas(64) uint32_t off[KV_W * KILN__SKIN_MAX_INFLUENCES];
     _Alignas(64) float w[KV_W * KILN__SKIN_MAX_INFLUENCES];
     KILN__SFX(kiln__stage_batch)(job, v0, n, 64u, off, w);
     switch (job->influences) {
-    case 0: kiln__lbs_gather(job, w, 0, off, m); break;
-    case 1: kiln__lbs_gather(job, w, 1, off, m); break;
-    case 2: kiln__lbs_gather(job, w, 2, off, m); break;
-    case 3: kiln__lbs_gather(job, w, 3, off, m); break;
-    case 4: kiln__lbs_gather(job, w, 4, off, m); break;
-    case 5: kiln__lbs_gather(job, w, 5, off, m); break;
-    case 6: kiln__lbs_gather(job, w, 6, off, m); break;
-    case 7: kiln__lbs_gather(job, w, 7, off, m); break;
-    default: kiln__lbs_gather(job, w, 8, off, m); break;
+    case 0: KILN__SFX(kiln__lbs_staged_n0)(job, m, off, w); break;
+    case 1: KILN__SFX(kiln__lbs_staged_n1)(job, m, off, w); break;
+    case 2: KILN__SFX(kiln__lbs_staged_n2)(job, m, off, w); break;
+    case 3: KILN__SFX(kiln__lbs_staged_n3)(job, m, off, w); break;
+    case 4: KILN__SFX(kiln__lbs_staged_n4)(job, m, off, w); break;
+    case 5: KILN__SFX(kiln__lbs_staged_n5)(job, m, off, w); break;
+    case 6: KILN__SFX(kiln__lbs_staged_n6)(job, m, off, w); break;
+    case 7: KILN__SFX(kiln__lbs_staged_n7)(job, m, off, w); break;
+    default: KILN__SFX(kiln__lbs_staged_n8)(job, m, off, w); break;
     }
 }
 
@@ -265,18 +288,37 @@ KILN__FN void KILN__SFX(kiln__lbs_batches)(const kiln__skin_job *job, const uint
     }
 }
 
+/* One function per influence count, kept out of line: one body holding all nine would be a
+ * single huge function, which compilers optimise (and sanitizers instrument) in superlinear
+ * time. The call per job costs nothing measurable. */
+#define KILN__LBS_N(n)                                                                                  \
+    static KILN__KERNEL KILN__NOINLINE void KILN__SFX(kiln__lbs_n##n)(const kiln__skin_job *job)          \
+    {                                                                                                  \
+        KILN__SFX(kiln__lbs_batches)(job, n);                                                          \
+    }
+KILN__LBS_N(0)
+KILN__LBS_N(1)
+KILN__LBS_N(2)
+KILN__LBS_N(3)
+KILN__LBS_N(4)
+KILN__LBS_N(5)
+KILN__LBS_N(6)
+KILN__LBS_N(7)
+KILN__LBS_N(8)
+#undef KILN__LBS_N
+
 KILN__KERNEL void KILN__SFX(kiln__skin_lbs)(const kiln__skin_job *job)
 {
     switch (job->influences) {
-    case 0: KILN__SFX(kiln__lbs_batches)(job, 0); break;
-    case 1: KILN__SFX(kiln__lbs_batches)(job, 1); break;
-    case 2: KILN__SFX(kiln__lbs_batches)(job, 2); break;
-    case 3: KILN__SFX(kiln__lbs_batches)(job, 3); break;
-    case 4: KILN__SFX(kiln__lbs_batches)(job, 4); break;
-    case 5: KILN__SFX(kiln__lbs_batches)(job, 5); break;
-    case 6: KILN__SFX(kiln__lbs_batches)(job, 6); break;
-    case 7: KILN__SFX(kiln__lbs_batches)(job, 7); break;
-    default: KILN__SFX(kiln__lbs_batches)(job, 8); break;
+    case 0: KILN__SFX(kiln__lbs_n0)(job); break;
+    case 1: KILN__SFX(kiln__lbs_n1)(job); break;
+    case 2: KILN__SFX(kiln__lbs_n2)(job); break;
+    case 3: KILN__SFX(kiln__lbs_n3)(job); break;
+    case 4: KILN__SFX(kiln__lbs_n4)(job); break;
+    case 5: KILN__SFX(kiln__lbs_n5)(job); break;
+    case 6: KILN__SFX(kiln__lbs_n6)(job); break;
+    case 7: KILN__SFX(kiln__lbs_n7)(job); break;
+    default: KILN__SFX(kiln__lbs_n8)(job); break;
     }
 }
 
@@ -381,18 +423,37 @@ KILN__FN void KILN__SFX(kiln__dqs_batches)(const kiln__skin_job *job, const uint
 
 /* Specialised per influence count, as the linear blend: with N a constant the gather's loops
  * unroll and its record offsets are constant displacements. */
+/* One function per influence count, kept out of line: one body holding all nine would be a
+ * single huge function, which compilers optimise (and sanitizers instrument) in superlinear
+ * time. The call per job costs nothing measurable. */
+#define KILN__DQS_N(n)                                                                                  \
+    static KILN__KERNEL KILN__NOINLINE void KILN__SFX(kiln__dqs_n##n)(const kiln__skin_job *job)          \
+    {                                                                                                  \
+        KILN__SFX(kiln__dqs_batches)(job, n);                                                          \
+    }
+KILN__DQS_N(0)
+KILN__DQS_N(1)
+KILN__DQS_N(2)
+KILN__DQS_N(3)
+KILN__DQS_N(4)
+KILN__DQS_N(5)
+KILN__DQS_N(6)
+KILN__DQS_N(7)
+KILN__DQS_N(8)
+#undef KILN__DQS_N
+
 KILN__KERNEL void KILN__SFX(kiln__skin_dqs)(const kiln__skin_job *job)
 {
     switch (job->influences) {
-    case 0: KILN__SFX(kiln__dqs_batches)(job, 0); break;
-    case 1: KILN__SFX(kiln__dqs_batches)(job, 1); break;
-    case 2: KILN__SFX(kiln__dqs_batches)(job, 2); break;
-    case 3: KILN__SFX(kiln__dqs_batches)(job, 3); break;
-    case 4: KILN__SFX(kiln__dqs_batches)(job, 4); break;
-    case 5: KILN__SFX(kiln__dqs_batches)(job, 5); break;
-    case 6: KILN__SFX(kiln__dqs_batches)(job, 6); break;
-    case 7: KILN__SFX(kiln__dqs_batches)(job, 7); break;
-    default: KILN__SFX(kiln__dqs_batches)(job, 8); break;
+    case 0: KILN__SFX(kiln__dqs_n0)(job); break;
+    case 1: KILN__SFX(kiln__dqs_n1)(job); break;
+    case 2: KILN__SFX(kiln__dqs_n2)(job); break;
+    case 3: KILN__SFX(kiln__dqs_n3)(job); break;
+    case 4: KILN__SFX(kiln__dqs_n4)(job); break;
+    case 5: KILN__SFX(kiln__dqs_n5)(job); break;
+    case 6: KILN__SFX(kiln__dqs_n6)(job); break;
+    case 7: KILN__SFX(kiln__dqs_n7)(job); break;
+    default: KILN__SFX(kiln__dqs_n8)(job); break;
     }
 }
 
