@@ -247,11 +247,6 @@ KILN__FN void kiln__weight_rows(const float *w, const uint32_t N, float *ws)
     }
 }
 
-/* Each pass over the influences reads the record offsets again (one load each): hidden from
- * the compiler behind an empty asm, which otherwise keeps all 8N offsets of the first pass for
- * the later ones and spills them (a store and a load each). */
-KILN__FN void kiln__reload(const uint32_t **off) { __asm__("" : "+r"(*off)); }
-
 /* One vertex's stretch blended with the plain weights (no hemisphere: no horizontal work, so
  * per vertex in AoS as the linear blend, which loads a record once per influence where SoA rows
  * take a load and an insert per 4 floats): columns [s0|s1], s2; all-zero weights take the

@@ -293,9 +293,7 @@ KILN__FN void kiln__dqs_gather(const kiln__skin_job *job, const float *w, const 
     for (int c = 0; c < 8; c++) _mm512_storeu_ps(q + c * 16, _mm512_mul_ps(acc[c], inv));
     if (!S) return;
     if (N > 0) {
-        /* the record offsets again, one load each: hidden from the compiler, which would
-         * otherwise keep all 16N of the blend's in registers for this pass and spill them */
-        __asm__("" : "+r"(off));
+        kiln__reload(&off); /* skin_internal.h */
         kv x[16];
         KILN__UNROLL16
         for (uint32_t l = 0; l < 16; l++) x[l] = kiln__stretch_lane(dqs, off + l * js, w + l * N, root, N);

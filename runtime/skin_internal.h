@@ -87,6 +87,15 @@ static inline int kiln__unweighted(const float *w)
 }
 static const float kiln__one = 1.0f;
 
+/* Each pass over the influences reads the record offsets again (one load each): hidden from
+ * the compiler behind an empty asm, which otherwise keeps all the offsets of the first pass
+ * for the later ones and spills them (a store and a load each). */
+#if defined(__GNUC__) || defined(__clang__)
+static inline void kiln__reload(const uint32_t **off) { __asm__("" : "+r"(*off)); }
+#else
+static inline void kiln__reload(const uint32_t **off) { (void)off; }
+#endif
+
 /* The octahedral decode of bake_geom.h before its final normalisation (every consumer
  * normalises after transforming the direction, so the length does not matter here). */
 #define KILN__OCT_INV (1.0f / 32767.0f)

@@ -29,6 +29,10 @@
 #define KILN__NOINLINE
 #endif
 
+/* Every influence count the kernels specialise for (0 to KILN__SKIN_MAX_INFLUENCES), as an
+ * X-macro: one out-of-line function per count, and the table that dispatches to them. */
+#define KILN__SKIN_COUNTS(X) X(0) X(1) X(2) X(3) X(4) X(5) X(6) X(7) X(8)
+
 #define KILN__SKIN_BLOCK 4u /* batches per block (kiln__lbs_outputs explains why) */
 /* Buffers of SoA rows and staged lanes are cache-line aligned: a 16-lane row is a whole line,
  * and one that straddled two would make every store and reload of it a split access. */
@@ -185,33 +189,19 @@ static void KILN__SFX(kiln__stage_batch)(const kiln__skin_job *job, uint32_t v0,
     {                                                                                                  \
         kiln__lbs_gather(job, w, n, off, m);                                                           \
     }
-KILN__STAGED_N(0)
-KILN__STAGED_N(1)
-KILN__STAGED_N(2)
-KILN__STAGED_N(3)
-KILN__STAGED_N(4)
-KILN__STAGED_N(5)
-KILN__STAGED_N(6)
-KILN__STAGED_N(7)
-KILN__STAGED_N(8)
+KILN__SKIN_COUNTS(KILN__STAGED_N)
 #undef KILN__STAGED_N
 
 static KILN__KERNEL void KILN__SFX(kiln__lbs_gather_staged)(const kiln__skin_job *job, uint32_t v0, uint32_t n, float *m)
 {
+    typedef void (*gather_fn)(const kiln__skin_job *, float *, const uint32_t *, const float *);
+#define KILN__STAGED_ENTRY(n) KILN__SFX(kiln__lbs_staged_n##n),
+    static const gather_fn by_count[] = {KILN__SKIN_COUNTS(KILN__STAGED_ENTRY)};
+#undef KILN__STAGED_ENTRY
     _Alignas(64) uint32_t off[KV_W * KILN__SKIN_MAX_INFLUENCES];
     _Alignas(64) float w[KV_W * KILN__SKIN_MAX_INFLUENCES];
     KILN__SFX(kiln__stage_batch)(job, v0, n, 64u, off, w);
-    switch (job->influences) {
-    case 0: KILN__SFX(kiln__lbs_staged_n0)(job, m, off, w); break;
-    case 1: KILN__SFX(kiln__lbs_staged_n1)(job, m, off, w); break;
-    case 2: KILN__SFX(kiln__lbs_staged_n2)(job, m, off, w); break;
-    case 3: KILN__SFX(kiln__lbs_staged_n3)(job, m, off, w); break;
-    case 4: KILN__SFX(kiln__lbs_staged_n4)(job, m, off, w); break;
-    case 5: KILN__SFX(kiln__lbs_staged_n5)(job, m, off, w); break;
-    case 6: KILN__SFX(kiln__lbs_staged_n6)(job, m, off, w); break;
-    case 7: KILN__SFX(kiln__lbs_staged_n7)(job, m, off, w); break;
-    default: KILN__SFX(kiln__lbs_staged_n8)(job, m, off, w); break;
-    }
+    by_count[job->influences < 8u ? job->influences : 8u](job, m, off, w);
 }
 
 /* The weights of the batch at v0 in place, at the baker's stride (NULL without a skin). */
@@ -296,30 +286,15 @@ KILN__FN void KILN__SFX(kiln__lbs_batches)(const kiln__skin_job *job, const uint
     {                                                                                                  \
         KILN__SFX(kiln__lbs_batches)(job, n);                                                          \
     }
-KILN__LBS_N(0)
-KILN__LBS_N(1)
-KILN__LBS_N(2)
-KILN__LBS_N(3)
-KILN__LBS_N(4)
-KILN__LBS_N(5)
-KILN__LBS_N(6)
-KILN__LBS_N(7)
-KILN__LBS_N(8)
+KILN__SKIN_COUNTS(KILN__LBS_N)
 #undef KILN__LBS_N
 
 KILN__KERNEL void KILN__SFX(kiln__skin_lbs)(const kiln__skin_job *job)
 {
-    switch (job->influences) {
-    case 0: KILN__SFX(kiln__lbs_n0)(job); break;
-    case 1: KILN__SFX(kiln__lbs_n1)(job); break;
-    case 2: KILN__SFX(kiln__lbs_n2)(job); break;
-    case 3: KILN__SFX(kiln__lbs_n3)(job); break;
-    case 4: KILN__SFX(kiln__lbs_n4)(job); break;
-    case 5: KILN__SFX(kiln__lbs_n5)(job); break;
-    case 6: KILN__SFX(kiln__lbs_n6)(job); break;
-    case 7: KILN__SFX(kiln__lbs_n7)(job); break;
-    default: KILN__SFX(kiln__lbs_n8)(job); break;
-    }
+#define KILN__LBS_ENTRY(n) KILN__SFX(kiln__lbs_n##n),
+    static const kiln__skin_fn by_count[] = {KILN__SKIN_COUNTS(KILN__LBS_ENTRY)};
+#undef KILN__LBS_ENTRY
+    by_count[job->influences < 8u ? job->influences : 8u](job);
 }
 
 /* ---- dual quaternion blend ------------------------------------------------------------------- */
@@ -423,38 +398,20 @@ KILN__FN void KILN__SFX(kiln__dqs_batches)(const kiln__skin_job *job, const uint
 
 /* Specialised per influence count, as the linear blend: with N a constant the gather's loops
  * unroll and its record offsets are constant displacements. */
-/* One function per influence count, kept out of line: one body holding all nine would be a
- * single huge function, which compilers optimise (and sanitizers instrument) in superlinear
- * time. The call per job costs nothing measurable. */
 #define KILN__DQS_N(n)                                                                                  \
     static KILN__KERNEL KILN__NOINLINE void KILN__SFX(kiln__dqs_n##n)(const kiln__skin_job *job)          \
     {                                                                                                  \
         KILN__SFX(kiln__dqs_batches)(job, n);                                                          \
     }
-KILN__DQS_N(0)
-KILN__DQS_N(1)
-KILN__DQS_N(2)
-KILN__DQS_N(3)
-KILN__DQS_N(4)
-KILN__DQS_N(5)
-KILN__DQS_N(6)
-KILN__DQS_N(7)
-KILN__DQS_N(8)
+KILN__SKIN_COUNTS(KILN__DQS_N)
 #undef KILN__DQS_N
 
 KILN__KERNEL void KILN__SFX(kiln__skin_dqs)(const kiln__skin_job *job)
 {
-    switch (job->influences) {
-    case 0: KILN__SFX(kiln__dqs_n0)(job); break;
-    case 1: KILN__SFX(kiln__dqs_n1)(job); break;
-    case 2: KILN__SFX(kiln__dqs_n2)(job); break;
-    case 3: KILN__SFX(kiln__dqs_n3)(job); break;
-    case 4: KILN__SFX(kiln__dqs_n4)(job); break;
-    case 5: KILN__SFX(kiln__dqs_n5)(job); break;
-    case 6: KILN__SFX(kiln__dqs_n6)(job); break;
-    case 7: KILN__SFX(kiln__dqs_n7)(job); break;
-    default: KILN__SFX(kiln__dqs_n8)(job); break;
-    }
+#define KILN__DQS_ENTRY(n) KILN__SFX(kiln__dqs_n##n),
+    static const kiln__skin_fn by_count[] = {KILN__SKIN_COUNTS(KILN__DQS_ENTRY)};
+#undef KILN__DQS_ENTRY
+    by_count[job->influences < 8u ? job->influences : 8u](job);
 }
 
 #undef A_
