@@ -64,7 +64,19 @@ extern "C" {
     X(ERR_BLOB_BAD_RECORD,    "blob record refers outside its tables")                            \
     X(ERR_BLOB_NOT_FINITE,    "blob holds a NaN or infinite value")                               \
     X(ERR_CAST_INSTANCE_CYCLE, "instance references form a cycle")                                \
-    X(ERR_OUTPUT,             "output could not be written")
+    X(ERR_OUTPUT,             "output could not be written")                                      \
+    /* Importers and the source layer (every format but Cast's own structure codes) */            \
+    X(ERR_FORMAT_UNKNOWN,     "input is in no format this build reads")                           \
+    X(ERR_SOURCE_INVALID,     "imported data breaks an invariant of the source layer")            \
+    X(ERR_IMPORT_TRUNCATED,   "unexpected end of data in a source file")                          \
+    X(ERR_IMPORT_BAD_HEADER,  "source file header, identifier or version is invalid")             \
+    X(ERR_IMPORT_BAD_COUNT,   "a count or size in a source file cannot fit in the bytes left")    \
+    X(ERR_IMPORT_BAD_VALUE,   "a value in a source file is out of range or not finite")           \
+    X(ERR_IMPORT_BAD_REFERENCE, "an index or name in a source file refers to nothing")            \
+    X(ERR_IMPORT_UNSUPPORTED, "a source file uses a feature this importer does not read")         \
+    X(ERR_IMPORT_DECOMPRESS,  "a compressed stream in a source file cannot be decoded")           \
+    X(ERR_IMPORT_NESTING,     "a source file nests deeper than the importer allows")              \
+    X(ERR_IMPORT_REPAIRED,    "a source file needed a repair (the data was kept)")
 
 typedef enum kiln_result {
 #define KILN_RESULT_ENUM_(name, desc) KILN_##name,
@@ -96,6 +108,8 @@ typedef struct kiln_diag {
     uint64_t      offset;      /* byte offset in the input, KILN_NO_OFFSET when not applicable */
     char          path[192];   /* node path, e.g. "Root[0]/Model[0]/Mesh[1].vp" */
     char          message[320];/* full sentence including the specifics */
+    char          rule[16];    /* the numbered rule of the format's reference that applies
+                                  (e.g. "V7", "R3", "9.4"), empty when none */
 } kiln_diag;
 
 /* Receives warnings and dropped-data errors while a file is read. `user` is the sink's. The
