@@ -142,14 +142,24 @@ static void kiln__txt_skeleton(const kiln__insp_part *p)
            kiln__txt_plural(k->constraint_count));
 }
 
+/* Starts a model or animation entry: "<label> 'name' [node path]", or the whole line `holder`
+ * for the holder of misplaced nodes (node NONE), then returns 0. */
+static int kiln__txt_owner_head(const kiln__insp_summary *s, const char *label, const char *name, uint32_t node,
+                                const char *holder)
+{
+    if (node == NONE) {
+        fputs(holder, stdout);
+        return 0;
+    }
+    printf("%s ", label);
+    kiln__txt_name(name);
+    kiln__txt_path(s->doc, node);
+    return 1;
+}
+
 static void kiln__txt_model(const kiln__insp_summary *s, const kiln__insp_model *mo)
 {
-    if (mo->node == NONE) {
-        fputs("nodes outside any Model\n", stdout);
-    } else {
-        fputs("model ", stdout);
-        kiln__txt_name(mo->m.name);
-        kiln__txt_path(s->doc, mo->node);
+    if (kiln__txt_owner_head(s, "model", mo->m.name, mo->node, "nodes outside any Model\n")) {
         if (mo->ok) fputc('\n', stdout);
         else kiln__txt_dropped();
         if (mo->ok && !kiln__insp_default_transform(&mo->m)) {
@@ -192,12 +202,7 @@ static void kiln__txt_curves(const kiln__insp_anim *a)
 
 static void kiln__txt_anim(const kiln__insp_summary *s, const kiln__insp_anim *a)
 {
-    if (a->node == NONE) {
-        fputs("tracks outside any Animation\n", stdout);
-    } else {
-        fputs("animation ", stdout);
-        kiln__txt_name(a->a.name);
-        kiln__txt_path(s->doc, a->node);
+    if (kiln__txt_owner_head(s, "animation", a->a.name, a->node, "tracks outside any Animation\n")) {
         if (!a->ok) {
             kiln__txt_dropped();
         } else {

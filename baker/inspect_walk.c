@@ -111,6 +111,7 @@ static uint32_t kiln__insp_new_model(kiln__insp_summary *s, uint32_t node)
     size_t i = KILN__INSP_PUSH(s, models, model_count, model_cap);
     if (i == (size_t)-1) return NONE;
     s->models[i].node = node;
+    if (node != NONE) s->owner[node] = (uint32_t)i;
     for (int k = 0; k < KILN__INSP_PART_KINDS; k++) s->models[i].first[k] = s->models[i].last[k] = NONE;
     return (uint32_t)i;
 }
@@ -120,6 +121,7 @@ static uint32_t kiln__insp_new_anim(kiln__insp_summary *s, uint32_t node)
     size_t i = KILN__INSP_PUSH(s, anims, anim_count, anim_cap);
     if (i == (size_t)-1) return NONE;
     s->anims[i].node = node;
+    if (node != NONE) s->owner[node] = (uint32_t)i;
     s->anims[i].first_track = s->anims[i].last_track = NONE;
     return (uint32_t)i;
 }
@@ -192,7 +194,7 @@ static void kiln__insp_frames(kiln__insp_anim *a, const kiln_cast_array *kb, uin
  * whether the accessor reported the failure itself. */
 
 /* Appends the part record of an accessor's result; NULL when out of memory. */
-static kiln__insp_part *kiln__insp_part_read(kiln__insp_summary *s, uint32_t node, int kind, kiln_result r,
+static kiln__insp_part *kiln__insp_read_part(kiln__insp_summary *s, uint32_t node, int kind, kiln_result r,
                                              uint64_t errors_before)
 {
     kiln__insp_part *p = kiln__insp_new_part(s, node, kind);
@@ -200,12 +202,12 @@ static kiln__insp_part *kiln__insp_part_read(kiln__insp_summary *s, uint32_t nod
     return p;
 }
 
-static void kiln__insp_mesh(kiln__insp_summary *s, uint32_t node)
+static void kiln__insp_read_mesh(kiln__insp_summary *s, uint32_t node)
 {
     kiln_cast_mesh m;
     uint64_t before = s->by_severity[KILN_SEVERITY_ERROR];
     kiln_result r = kiln_cast_get_mesh(s->doc, node, &m, &s->sink);
-    kiln__insp_part *p = kiln__insp_part_read(s, node, KILN__INSP_MESH, r, before);
+    kiln__insp_part *p = kiln__insp_read_part(s, node, KILN__INSP_MESH, r, before);
     if (!p) return;
     kiln__insp_mesh_rec *o = &p->u.mesh;
     o->name = p->ok ? m.name : kiln__insp_node_name(s->doc, node);
@@ -229,12 +231,12 @@ static void kiln__insp_mesh(kiln__insp_summary *s, uint32_t node)
     o->degenerate_faces = m.degenerate_face_count;
 }
 
-static void kiln__insp_hair(kiln__insp_summary *s, uint32_t node)
+static void kiln__insp_read_hair(kiln__insp_summary *s, uint32_t node)
 {
     kiln_cast_hair h;
     uint64_t before = s->by_severity[KILN_SEVERITY_ERROR];
     kiln_result r = kiln_cast_get_hair(s->doc, node, &h, &s->sink);
-    kiln__insp_part *p = kiln__insp_part_read(s, node, KILN__INSP_HAIR, r, before);
+    kiln__insp_part *p = kiln__insp_read_part(s, node, KILN__INSP_HAIR, r, before);
     if (!p) return;
     p->u.hair.name = p->ok ? h.name : kiln__insp_node_name(s->doc, node);
     p->u.hair.strands = h.strand_count;
@@ -242,12 +244,12 @@ static void kiln__insp_hair(kiln__insp_summary *s, uint32_t node)
     kiln__insp_material_ref_of(s, &p->u.hair.material, h.material_hash, p->ok ? h.material : NONE);
 }
 
-static void kiln__insp_blend(kiln__insp_summary *s, uint32_t node)
+static void kiln__insp_read_blend(kiln__insp_summary *s, uint32_t node)
 {
     kiln_cast_blend_shape b;
     uint64_t before = s->by_severity[KILN_SEVERITY_ERROR];
     kiln_result r = kiln_cast_get_blend_shape(s->doc, node, &b, &s->sink);
-    kiln__insp_part *p = kiln__insp_part_read(s, node, KILN__INSP_BLEND, r, before);
+    kiln__insp_part *p = kiln__insp_read_part(s, node, KILN__INSP_BLEND, r, before);
     if (!p) return;
     p->u.blend.name = p->ok ? b.name : kiln__insp_node_name(s->doc, node);
     p->u.blend.base_mesh = p->ok ? kiln__insp_node_name(s->doc, b.base_mesh) : NULL;
@@ -255,7 +257,7 @@ static void kiln__insp_blend(kiln__insp_summary *s, uint32_t node)
     p->u.blend.target_scale = b.target_scale;
 }
 
-static void kiln__insp_skeleton(kiln__insp_summary *s, uint32_t node)
+static void kiln__insp_read_skeleton(kiln__insp_summary *s, uint32_t node)
 {
     kiln_cast_skeleton k;
     uint64_t before = s->by_severity[KILN_SEVERITY_ERROR];
@@ -281,7 +283,7 @@ static void kiln__insp_skeleton(kiln__insp_summary *s, uint32_t node)
 }
 
 /* Reads slot `k` of a valid material into a new slot record. Returns 0 when out of memory. */
-static int kiln__insp_slot_read(kiln__insp_summary *s, uint32_t node, uint32_t k, kiln__insp_material_rec *o)
+static int kiln__insp_read_slot(kiln__insp_summary *s, uint32_t node, uint32_t k, kiln__insp_material_rec *o)
 {
     kiln_cast_material_slot slot;
     if (kiln_cast_get_material_slot(s->doc, node, k, &slot, &s->sink) != KILN_OK) return 1;
@@ -311,12 +313,12 @@ static int kiln__insp_slot_read(kiln__insp_summary *s, uint32_t node, uint32_t k
     return 1;
 }
 
-static void kiln__insp_material(kiln__insp_summary *s, uint32_t node)
+static void kiln__insp_read_material(kiln__insp_summary *s, uint32_t node)
 {
     kiln_cast_material m;
     uint64_t before = s->by_severity[KILN_SEVERITY_ERROR];
     kiln_result r = kiln_cast_get_material(s->doc, node, &m, &s->sink);
-    kiln__insp_part *p = kiln__insp_part_read(s, node, KILN__INSP_MATERIAL, r, before);
+    kiln__insp_part *p = kiln__insp_read_part(s, node, KILN__INSP_MATERIAL, r, before);
     if (!p) return;
     kiln__insp_material_rec *o = &p->u.material;
     o->name = p->ok ? m.name : kiln__insp_node_name(s->doc, node);
@@ -324,36 +326,36 @@ static void kiln__insp_material(kiln__insp_summary *s, uint32_t node)
     o->first_slot = (uint32_t)s->slot_count;
     if (!p->ok) return;
     for (uint32_t k = 0; k < m.slot_count; k++)
-        if (!kiln__insp_slot_read(s, node, k, o)) return;
+        if (!kiln__insp_read_slot(s, node, k, o)) return;
 }
 
-static void kiln__insp_model_read(kiln__insp_summary *s, uint32_t node)
+static void kiln__insp_read_model(kiln__insp_summary *s, uint32_t node)
 {
     kiln_cast_model m;
     uint64_t before = s->by_severity[KILN_SEVERITY_ERROR];
     kiln_result r = kiln_cast_get_model(s->doc, node, &m, &s->sink);
     uint32_t i = kiln__insp_new_model(s, node);
     if (i == NONE) return;
-    s->owner[node] = i;
-    s->models[i].ok = (uint32_t)kiln__insp_check(s, r, node, before);
-    s->models[i].m = m;
-    if (!s->models[i].ok) s->models[i].m.name = kiln__insp_node_name(s->doc, node);
+    kiln__insp_model *o = &s->models[i];
+    o->ok = (uint32_t)kiln__insp_check(s, r, node, before);
+    o->m = m;
+    if (!o->ok) o->m.name = kiln__insp_node_name(s->doc, node);
 }
 
-static void kiln__insp_animation(kiln__insp_summary *s, uint32_t node)
+static void kiln__insp_read_animation(kiln__insp_summary *s, uint32_t node)
 {
     kiln_cast_animation a;
     uint64_t before = s->by_severity[KILN_SEVERITY_ERROR];
     kiln_result r = kiln_cast_get_animation(s->doc, node, &a, &s->sink);
     uint32_t i = kiln__insp_new_anim(s, node);
     if (i == NONE) return;
-    s->owner[node] = i;
-    s->anims[i].ok = (uint32_t)kiln__insp_check(s, r, node, before);
-    s->anims[i].a = a;
-    if (!s->anims[i].ok) s->anims[i].a.name = kiln__insp_node_name(s->doc, node);
+    kiln__insp_anim *o = &s->anims[i];
+    o->ok = (uint32_t)kiln__insp_check(s, r, node, before);
+    o->a = a;
+    if (!o->ok) o->a.name = kiln__insp_node_name(s->doc, node);
 }
 
-static void kiln__insp_curve(kiln__insp_summary *s, uint32_t node)
+static void kiln__insp_read_curve(kiln__insp_summary *s, uint32_t node)
 {
     kiln_cast_curve c;
     uint64_t before = s->by_severity[KILN_SEVERITY_ERROR];
@@ -372,7 +374,7 @@ static void kiln__insp_curve(kiln__insp_summary *s, uint32_t node)
     kiln__insp_frames(a, &c.key_frames, c.key_count);
 }
 
-static void kiln__insp_override(kiln__insp_summary *s, uint32_t node)
+static void kiln__insp_read_override(kiln__insp_summary *s, uint32_t node)
 {
     kiln_cast_mode_override o;
     uint64_t before = s->by_severity[KILN_SEVERITY_ERROR];
@@ -381,7 +383,7 @@ static void kiln__insp_override(kiln__insp_summary *s, uint32_t node)
     if (kiln__insp_check(s, r, node, before) && i != NONE) s->anims[i].overrides++;
 }
 
-static void kiln__insp_notification(kiln__insp_summary *s, uint32_t node)
+static void kiln__insp_read_notification(kiln__insp_summary *s, uint32_t node)
 {
     kiln_cast_notification t;
     uint64_t before = s->by_severity[KILN_SEVERITY_ERROR];
@@ -400,7 +402,7 @@ static void kiln__insp_notification(kiln__insp_summary *s, uint32_t node)
     kiln__insp_frames(a, &t.key_frames, t.key_frames.count);
 }
 
-static void kiln__insp_instance(kiln__insp_summary *s, uint32_t node)
+static void kiln__insp_read_instance(kiln__insp_summary *s, uint32_t node)
 {
     kiln_cast_instance inst;
     uint64_t before = s->by_severity[KILN_SEVERITY_ERROR];
@@ -414,7 +416,7 @@ static void kiln__insp_instance(kiln__insp_summary *s, uint32_t node)
 }
 
 /* Nodes whose accessor only validates (their content is summarised by their owner). */
-static void kiln__insp_validate(kiln__insp_summary *s, uint32_t node, uint32_t id)
+static void kiln__insp_read_validate(kiln__insp_summary *s, uint32_t node, uint32_t id)
 {
     uint64_t before = s->by_severity[KILN_SEVERITY_ERROR];
     kiln_result r = KILN_OK;
@@ -430,22 +432,22 @@ static void kiln__insp_validate(kiln__insp_summary *s, uint32_t node, uint32_t i
     kiln__insp_check(s, r, node, before);
 }
 
-static void kiln__insp_node(kiln__insp_summary *s, uint32_t node, uint32_t id)
+static void kiln__insp_read_node(kiln__insp_summary *s, uint32_t node, uint32_t id)
 {
     switch (id) {
-    case KILN_CAST_ID_MODEL: kiln__insp_model_read(s, node); break;
-    case KILN_CAST_ID_MESH: kiln__insp_mesh(s, node); break;
-    case KILN_CAST_ID_HAIR: kiln__insp_hair(s, node); break;
-    case KILN_CAST_ID_BLENDSHAPE: kiln__insp_blend(s, node); break;
-    case KILN_CAST_ID_SKELETON: kiln__insp_skeleton(s, node); break;
-    case KILN_CAST_ID_MATERIAL: kiln__insp_material(s, node); break;
-    case KILN_CAST_ID_ANIMATION: kiln__insp_animation(s, node); break;
-    case KILN_CAST_ID_CURVE: kiln__insp_curve(s, node); break;
-    case KILN_CAST_ID_CURVE_MODE_OVERRIDE: kiln__insp_override(s, node); break;
-    case KILN_CAST_ID_NOTIFICATION_TRACK: kiln__insp_notification(s, node); break;
-    case KILN_CAST_ID_INSTANCE: kiln__insp_instance(s, node); break;
+    case KILN_CAST_ID_MODEL: kiln__insp_read_model(s, node); break;
+    case KILN_CAST_ID_MESH: kiln__insp_read_mesh(s, node); break;
+    case KILN_CAST_ID_HAIR: kiln__insp_read_hair(s, node); break;
+    case KILN_CAST_ID_BLENDSHAPE: kiln__insp_read_blend(s, node); break;
+    case KILN_CAST_ID_SKELETON: kiln__insp_read_skeleton(s, node); break;
+    case KILN_CAST_ID_MATERIAL: kiln__insp_read_material(s, node); break;
+    case KILN_CAST_ID_ANIMATION: kiln__insp_read_animation(s, node); break;
+    case KILN_CAST_ID_CURVE: kiln__insp_read_curve(s, node); break;
+    case KILN_CAST_ID_CURVE_MODE_OVERRIDE: kiln__insp_read_override(s, node); break;
+    case KILN_CAST_ID_NOTIFICATION_TRACK: kiln__insp_read_notification(s, node); break;
+    case KILN_CAST_ID_INSTANCE: kiln__insp_read_instance(s, node); break;
     case KILN_CAST_ID_ROOT: break;
-    default: kiln__insp_validate(s, node, id); break;
+    default: kiln__insp_read_validate(s, node, id); break;
     }
 }
 
@@ -483,7 +485,7 @@ int kiln__insp_walk(kiln__insp_summary *s, const kiln_cast_doc *doc)
             if (n->flags & KILN_CAST_NODE_KNOWN) s->opaque++;
             continue;
         }
-        kiln__insp_node(s, i, n->id);
+        kiln__insp_read_node(s, i, n->id);
     }
     if (s->oom) return 0;
 
