@@ -96,6 +96,13 @@ static const char *kiln__insp_node_name(const kiln_cast_doc *doc, uint32_t node)
     return p ? kiln_cast_prop_str(p) : NULL;
 }
 
+/* The name a record shows: the accessor's, or for a node the accessor rejected (`ok` 0), the
+ * node's own "n" property if it has one. */
+static const char *kiln__insp_name(const kiln__insp_summary *s, uint32_t ok, const char *name, uint32_t node)
+{
+    return ok ? name : kiln__insp_node_name(s->doc, node);
+}
+
 static uint32_t kiln__insp_parent_id(const kiln_cast_doc *doc, const kiln_cast_node *n)
 {
     return n->parent == NONE ? 0 : kiln_cast_node_at(doc, n->parent)->id;
@@ -210,7 +217,7 @@ static void kiln__insp_read_mesh(kiln__insp_summary *s, uint32_t node)
     kiln__insp_part *p = kiln__insp_read_part(s, node, KILN__INSP_MESH, r, before);
     if (!p) return;
     kiln__insp_mesh_rec *o = &p->u.mesh;
-    o->name = p->ok ? m.name : kiln__insp_node_name(s->doc, node);
+    o->name = kiln__insp_name(s, p->ok, m.name, node);
     if (!p->ok) return;
     o->vertices = m.vertex_count;
     o->faces = m.face_count;
@@ -238,7 +245,7 @@ static void kiln__insp_read_hair(kiln__insp_summary *s, uint32_t node)
     kiln_result r = kiln_cast_get_hair(s->doc, node, &h, &s->sink);
     kiln__insp_part *p = kiln__insp_read_part(s, node, KILN__INSP_HAIR, r, before);
     if (!p) return;
-    p->u.hair.name = p->ok ? h.name : kiln__insp_node_name(s->doc, node);
+    p->u.hair.name = kiln__insp_name(s, p->ok, h.name, node);
     p->u.hair.strands = h.strand_count;
     p->u.hair.particles = h.particle_count;
     kiln__insp_material_ref_of(s, &p->u.hair.material, h.material_hash, p->ok ? h.material : NONE);
@@ -251,7 +258,7 @@ static void kiln__insp_read_blend(kiln__insp_summary *s, uint32_t node)
     kiln_result r = kiln_cast_get_blend_shape(s->doc, node, &b, &s->sink);
     kiln__insp_part *p = kiln__insp_read_part(s, node, KILN__INSP_BLEND, r, before);
     if (!p) return;
-    p->u.blend.name = p->ok ? b.name : kiln__insp_node_name(s->doc, node);
+    p->u.blend.name = kiln__insp_name(s, p->ok, b.name, node);
     p->u.blend.base_mesh = p->ok ? kiln__insp_node_name(s->doc, b.base_mesh) : NULL;
     p->u.blend.pairs = b.pair_count;
     p->u.blend.target_scale = b.target_scale;
@@ -321,7 +328,7 @@ static void kiln__insp_read_material(kiln__insp_summary *s, uint32_t node)
     kiln__insp_part *p = kiln__insp_read_part(s, node, KILN__INSP_MATERIAL, r, before);
     if (!p) return;
     kiln__insp_material_rec *o = &p->u.material;
-    o->name = p->ok ? m.name : kiln__insp_node_name(s->doc, node);
+    o->name = kiln__insp_name(s, p->ok, m.name, node);
     o->type = m.type;
     o->first_slot = (uint32_t)s->slot_count;
     if (!p->ok) return;
@@ -339,7 +346,7 @@ static void kiln__insp_read_model(kiln__insp_summary *s, uint32_t node)
     kiln__insp_model *o = &s->models[i];
     o->ok = (uint32_t)kiln__insp_check(s, r, node, before);
     o->m = m;
-    if (!o->ok) o->m.name = kiln__insp_node_name(s->doc, node);
+    o->m.name = kiln__insp_name(s, o->ok, m.name, node);
 }
 
 static void kiln__insp_read_animation(kiln__insp_summary *s, uint32_t node)
@@ -352,7 +359,7 @@ static void kiln__insp_read_animation(kiln__insp_summary *s, uint32_t node)
     kiln__insp_anim *o = &s->anims[i];
     o->ok = (uint32_t)kiln__insp_check(s, r, node, before);
     o->a = a;
-    if (!o->ok) o->a.name = kiln__insp_node_name(s->doc, node);
+    o->a.name = kiln__insp_name(s, o->ok, a.name, node);
 }
 
 static void kiln__insp_read_curve(kiln__insp_summary *s, uint32_t node)
