@@ -1,0 +1,24 @@
+/* Private: the Cast importer's walk, shared by its files (cast_import.c: models and the scene;
+ * cast_import_anim.c: animations). */
+#ifndef KILN_BAKER_CAST_IMPORT_H
+#define KILN_BAKER_CAST_IMPORT_H
+
+#include "kiln/bake/source.h"
+#include "kiln/cast.h"
+#include "kiln/cast_scene.h"
+
+typedef struct kiln__cast_import {
+    const kiln_cast_doc *doc;
+    kiln_source_scene   *scene;
+    const kiln_diag_sink *sink;           /* the import options' sink (accessor reports) */
+} kiln__cast_import;
+
+/* loc of `node`: its node path (as kiln_cast_node_path writes it for diagnostics), offset and
+ * size. ERR_OUT_OF_MEMORY when the path cannot be copied. */
+kiln_result kiln__cast_loc(kiln__cast_import *im, uint32_t node, kiln_source_loc *loc);
+
+/* Fills `out` from Animation node `node`. KILN_OK, ERR_OUT_OF_MEMORY, or the accessor's error
+ * (reported; the caller drops the clip). */
+kiln_result kiln__cast_import_animation(kiln__cast_import *im, uint32_t node, kiln_source_animation *out);
+
+#endif
