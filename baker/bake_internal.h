@@ -14,13 +14,17 @@
 #define KILN_BAKER_BAKE_INTERNAL_H
 
 #include "kiln/bake.h"
+#include "kiln/bake/source.h"
 #include "kiln/blob_format.h"
 #include "kiln/cast.h"
 #include "kiln/cast_scene.h"
 
 /* Everything a stage-1 function needs besides its node. */
+struct kiln__cast_import;
+
 typedef struct kiln__bake_ctx {
     const kiln_cast_doc     *doc;
+    struct kiln__cast_import *import;     /* the Cast walk's importer state (per-node import) */
     const kiln_bake_input   *input;
     const kiln_bake_options *options;
     const kiln_allocator    *allocator;   /* never NULL functions inside: use kiln__realloc */

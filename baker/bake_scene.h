@@ -25,14 +25,14 @@ uint32_t kiln__material_index(const kiln__material *materials, uint32_t first, u
  * normalised; *out is NULL when there is neither. */
 kiln_result kiln__scene_root(const kiln__bake_ctx *ctx, const char *metadata_sr, char **out);
 
-/* Instance `node`, the source_index-th Instance of the input, resolved against scene_root
+/* Instance `in`, the source_index-th Instance of the input, resolved against scene_root
  * (may be NULL: then only absolute paths resolve, others are dropped with an ERROR). */
-kiln_result kiln__bake_instance(const kiln__bake_ctx *ctx, uint32_t node, uint32_t source_index,
+kiln_result kiln__bake_instance(const kiln__bake_ctx *ctx, const kiln_source_instance *in, uint32_t source_index,
                                 const char *scene_root, kiln__instance *out);
 void kiln__instance_free(const kiln_allocator *a, kiln__instance *inst);
 
-/* Reads the input's first Metadata (author, software, up axis) into the unit and resolves its
- * scene root (unit->scene_root). */
-kiln_result kiln__bake_metadata(const kiln__bake_ctx *ctx, kiln__bake_unit *unit);
+/* The input's metadata (author, software, up axis) into the unit, and its scene root resolved
+ * (unit->scene_root). */
+kiln_result kiln__bake_metadata(const kiln__bake_ctx *ctx, const kiln_source_metadata *md, kiln__bake_unit *unit);
 
 #endif

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "bake_blend_shape.h"
+#include "cast/cast_import.h"
 #include "bake_scene.h"
 #include "bake_stage.h"
 #include "bake_util.h"
@@ -303,7 +304,12 @@ static kiln_result kiln__roots(kiln__job *job, const kiln__bake_ctx *ctx)
                 break;
             case KILN_CAST_ID_INSTANCE: {
                 kiln__mark before = kiln__mark_of(job);
-                r = kiln__bake_instance(ctx, c, instance_ordinal++, u->scene_root, &u->instances[u->instance_count]);
+                kiln_source_instance si;
+                memset(&si, 0, sizeof si);
+                r = kiln__cast_import_instance(ctx->import, c, &si);
+                if (r == KILN_OK)
+                    r = kiln__bake_instance(ctx, &si, instance_ordinal, u->scene_root, &u->instances[u->instance_count]);
+                instance_ordinal++;
                 if (r == KILN_OK) {
                     u->instance_count++;
                     job->instance_bytes += n->size;
@@ -357,13 +363,19 @@ kiln_result kiln__job_run(kiln__job *job, const kiln_bake_input *input, uint32_t
         return job->result = r;
     }
     ctx.doc = doc;
+    kiln_source_scene scene;
+    kiln_source_scene_init(&scene, job->allocator);
+    kiln__cast_import im = {doc, &scene, &ctx.sink};
+    ctx.import = &im;
 
     r = kiln__reserve_unit(job, doc);
-    if (r == KILN_OK) r = kiln__bake_metadata(&ctx, &job->unit);
+    if (r == KILN_OK) r = kiln__cast_import_metadata(&im);
+    if (r == KILN_OK) r = kiln__bake_metadata(&ctx, &scene.metadata, &job->unit);
     if (r == KILN_OK) r = kiln__roots(job, &ctx);
     if (r == KILN_OK && job->diag_oom) r = KILN_ERR_OUT_OF_MEMORY;
     if (r != KILN_OK) kiln__fail(job, r, doc, KILN_CAST_NONE, "while baking");
     kiln_cast_free(doc);
+    kiln_source_scene_free(&scene);
     return job->result = r;
 }
 

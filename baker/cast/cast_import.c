@@ -351,11 +351,12 @@ static kiln_result kiln__model(kiln__cast_import *im, uint32_t node, kiln_source
 
 /* ---- the scene ---------------------------------------------------------------------------- */
 
-static kiln_result kiln__instance(kiln__cast_import *im, uint32_t node, kiln_source_instance *out)
+kiln_result kiln__cast_import_instance(kiln__cast_import *im, uint32_t node, kiln_source_instance *out)
 {
     kiln_cast_instance ci;
     KILN__TRY(kiln_cast_get_instance(im->doc, node, &ci, im->sink));
     KILN__TRY(kiln__cast_loc(im, node, &out->loc));
+    KILN__TRY(kiln__cast_loc(im, ci.file, &out->path_loc)); /* the File child's p */
     out->name = kiln_source_strdup(im->scene, ci.name);
     out->path = kiln_source_strdup(im->scene, ci.path);
     if ((ci.name && !out->name) || !out->path) return KILN_ERR_OUT_OF_MEMORY;
@@ -365,14 +366,16 @@ static kiln_result kiln__instance(kiln__cast_import *im, uint32_t node, kiln_sou
     return KILN_OK;
 }
 
-static kiln_result kiln__metadata(kiln__cast_import *im)
+kiln_result kiln__cast_import_metadata(kiln__cast_import *im)
 {
     uint32_t node = kiln_cast_find_metadata(im->doc);
     kiln_source_metadata *md = &im->scene->metadata;
     md->loc.offset = KILN_NO_OFFSET;
     if (node == KILN_CAST_NONE) return KILN_OK;
     kiln_cast_metadata cm;
-    if (kiln_cast_get_metadata(im->doc, node, &cm, im->sink) != KILN_OK) return KILN_OK; /* reported */
+    kiln_result r = kiln_cast_get_metadata(im->doc, node, &cm, im->sink);
+    if (r == KILN_ERR_OUT_OF_MEMORY) return r;
+    if (r != KILN_OK) return KILN_OK; /* reported; the hints are simply absent */
     KILN__TRY(kiln__cast_loc(im, node, &md->loc));
     md->author = kiln_source_strdup(im->scene, cm.author);
     md->software = kiln_source_strdup(im->scene, cm.software);
@@ -418,7 +421,7 @@ static kiln_result kiln__roots(kiln__cast_import *im)
                 r = kiln__model(im, c, &s->models[s->model_count]);
                 if (r == KILN_OK) s->model_count++;
             } else if (n->id == KILN_CAST_ID_INSTANCE) {
-                r = kiln__instance(im, c, &s->instances[s->instance_count]);
+                r = kiln__cast_import_instance(im, c, &s->instances[s->instance_count]);
                 if (r == KILN_OK) s->instance_count++;
             } else if (n->id == KILN_CAST_ID_ANIMATION) {
                 r = kiln__cast_import_animation(im, c, &s->animations[s->animation_count]);
@@ -443,7 +446,7 @@ static kiln_result kiln__cast_import_run(const void *data, size_t size, const ch
     if (r != KILN_OK) return r;
     kiln__cast_import im = {doc, scene, options ? &options->diag : NULL};
     r = kiln__reserve(&im);
-    if (r == KILN_OK) r = kiln__metadata(&im);
+    if (r == KILN_OK) r = kiln__cast_import_metadata(&im);
     if (r == KILN_OK) r = kiln__roots(&im);
     kiln_cast_free(doc);
     if (r != KILN_OK && err) {

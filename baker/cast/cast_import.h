@@ -17,6 +17,13 @@ typedef struct kiln__cast_import {
  * size. ERR_OUT_OF_MEMORY when the path cannot be copied. */
 kiln_result kiln__cast_loc(kiln__cast_import *im, uint32_t node, kiln_source_loc *loc);
 
+/* Per-node steps of the walk (also used by the bake's Cast walk while it moves onto the source
+ * layer): KILN_OK, ERR_OUT_OF_MEMORY, or the accessor's error (reported; the node is dropped). */
+kiln_result kiln__cast_import_instance(kiln__cast_import *im, uint32_t node, kiln_source_instance *out);
+/* The file's Metadata (kiln_cast_find_metadata) into im->scene->metadata; absent or unreadable
+ * leaves it empty. */
+kiln_result kiln__cast_import_metadata(kiln__cast_import *im);
+
 /* Fills `out` from Animation node `node`. KILN_OK, ERR_OUT_OF_MEMORY, or the accessor's error
  * (reported; the caller drops the clip). */
 kiln_result kiln__cast_import_animation(kiln__cast_import *im, uint32_t node, kiln_source_animation *out);
