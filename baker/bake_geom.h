@@ -21,6 +21,11 @@ kiln_result kiln__stream_read_f32(const kiln_allocator *a, const kiln_cast_array
                                   uint32_t set, uint32_t format, uint32_t comps, kiln__stream *out,
                                   uint64_t *nonfinite);
 
+/* The same from `count` elements of `comps` floats (src may be NULL when count is 0). */
+kiln_result kiln__stream_copy_f32(const kiln_allocator *a, const float *src, uint32_t count, uint32_t semantic,
+                                  uint32_t set, uint32_t format, uint32_t comps, kiln__stream *out,
+                                  uint64_t *nonfinite);
+
 /* An allocator copy of `name`, or "<kind><ordinal>" (the node's position among its siblings of
  * the same kind) when the node has none. NULL on allocation failure. */
 char *kiln__node_name(const kiln__bake_ctx *ctx, uint32_t node, const char *name, const char *kind);

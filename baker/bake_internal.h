@@ -81,8 +81,7 @@ typedef struct kiln__material {
     char       *name;
     char       *type;
     uint32_t    model;
-    uint64_t    cast_hash;          /* NodeHash, to link meshes */
-    uint32_t    cast_node;
+    uint32_t    cast_node;          /* the Cast walk links meshes by it (KILN_BLOB_NONE otherwise) */
     kiln__slot *slots;
     uint32_t    slot_count;
 } kiln__material;
@@ -218,8 +217,9 @@ kiln_result kiln__bake_rig(const kiln__bake_ctx *ctx, uint32_t skel, uint32_t sk
 kiln_result kiln__bake_mesh(const kiln__bake_ctx *ctx, uint32_t mesh_node, const kiln__skeleton *skeleton,
                             kiln__mesh *out);
 
-/* Bakes one Hair node: strand offsets + particles. */
-kiln_result kiln__bake_hair(const kiln__bake_ctx *ctx, uint32_t hair_node, kiln__hair *out);
+/* Bakes one hair, the index-th of its model (names a nameless one "hair<index>"): strand
+ * offsets + particles. ERR_CAST_EMPTY when it has no strands. */
+kiln_result kiln__bake_hair(const kiln__bake_ctx *ctx, const kiln_source_hair *hair, uint32_t index, kiln__hair *out);
 
 /* Bakes one Animation node: curves read, conditioned (D.2: bad keys dropped, sorted, last
  * duplicate kept, quaternions normalised and hemisphere-aligned) and resampled per frame;

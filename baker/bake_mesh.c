@@ -66,6 +66,17 @@ kiln_result kiln__stream_read_f32(const kiln_allocator *a, const kiln_cast_array
     return KILN_OK;
 }
 
+kiln_result kiln__stream_copy_f32(const kiln_allocator *a, const float *src, uint32_t count, uint32_t semantic,
+                                  uint32_t set, uint32_t format, uint32_t comps, kiln__stream *out,
+                                  uint64_t *nonfinite)
+{
+    kiln_result r = kiln__stream_alloc(a, out, semantic, format, set, comps, count, comps * (uint32_t)sizeof(float));
+    if (r != KILN_OK) return r;
+    if (count) memcpy(out->data, src, (size_t)count * comps * sizeof(float));
+    *nonfinite += zero_nonfinite(out->data, (size_t)count * comps);
+    return KILN_OK;
+}
+
 uint64_t kiln__array_bytes(const kiln_cast_array *a)
 {
     return (uint64_t)a->count * kiln_cast_type_size(a->type);

@@ -9,11 +9,11 @@
 
 #include "bake_internal.h"
 
-/* Material `node` of unit-local model `model`. A missing name becomes "material<index>", the
- * index among the Model's Materials. Slots whose target is missing, unresolved, or neither a File nor a Color
- * are dropped with a warning; File paths are kept as written; Colours keep their authored
- * values and get a linear copy (sRGB decode for cs = srgb). */
-kiln_result kiln__bake_material(const kiln__bake_ctx *ctx, uint32_t node, uint32_t model, kiln__material *out);
+/* Material `m`, the index-th of unit-local model `model`. A missing name becomes
+ * "material<index>". File paths are kept as written; Colours keep their authored values and
+ * get a linear copy (sRGB decode for srgb). Fails only with ERR_OUT_OF_MEMORY. */
+kiln_result kiln__bake_material(const kiln__bake_ctx *ctx, const kiln_source_material *m, uint32_t index,
+                                uint32_t model, kiln__material *out);
 void kiln__material_free(const kiln_allocator *a, kiln__material *m);
 
 /* The index among materials[first .. first + count) of the one baked from Material `node`

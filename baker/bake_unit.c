@@ -195,13 +195,6 @@ static kiln_result kiln__model_skeleton(kiln__job *job, const kiln__bake_ctx *ct
     return kiln__bake_rig(ctx, skel, (uint32_t)m->skeleton, sk, u);
 }
 
-/* Payload bytes of a property, 0 when absent. */
-static uint64_t kiln__prop_bytes(const kiln_cast_doc *doc, uint32_t node, const char *name)
-{
-    const kiln_cast_prop *p = kiln_cast_find_prop(doc, node, name, NULL);
-    return p ? p->bytes : 0;
-}
-
 /* Materials, then meshes and hair (which link to the materials), in file order each. */
 static kiln_result kiln__model_parts(kiln__job *job, const kiln__bake_ctx *ctx, uint32_t node, uint32_t model,
                                      const kiln__skeleton *skeleton)
@@ -214,10 +207,14 @@ static kiln_result kiln__model_parts(kiln__job *job, const kiln__bake_ctx *ctx, 
         const kiln_cast_node *n = kiln_cast_node_at(doc, c);
         if (n->id != KILN_CAST_ID_MATERIAL) continue;
         kiln__mark before = kiln__mark_of(job);
-        r = kiln__bake_material(ctx, c, model, &u->materials[u->material_count]);
+        kiln_source_material sm;
+        memset(&sm, 0, sizeof sm);
+        r = kiln__cast_import_material(ctx->import, c, &sm);
+        if (r == KILN_OK) r = kiln__bake_material(ctx, &sm, n->ordinal, model, &u->materials[u->material_count]);
         if (r == KILN_OK) {
+            u->materials[u->material_count].cast_node = c;
             u->material_count++;
-            job->material_bytes += n->size;
+            job->material_bytes += sm.loc.size;
         }
         r = kiln__dropped(job, ctx, c, r, before);
     }
@@ -242,13 +239,16 @@ static kiln_result kiln__model_parts(kiln__job *job, const kiln__bake_ctx *ctx, 
             }
         } else if (id == KILN_CAST_ID_HAIR) {
             kiln__hair *h = &u->hairs[u->hair_count];
-            r = kiln__bake_hair(ctx, c, h);
+            kiln_source_hair sh;
+            memset(&sh, 0, sizeof sh);
+            r = kiln__cast_import_hair(ctx->import, c, &sh);
+            if (r == KILN_OK) r = kiln__bake_hair(ctx, &sh, kiln_cast_node_at(doc, c)->ordinal, h);
             if (r == KILN_OK) {
                 kiln_cast_hair ch;
                 uint32_t mat = kiln_cast_get_hair(doc, c, &ch, NULL) == KILN_OK ? ch.material : KILN_CAST_NONE;
                 h->model = model;
                 h->material = kiln__material_index(u->materials, first_material, material_count, mat);
-                job->geometry_bytes += kiln__prop_bytes(doc, c, "se") + kiln__prop_bytes(doc, c, "pt");
+                job->geometry_bytes += sh.loc.size;
                 u->hair_count++;
             }
         } else {

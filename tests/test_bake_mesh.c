@@ -18,6 +18,7 @@
 #include <time.h>
 
 #include "bake_geom.h"
+#include "cast/cast_import.h"
 #include "kiln/cast_write.h"
 #include "test_util.h"
 
@@ -128,9 +129,20 @@ typedef struct harness {
     kiln__bake_ctx    ctx;
 } harness;
 
+/* What the Cast importer makes of the built file's nodes (libc memory, so the counting
+ * allocators see only the bake's); one per process, released at the next harness_init. */
+static kiln_source_scene source_scene;
+static kiln__cast_import source_import;
+
 static void harness_init(harness *h, const built *b, uint32_t flags, uint32_t max_influences, const kiln_allocator *a)
 {
     memset(h, 0, sizeof *h);
+    kiln_source_scene_free(&source_scene);
+    kiln_source_scene_init(&source_scene, NULL);
+    source_import.doc = b->doc;
+    source_import.scene = &source_scene;
+    source_import.sink = &h->ctx.sink;
+    h->ctx.import = &source_import;
     h->opt.flags = flags;
     h->opt.max_influences = max_influences;
     h->opt.allocator = a;
@@ -142,6 +154,15 @@ static void harness_init(harness *h, const built *b, uint32_t flags, uint32_t ma
     h->ctx.sink.fn = diag_log_push;
     h->ctx.sink.user = &h->log;
     h->ctx.stats = &h->stats;
+}
+
+/* The hair at `node` as the Cast importer hands it to the bake. */
+static const kiln_source_hair *source_hair(uint32_t node)
+{
+    kiln_source_hair *sh = kiln_source_alloc(&source_scene, 1, sizeof *sh);
+    cr_assert_not_null(sh);
+    cr_assert_eq(kiln__cast_import_hair(&source_import, node, sh), KILN_OK);
+    return sh;
 }
 
 /* Skeletons are built by hand: only the bone count and the Cast -> sorted remap matter here. */
@@ -1401,7 +1422,7 @@ Test(bake_hair, strand_offsets_and_particles)
     harness h;
     harness_init(&h, &b, 0, 0, NULL);
     kiln__hair hr;
-    cr_assert_eq(kiln__bake_hair(&h.ctx, b.hair, &hr), KILN_OK);
+    cr_assert_eq(kiln__bake_hair(&h.ctx, source_hair(b.hair), 0, &hr), KILN_OK);
     cr_assert_str_eq(hr.name, "hair0");
     cr_assert_eq(hr.material, KILN_BLOB_NONE);
     cr_assert_eq(hr.strand_count, 2);
@@ -1430,7 +1451,7 @@ Test(bake_hair, non_finite_particles_become_zero)
     harness h;
     harness_init(&h, &b, 0, 0, NULL);
     kiln__hair hr;
-    cr_assert_eq(kiln__bake_hair(&h.ctx, b.hair, &hr), KILN_OK);
+    cr_assert_eq(kiln__bake_hair(&h.ctx, source_hair(b.hair), 0, &hr), KILN_OK);
     const float *p = hr.particles.data;
     cr_assert(p[0] == 1 && p[3] == 0 && p[4] == 5 && p[5] == 0);
     cr_assert(diag_log_has(&h.log, KILN_ERR_CAST_BAD_VALUE, KILN_SEVERITY_WARNING));
@@ -1449,7 +1470,7 @@ Test(bake_hair, hair_without_strands_is_dropped)
     harness h;
     harness_init(&h, &b, 0, 0, &a);
     kiln__hair hr;
-    cr_assert_neq(kiln__bake_hair(&h.ctx, b.hair, &hr), KILN_OK);
+    cr_assert_neq(kiln__bake_hair(&h.ctx, source_hair(b.hair), 0, &hr), KILN_OK);
     cr_assert_null(hr.name);
     cr_assert_eq(ca.live, 0);
     built_free(&b);
@@ -1467,7 +1488,7 @@ Test(bake_hair, every_allocation_failure_is_clean)
         harness h;
         harness_init(&h, &b, 0, 0, &a);
         kiln__hair hr;
-        kiln_result r = kiln__bake_hair(&h.ctx, b.hair, &hr);
+        kiln_result r = kiln__bake_hair(&h.ctx, source_hair(b.hair), 0, &hr);
         if (r == KILN_OK) {
             kiln__hair_free(&a, &hr);
             cr_assert_eq(ca.live, 0);

@@ -62,6 +62,20 @@ static const float *kiln__copy_f32(kiln__cast_import *im, const kiln_cast_array 
     return d;
 }
 
+/* Payload bytes of a property, 0 when absent (the bytes that fed an item, for statistics). */
+static uint64_t kiln__prop_bytes(const kiln_cast_doc *doc, uint32_t node, const char *name)
+{
+    const kiln_cast_prop *p = kiln_cast_find_prop(doc, node, name, NULL);
+    return p ? p->bytes : 0;
+}
+
+/* The name, or the Cast default "<kind><ordinal>" (ordinal among the siblings of that kind). */
+static const char *kiln__default_name(kiln__cast_import *im, uint32_t node, const char *name, const char *kind)
+{
+    if (name) return kiln_source_strdup(im->scene, name);
+    return kiln_source_strfmt(im->scene, "%s%u", kind, kiln_cast_node_at(im->doc, node)->ordinal);
+}
+
 /* ---- skeletons ---------------------------------------------------------------------------- */
 
 static kiln_result kiln__bones(kiln__cast_import *im, uint32_t skel, kiln_source_skeleton *sk, uint32_t count)
@@ -167,16 +181,16 @@ static kiln_result kiln__skeleton(kiln__cast_import *im, uint32_t skel, kiln_sou
 
 /* ---- materials, meshes, hair, blend shapes ------------------------------------------------ */
 
-static kiln_result kiln__material(kiln__cast_import *im, uint32_t node, kiln_source_material *out)
+kiln_result kiln__cast_import_material(kiln__cast_import *im, uint32_t node, kiln_source_material *out)
 {
     const kiln_cast_doc *doc = im->doc;
     kiln_cast_material cm;
     KILN__TRY(kiln_cast_get_material(doc, node, &cm, im->sink));
     KILN__TRY(kiln__cast_loc(im, node, &out->loc));
-    out->name = kiln_source_strdup(im->scene, cm.name);
+    out->name = kiln__default_name(im, node, cm.name, "material");
     out->type = kiln_source_strdup(im->scene, cm.type);
     out->slots = kiln_source_alloc(im->scene, cm.slot_count, sizeof *out->slots);
-    if ((cm.name && !out->name) || (cm.type && !out->type) || !out->slots) return KILN_ERR_OUT_OF_MEMORY;
+    if (!out->name || (cm.type && !out->type) || !out->slots) return KILN_ERR_OUT_OF_MEMORY;
     for (uint32_t k = 0; k < cm.slot_count; k++) {
         kiln_cast_material_slot ms;
         if (kiln_cast_get_material_slot(doc, node, k, &ms, im->sink) != KILN_OK || ms.node == KILN_CAST_NONE)
@@ -253,8 +267,10 @@ static kiln_result kiln__hair(kiln__cast_import *im, uint32_t node, const kiln_c
 {
     int oom = 0;
     KILN__TRY(kiln__cast_loc(im, node, &out->loc));
-    out->name = kiln_source_strdup(im->scene, ch->name);
-    if (ch->name && !out->name) return KILN_ERR_OUT_OF_MEMORY;
+    out->loc.size = kiln__prop_bytes(im->doc, node, "se") + kiln__prop_bytes(im->doc, node, "pt");
+    out->material = KILN_SOURCE_NONE;
+    out->name = kiln__default_name(im, node, ch->name, "hair");
+    if (!out->name) return KILN_ERR_OUT_OF_MEMORY;
     out->strand_count = ch->strand_count;
     out->particle_count = ch->particle_count;
     out->segments = kiln__copy_u32(im, &ch->segments, ch->strand_count);
@@ -262,6 +278,13 @@ static kiln_result kiln__hair(kiln__cast_import *im, uint32_t node, const kiln_c
     if ((ch->strand_count && !out->segments) || oom || (ch->particle_count && !out->particles))
         return KILN_ERR_OUT_OF_MEMORY;
     return KILN_OK;
+}
+
+kiln_result kiln__cast_import_hair(kiln__cast_import *im, uint32_t node, kiln_source_hair *out)
+{
+    kiln_cast_hair ch;
+    KILN__TRY(kiln_cast_get_hair(im->doc, node, &ch, im->sink));
+    return kiln__hair(im, node, &ch, out);
 }
 
 static kiln_result kiln__blend_shape(kiln__cast_import *im, uint32_t node, const kiln_cast_blend_shape *cb,
@@ -298,7 +321,7 @@ static kiln_result kiln__model_parts(kiln__cast_import *im, uint32_t node, const
     for (uint32_t c = kiln_cast_node_at(doc, node)->first_child; c != KILN_CAST_NONE;
          c = kiln_cast_node_at(doc, c)->next_sibling) {
         if (kiln_cast_node_at(doc, c)->id != KILN_CAST_ID_MATERIAL || m->material_count >= cm->material_count) continue;
-        kiln_result r = kiln__material(im, c, &m->materials[m->material_count]);
+        kiln_result r = kiln__cast_import_material(im, c, &m->materials[m->material_count]);
         if (r == KILN_ERR_OUT_OF_MEMORY) return r;
         if (r == KILN_OK) material_nodes[m->material_count++] = c;
     }

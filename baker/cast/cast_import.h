@@ -20,6 +20,9 @@ kiln_result kiln__cast_loc(kiln__cast_import *im, uint32_t node, kiln_source_loc
 /* Per-node steps of the walk (also used by the bake's Cast walk while it moves onto the source
  * layer): KILN_OK, ERR_OUT_OF_MEMORY, or the accessor's error (reported; the node is dropped). */
 kiln_result kiln__cast_import_instance(kiln__cast_import *im, uint32_t node, kiln_source_instance *out);
+kiln_result kiln__cast_import_material(kiln__cast_import *im, uint32_t node, kiln_source_material *out);
+/* The material index is left KILN_SOURCE_NONE (the model's walk links it). */
+kiln_result kiln__cast_import_hair(kiln__cast_import *im, uint32_t node, kiln_source_hair *out);
 /* The file's Metadata (kiln_cast_find_metadata) into im->scene->metadata; absent or unreadable
  * leaves it empty. */
 kiln_result kiln__cast_import_metadata(kiln__cast_import *im);
