@@ -60,7 +60,7 @@ typedef struct kiln__mesh {
     kiln_blob_mesh  rec;            /* counts, influences, skinning, layers, bounds (indices fixed in stage 2) */
     kiln__stream   *streams;        /* stream_count entries */
     uint32_t        stream_count;
-    uint64_t        input_bytes;    /* Cast payload bytes that fed this mesh */
+    uint64_t        input_bytes;    /* input bytes that fed this mesh (its loc.size) */
 } kiln__mesh;
 
 typedef struct kiln__hair {
@@ -209,13 +209,14 @@ kiln_result kiln__bake_skeleton(const kiln__bake_ctx *ctx, uint32_t skel, kiln__
 kiln_result kiln__bake_rig(const kiln__bake_ctx *ctx, uint32_t skel, uint32_t skeleton, const kiln__skeleton *sk,
                            kiln__bake_unit *unit);
 
-/* Bakes one Mesh node. `skeleton` (NULL when the model has none) supplies the bone remap for
- * joints. Output streams (in this order, absent ones skipped): POSITION, NORMAL, TANGENT,
- * TEXCOORD 0.., COLOR 0.., JOINTS, WEIGHTS, INDICES. Drops bad faces (counted), normalises
- * weights (top max_influences, heaviest first, sum 1), runs meshoptimizer unless
- * KILN_BAKE_NO_OPTIMIZE, quantises per the flags. */
-kiln_result kiln__bake_mesh(const kiln__bake_ctx *ctx, uint32_t mesh_node, const kiln__skeleton *skeleton,
-                            kiln__mesh *out);
+/* Bakes one mesh, the index-th of its model (names a nameless one "mesh<index>"). `skeleton`
+ * (NULL when the model has none) supplies the bone remap for joints. Output streams (in this
+ * order, absent ones skipped): POSITION, NORMAL, TANGENT, TEXCOORD 0.., COLOR 0.., JOINTS,
+ * WEIGHTS, INDICES. Drops bad faces (counted), normalises weights (top max_influences,
+ * heaviest first, sum 1), runs meshoptimizer unless KILN_BAKE_NO_OPTIMIZE, quantises per the
+ * flags. ERR_CAST_EMPTY when no vertex or no valid face is left. */
+kiln_result kiln__bake_mesh(const kiln__bake_ctx *ctx, const kiln_source_mesh *mesh, uint32_t index,
+                            const kiln__skeleton *skeleton, kiln__mesh *out);
 
 /* Bakes one hair, the index-th of its model (names a nameless one "hair<index>"): strand
  * offsets + particles. ERR_CAST_EMPTY when it has no strands. */

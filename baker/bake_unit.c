@@ -219,15 +219,33 @@ static kiln_result kiln__model_parts(kiln__job *job, const kiln__bake_ctx *ctx, 
         r = kiln__dropped(job, ctx, c, r, before);
     }
     uint32_t material_count = u->material_count - first_material;
-    kiln__model_shapes shapes; /* the BlendShapes: baked with their base mesh (bake_blend_shape.h) */
-    kiln_result rs = kiln__blend_shapes_begin(ctx, node, &shapes);
+    /* The BlendShapes: baked with their base mesh (bake_blend_shape.h), which they name by its
+     * index among the Model's Meshes. */
+    uint32_t shape_nodes = kiln_cast_child_count(doc, node, KILN_CAST_ID_BLENDSHAPE), shape_count = 0;
+    kiln_source_blend_shape *src_shapes = kiln_source_alloc(ctx->import->scene, shape_nodes, sizeof *src_shapes);
+    if (!src_shapes && r == KILN_OK) r = KILN_ERR_OUT_OF_MEMORY;
+    for (uint32_t c = kiln__first_child(doc, node); c != KILN_CAST_NONE && r == KILN_OK; c = kiln__next(doc, c)) {
+        if (kiln_cast_node_at(doc, c)->id != KILN_CAST_ID_BLENDSHAPE) continue;
+        uint32_t base = KILN_CAST_NONE;
+        kiln_result rb = kiln__cast_import_blend_shape(ctx->import, c, &src_shapes[shape_count], &base);
+        if (rb == KILN_ERR_OUT_OF_MEMORY) r = rb;
+        if (rb != KILN_OK) continue;
+        src_shapes[shape_count++].mesh = kiln_cast_node_at(doc, base)->ordinal;
+    }
+    kiln__model_shapes shapes;
+    kiln_result rs = kiln__blend_shapes_begin(ctx, src_shapes, shape_count, &shapes);
     if (r == KILN_OK) r = rs;
     for (uint32_t c = kiln__first_child(doc, node); c != KILN_CAST_NONE && r == KILN_OK; c = kiln__next(doc, c)) {
         uint32_t id = kiln_cast_node_at(doc, c)->id;
         kiln__mark before = kiln__mark_of(job);
         if (id == KILN_CAST_ID_MESH) {
             kiln__mesh *m = &u->meshes[u->mesh_count];
-            r = kiln__bake_mesh_shaped(ctx, c, skeleton, &shapes, u, u->mesh_count, m);
+            kiln_source_mesh sm;
+            memset(&sm, 0, sizeof sm);
+            r = kiln__cast_import_mesh(ctx->import, c, &sm);
+            if (r == KILN_OK)
+                r = kiln__bake_mesh_shaped(ctx, &sm, kiln_cast_node_at(doc, c)->ordinal, skeleton, &shapes, u,
+                                           u->mesh_count, m);
             if (r == KILN_OK) {
                 /* The accessor again, silently, for the Material node it resolved. */
                 kiln_cast_mesh cm;

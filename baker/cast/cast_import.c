@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "../import/importers.h"
+#include "diag.h"
 #include "cast_import.h"
 
 static int kiln__cast_detect(const void *data, size_t size)
@@ -238,7 +239,7 @@ static kiln_result kiln__mesh(kiln__cast_import *im, uint32_t node, const kiln_c
     for (uint32_t l = 0; l < cm->color_layer_count; l++) {
         const kiln_cast_array *a = &cm->color[l];
         if (a->count < vc || !vc) continue;
-        if (a->comps == 4) {
+        if (a->type == KILN_CAST_TYPE_VEC4) {
             out->color[l].rgba = kiln__copy_f32(im, a, vc, &oom);
         } else {
             out->color[l].rgba8 = kiln__copy_u32(im, a, vc);
@@ -260,7 +261,31 @@ static kiln_result kiln__mesh(kiln__cast_import *im, uint32_t node, const kiln_c
         out->faces = kiln__copy_u32(im, &cm->faces, cm->face_count * 3u);
         oom |= !out->faces;
     }
-    return oom || (vc && !out->positions) ? KILN_ERR_OUT_OF_MEMORY : KILN_OK;
+    return oom ? KILN_ERR_OUT_OF_MEMORY : KILN_OK;
+}
+
+static uint64_t kiln__array_bytes(const kiln_cast_array *a)
+{
+    return (uint64_t)a->count * kiln_cast_type_size(a->type);
+}
+
+kiln_result kiln__cast_import_mesh(kiln__cast_import *im, uint32_t node, kiln_source_mesh *out)
+{
+    kiln_cast_mesh cm;
+    KILN__TRY(kiln_cast_get_mesh(im->doc, node, &cm, im->sink));
+    KILN__TRY(kiln__mesh(im, node, &cm, out));
+    out->name = kiln__default_name(im, node, cm.name, "mesh");
+    if (!out->name) return KILN_ERR_OUT_OF_MEMORY;
+    out->material = KILN_SOURCE_NONE;
+    /* The payload bytes that fed the mesh, for the statistics. */
+    uint64_t n = kiln__array_bytes(&cm.positions) + kiln__array_bytes(&cm.normals) + kiln__array_bytes(&cm.tangents) +
+                 kiln__array_bytes(&cm.weight_bones) + kiln__array_bytes(&cm.weight_values) +
+                 kiln__array_bytes(&cm.faces);
+    for (uint32_t l = 0; l < cm.uv_layer_count && l < KILN_CAST_MAX_LAYERS; l++) n += kiln__array_bytes(&cm.uv[l]);
+    for (uint32_t l = 0; l < cm.color_layer_count && l < KILN_CAST_MAX_LAYERS; l++)
+        n += kiln__array_bytes(&cm.color[l]);
+    out->loc.size = n;
+    return KILN_OK;
 }
 
 static kiln_result kiln__hair(kiln__cast_import *im, uint32_t node, const kiln_cast_hair *ch, kiln_source_hair *out)
@@ -303,6 +328,37 @@ static kiln_result kiln__blend_shape(kiln__cast_import *im, uint32_t node, const
     return KILN_OK;
 }
 
+/* Counts the ERROR reports passing through to the import's sink. */
+typedef struct kiln__counting_sink {
+    const kiln_diag_sink *next;
+    uint64_t              errors;
+} kiln__counting_sink;
+
+static void kiln__counting_fn(void *user, const kiln_diag *d)
+{
+    kiln__counting_sink *c = user;
+    c->errors += d->severity == KILN_SEVERITY_ERROR;
+    if (c->next && c->next->fn) c->next->fn(c->next->user, d);
+}
+
+kiln_result kiln__cast_import_blend_shape(kiln__cast_import *im, uint32_t node, kiln_source_blend_shape *out,
+                                          uint32_t *base_node)
+{
+    kiln__counting_sink counting = {im->sink, 0};
+    kiln_diag_sink sink = {kiln__counting_fn, &counting};
+    kiln_cast_blend_shape cb;
+    kiln_result r = kiln_cast_get_blend_shape(im->doc, node, &cb, &sink);
+    if (r == KILN_ERR_OUT_OF_MEMORY) return r;
+    if (r != KILN_OK || cb.base_mesh == KILN_CAST_NONE) {
+        if (!counting.errors) /* a drop the accessor did not report */
+            kiln__diag_report(im->sink, r == KILN_OK ? KILN_ERR_CAST_UNRESOLVED : r, KILN_SEVERITY_ERROR, im->doc,
+                              node, NULL, KILN_NO_OFFSET, "BlendShape dropped");
+        return r == KILN_OK ? KILN_ERR_CAST_UNRESOLVED : r;
+    }
+    *base_node = cb.base_mesh;
+    return kiln__blend_shape(im, node, &cb, KILN_SOURCE_NONE, out);
+}
+
 /* Materials first (meshes and hair link to them), then meshes, hair and blend shapes, each in
  * file order. `nodes` is scratch for the Cast node of every kept material or mesh. */
 static kiln_result kiln__model_parts(kiln__cast_import *im, uint32_t node, const kiln_cast_model *cm,
@@ -329,18 +385,22 @@ static kiln_result kiln__model_parts(kiln__cast_import *im, uint32_t node, const
          c = kiln_cast_node_at(doc, c)->next_sibling) {
         uint32_t id = kiln_cast_node_at(doc, c)->id;
         if (id == KILN_CAST_ID_MESH && m->mesh_count < cm->mesh_count) {
-            kiln_cast_mesh me;
-            if (kiln_cast_get_mesh(doc, c, &me, im->sink) != KILN_OK) continue;
             kiln_source_mesh *out = &m->meshes[m->mesh_count];
-            KILN__TRY(kiln__mesh(im, c, &me, out));
-            out->material = kiln__index_of(material_nodes, m->material_count, me.material);
+            kiln_result r = kiln__cast_import_mesh(im, c, out);
+            if (r == KILN_ERR_OUT_OF_MEMORY) return r;
+            if (r != KILN_OK) continue; /* reported */
+            kiln_cast_mesh me; /* again, silently, for the Material it resolved */
+            uint32_t mat = kiln_cast_get_mesh(doc, c, &me, NULL) == KILN_OK ? me.material : KILN_CAST_NONE;
+            out->material = kiln__index_of(material_nodes, m->material_count, mat);
             mesh_nodes[m->mesh_count++] = c;
         } else if (id == KILN_CAST_ID_HAIR && m->hair_count < cm->hair_count) {
-            kiln_cast_hair ch;
-            if (kiln_cast_get_hair(doc, c, &ch, im->sink) != KILN_OK) continue;
             kiln_source_hair *out = &m->hairs[m->hair_count];
-            KILN__TRY(kiln__hair(im, c, &ch, out));
-            out->material = kiln__index_of(material_nodes, m->material_count, ch.material);
+            kiln_result r = kiln__cast_import_hair(im, c, out);
+            if (r == KILN_ERR_OUT_OF_MEMORY) return r;
+            if (r != KILN_OK) continue; /* reported */
+            kiln_cast_hair ch;
+            uint32_t mat = kiln_cast_get_hair(doc, c, &ch, NULL) == KILN_OK ? ch.material : KILN_CAST_NONE;
+            out->material = kiln__index_of(material_nodes, m->material_count, mat);
             m->hair_count++;
         }
     }
@@ -348,11 +408,17 @@ static kiln_result kiln__model_parts(kiln__cast_import *im, uint32_t node, const
          c = kiln_cast_node_at(doc, c)->next_sibling) {
         if (kiln_cast_node_at(doc, c)->id != KILN_CAST_ID_BLENDSHAPE || m->blend_shape_count >= cm->blend_shape_count)
             continue;
-        kiln_cast_blend_shape cb;
-        if (kiln_cast_get_blend_shape(doc, c, &cb, im->sink) != KILN_OK) continue;
-        uint32_t mesh = kiln__index_of(mesh_nodes, m->mesh_count, cb.base_mesh);
-        if (mesh == KILN_SOURCE_NONE) continue; /* its base mesh was dropped (and reported) */
-        KILN__TRY(kiln__blend_shape(im, c, &cb, mesh, &m->blend_shapes[m->blend_shape_count]));
+        kiln_source_blend_shape *out = &m->blend_shapes[m->blend_shape_count];
+        uint32_t base = KILN_CAST_NONE;
+        kiln_result r = kiln__cast_import_blend_shape(im, c, out, &base);
+        if (r == KILN_ERR_OUT_OF_MEMORY) return r;
+        if (r != KILN_OK) continue; /* reported */
+        out->mesh = kiln__index_of(mesh_nodes, m->mesh_count, base);
+        if (out->mesh == KILN_SOURCE_NONE) {
+            kiln__diag_report(im->sink, KILN_ERR_CAST_UNRESOLVED, KILN_SEVERITY_ERROR, doc, c, "b", KILN_NO_OFFSET,
+                              "blend shape '%s' dropped: its base mesh was not baked", out->name ? out->name : "");
+            continue;
+        }
         m->blend_shape_count++;
     }
     return KILN_OK;

@@ -23,6 +23,13 @@ kiln_result kiln__cast_import_instance(kiln__cast_import *im, uint32_t node, kil
 kiln_result kiln__cast_import_material(kiln__cast_import *im, uint32_t node, kiln_source_material *out);
 /* The material index is left KILN_SOURCE_NONE (the model's walk links it). */
 kiln_result kiln__cast_import_hair(kiln__cast_import *im, uint32_t node, kiln_source_hair *out);
+/* Material index NONE; loc.size = the payload bytes of its arrays; "mesh<ordinal>" when nameless. */
+kiln_result kiln__cast_import_mesh(kiln__cast_import *im, uint32_t node, kiln_source_mesh *out);
+/* Mesh index NONE: *base_node receives the Mesh node it names (the caller resolves it). A
+ * shape without a resolvable base is dropped, reported "BlendShape dropped" when the accessor
+ * said nothing. */
+kiln_result kiln__cast_import_blend_shape(kiln__cast_import *im, uint32_t node, kiln_source_blend_shape *out,
+                                          uint32_t *base_node);
 /* The file's Metadata (kiln_cast_find_metadata) into im->scene->metadata; absent or unreadable
  * leaves it empty. */
 kiln_result kiln__cast_import_metadata(kiln__cast_import *im);
