@@ -194,20 +194,28 @@ typedef struct kiln__bake_unit {
 
 /* ---- stage 1 ------------------------------------------------------------------------------ */
 
-/* Bakes the Skeleton node `skel` of a model: topological sort (parents first, Cast order kept
- * among siblings), rest locals (local from lp/lr/s, derived from wp/wr where only world is
- * given), inverse binds with segment scale compensation. Fails on a cycle. */
-kiln_result kiln__bake_skeleton(const kiln__bake_ctx *ctx, uint32_t skel, kiln__skeleton *out);
+/* Bakes a model's skeleton: topological sort (parents first, source order kept among
+ * siblings), rest locals (local from the local parts, derived from the world parts where only
+ * those are given), inverse binds with segment scale compensation. */
+kiln_result kiln__bake_skeleton(const kiln__bake_ctx *ctx, const kiln_source_skeleton *skel, kiln__skeleton *out);
 
-/* Bakes the IKHandle and Constraint children of Skeleton node `skel`, already baked as
- * unit-local skeleton `skeleton` (`sk`), appending to unit->ik_handles and unit->constraints
- * (reserved by the caller for every such child) in file order, bone indices in sk's sorted
- * order. Constraint offsets are resolved (co, else the rest-keeping offset for mo, else the
- * default); constraints whose bones do not resolve to two distinct bones and handles whose end
- * bone does not descend from the start bone are dropped and reported (ERROR); a handle without
- * a target is kept inactive (WARNING). Fails only with ERR_OUT_OF_MEMORY. */
-kiln_result kiln__bake_rig(const kiln__bake_ctx *ctx, uint32_t skel, uint32_t skeleton, const kiln__skeleton *sk,
-                           kiln__bake_unit *unit);
+/* Bakes the IK handles and constraints of `skel`, already baked as unit-local skeleton
+ * `skeleton` (`sk`), appending to unit->ik_handles and unit->constraints (reserved by the
+ * caller) in source order, bone indices in sk's sorted order; `order` is the item's position
+ * among its kind. Constraint offsets are resolved (custom, else the rest-keeping offset for
+ * maintain_offset, else the default); constraints whose bones are not two distinct bones and
+ * handles whose end bone does not descend from the start bone are dropped and reported
+ * (ERROR); a handle without a target is kept inactive (WARNING). Fail only with
+ * ERR_OUT_OF_MEMORY. kiln__bake_rig does all of them (IK handles first). */
+typedef struct kiln__rig_cache kiln__rig_cache;
+kiln_result kiln__bake_ik_handle(const kiln__bake_ctx *ctx, const kiln_source_ik_handle *h, uint32_t skeleton,
+                                 const kiln__skeleton *sk, uint32_t order, kiln__bake_unit *unit);
+kiln_result kiln__bake_constraint(const kiln__bake_ctx *ctx, const kiln_source_constraint *c, uint32_t skeleton,
+                                  const kiln__skeleton *sk, uint32_t order, kiln__rig_cache **cache,
+                                  kiln__bake_unit *unit);
+void kiln__rig_cache_free(const kiln_allocator *a, kiln__rig_cache *cache);
+kiln_result kiln__bake_rig(const kiln__bake_ctx *ctx, const kiln_source_skeleton *skel, uint32_t skeleton,
+                           const kiln__skeleton *sk, kiln__bake_unit *unit);
 
 /* Bakes one mesh, the index-th of its model (names a nameless one "mesh<index>"). `skeleton`
  * (NULL when the model has none) supplies the bone remap for joints. Output streams (in this

@@ -172,6 +172,42 @@ static char *kiln__model_name(const kiln__bake_ctx *ctx, const char *name, uint3
     return numbered;
 }
 
+/* The Skeleton's IKHandles and Constraints in file order, each imported then baked; `order`
+ * counts every one of its kind (opaque ones too). */
+static kiln_result kiln__model_rig(const kiln__bake_ctx *ctx, uint32_t skel, uint32_t skeleton, const kiln__skeleton *sk,
+                                   kiln__bake_unit *u)
+{
+    const kiln_cast_doc *doc = ctx->doc;
+    kiln__rig_cache *cache = NULL;
+    uint32_t ik_order = 0, constraint_order = 0;
+    kiln_result r = KILN_OK;
+    for (uint32_t c = kiln__first_child(doc, skel); c != KILN_CAST_NONE && r == KILN_OK; c = kiln__next(doc, c)) {
+        const kiln_cast_node *n = kiln_cast_node_at(doc, c);
+        if (n->flags & KILN_CAST_NODE_OPAQUE) {
+            /* reported by the parser; it still holds its place in the order */
+            ik_order += n->id == KILN_CAST_ID_IKHANDLE;
+            constraint_order += n->id == KILN_CAST_ID_CONSTRAINT;
+            continue;
+        }
+        if (n->id == KILN_CAST_ID_IKHANDLE) {
+            kiln_source_ik_handle h;
+            memset(&h, 0, sizeof h);
+            r = kiln__cast_import_ik_handle(ctx->import, c, sk->bone_count, &h);
+            if (r == KILN_OK) r = kiln__bake_ik_handle(ctx, &h, skeleton, sk, ik_order, u);
+            ik_order++;
+        } else if (n->id == KILN_CAST_ID_CONSTRAINT) {
+            kiln_source_constraint k;
+            memset(&k, 0, sizeof k);
+            r = kiln__cast_import_constraint(ctx->import, c, sk->bone_count, &k);
+            if (r == KILN_OK) r = kiln__bake_constraint(ctx, &k, skeleton, sk, constraint_order, &cache, u);
+            constraint_order++;
+        }
+        if (r != KILN_ERR_OUT_OF_MEMORY) r = KILN_OK; /* dropped and reported */
+    }
+    kiln__rig_cache_free(ctx->allocator, cache);
+    return r;
+}
+
 static kiln_result kiln__model_skeleton(kiln__job *job, const kiln__bake_ctx *ctx, uint32_t skel,
                                         kiln__model *m)
 {
@@ -179,7 +215,10 @@ static kiln_result kiln__model_skeleton(kiln__job *job, const kiln__bake_ctx *ct
     const kiln_cast_doc *doc = ctx->doc;
     kiln__skeleton *sk = &u->skeletons[u->skeleton_count];
     kiln__mark before = kiln__mark_of(job);
-    kiln_result r = kiln__bake_skeleton(ctx, skel, sk);
+    kiln_source_skeleton ss;
+    memset(&ss, 0, sizeof ss);
+    kiln_result r = kiln__cast_import_skeleton(ctx->import, skel, &ss);
+    if (r == KILN_OK) r = kiln__bake_skeleton(ctx, &ss, sk);
     if (r != KILN_OK) return kiln__dropped(job, ctx, skel, r, before);
     if (sk->bone_count == 0) {
         kiln__diag_report(&ctx->sink, KILN_ERR_CAST_EMPTY, KILN_SEVERITY_WARNING, doc, skel, NULL, KILN_NO_OFFSET,
@@ -188,11 +227,8 @@ static kiln_result kiln__model_skeleton(kiln__job *job, const kiln__bake_ctx *ct
         return KILN_OK;
     }
     m->skeleton = (int32_t)u->skeleton_count++;
-    for (uint32_t c = kiln__first_child(doc, skel); c != KILN_CAST_NONE; c = kiln__next(doc, c)) {
-        const kiln_cast_node *n = kiln_cast_node_at(doc, c);
-        if (n->id == KILN_CAST_ID_BONE) job->bone_bytes += n->size;
-    }
-    return kiln__bake_rig(ctx, skel, (uint32_t)m->skeleton, sk, u);
+    for (uint32_t b = 0; b < ss.bone_count; b++) job->bone_bytes += ss.bones[b].loc.size;
+    return kiln__model_rig(ctx, skel, (uint32_t)m->skeleton, sk, u);
 }
 
 /* Materials, then meshes and hair (which link to the materials), in file order each. */

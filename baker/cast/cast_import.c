@@ -79,24 +79,44 @@ static const char *kiln__default_name(kiln__cast_import *im, uint32_t node, cons
 
 /* ---- skeletons ---------------------------------------------------------------------------- */
 
-static kiln_result kiln__bones(kiln__cast_import *im, uint32_t skel, kiln_source_skeleton *sk, uint32_t count)
+/* Counts the ERROR reports passing through to the import's sink. */
+typedef struct kiln__counting_sink {
+    const kiln_diag_sink *next;
+    uint64_t              errors;
+} kiln__counting_sink;
+
+static void kiln__counting_fn(void *user, const kiln_diag *d)
+{
+    kiln__counting_sink *c = user;
+    c->errors += d->severity == KILN_SEVERITY_ERROR;
+    if (c->next && c->next->fn) c->next->fn(c->next->user, d);
+}
+
+kiln_result kiln__cast_import_skeleton(kiln__cast_import *im, uint32_t skel, kiln_source_skeleton *sk)
 {
     const kiln_cast_doc *doc = im->doc;
+    uint32_t count = kiln_cast_child_count(doc, skel, KILN_CAST_ID_BONE);
+    KILN__TRY(kiln__cast_loc(im, skel, &sk->loc));
     sk->bones = kiln_source_alloc(im->scene, count, sizeof *sk->bones);
     int32_t *parents = kiln_source_alloc(im->scene, count, sizeof *parents);
     if (!sk->bones || !parents) return KILN_ERR_OUT_OF_MEMORY;
-    KILN__TRY(kiln_cast_skeleton_parents(doc, skel, parents, count, NULL));
+    if (!count) return KILN_OK;
+    KILN__TRY(kiln_cast_skeleton_parents(doc, skel, parents, count, im->sink));
     uint32_t k = 0;
     for (uint32_t c = kiln_cast_node_at(doc, skel)->first_child; c != KILN_CAST_NONE && k < count;
          c = kiln_cast_node_at(doc, c)->next_sibling) {
+        /* Opaque bones (skipped by the parser) still hold their index, as in every reader. */
         if (kiln_cast_node_at(doc, c)->id != KILN_CAST_ID_BONE) continue;
         kiln_source_bone *b = &sk->bones[k];
         kiln_cast_bone cb;
-        if (kiln_cast_get_bone(doc, c, &cb, im->sink) != KILN_OK) {
-            /* Kept as an identity root so that the indices of later bones stay. */
+        kiln_result r = kiln_cast_get_bone(doc, c, &cb, im->sink);
+        if (r == KILN_ERR_OUT_OF_MEMORY) return r;
+        if (r != KILN_OK) {
+            /* Dropping the bone would renumber its siblings and break every weight, so it
+             * stays, at the identity. */
+            kiln__diag_report(im->sink, r, KILN_SEVERITY_WARNING, doc, c, NULL, KILN_NO_OFFSET,
+                              "bone %u unreadable; kept with the identity rest pose", k);
             memset(&cb, 0, sizeof cb);
-            cb.local_rotation[3] = cb.world_rotation[3] = 1.0f;
-            cb.scale[0] = cb.scale[1] = cb.scale[2] = 1.0f;
             cb.segment_scale_compensate = 1;
         }
         KILN__TRY(kiln__cast_loc(im, c, &b->loc));
@@ -120,62 +140,95 @@ static kiln_result kiln__bones(kiln__cast_import *im, uint32_t skel, kiln_source
     return KILN_OK;
 }
 
-static kiln_result kiln__rig(kiln__cast_import *im, uint32_t skel, kiln_source_skeleton *sk,
-                             const kiln_cast_skeleton *cs)
+static int kiln__bone_in(int32_t bone, uint32_t count)
 {
-    const kiln_cast_doc *doc = im->doc;
-    sk->ik_handles = kiln_source_alloc(im->scene, cs->ik_count, sizeof *sk->ik_handles);
-    sk->constraints = kiln_source_alloc(im->scene, cs->constraint_count, sizeof *sk->constraints);
-    if (!sk->ik_handles || !sk->constraints) return KILN_ERR_OUT_OF_MEMORY;
-    for (uint32_t c = kiln_cast_node_at(doc, skel)->first_child; c != KILN_CAST_NONE;
-         c = kiln_cast_node_at(doc, c)->next_sibling) {
-        uint32_t id = kiln_cast_node_at(doc, c)->id;
-        if (id == KILN_CAST_ID_IKHANDLE && sk->ik_handle_count < cs->ik_count) {
-            kiln_cast_ik_handle ch;
-            if (kiln_cast_get_ik_handle(doc, c, &ch, im->sink) != KILN_OK) continue;
-            kiln_source_ik_handle *h = &sk->ik_handles[sk->ik_handle_count];
-            KILN__TRY(kiln__cast_loc(im, c, &h->loc));
-            h->name = kiln_source_strdup(im->scene, ch.name);
-            if (ch.name && !h->name) return KILN_ERR_OUT_OF_MEMORY;
-            h->start_bone = ch.start_bone;
-            h->end_bone = ch.end_bone;
-            h->target_bone = ch.target_bone;
-            h->pole_vector_bone = ch.pole_vector_bone;
-            h->pole_bone = ch.pole_bone;
-            memcpy(h->target_offset, ch.target_offset, sizeof h->target_offset);
-            h->use_target_rotation = ch.use_target_rotation;
-            sk->ik_handle_count++;
-        } else if (id == KILN_CAST_ID_CONSTRAINT && sk->constraint_count < cs->constraint_count) {
-            kiln_cast_constraint cc;
-            if (kiln_cast_get_constraint(doc, c, &cc, im->sink) != KILN_OK) continue;
-            kiln_source_constraint *o = &sk->constraints[sk->constraint_count];
-            KILN__TRY(kiln__cast_loc(im, c, &o->loc));
-            o->name = kiln_source_strdup(im->scene, cc.name);
-            if (cc.name && !o->name) return KILN_ERR_OUT_OF_MEMORY;
-            o->type = (kiln_source_constraint_type)cc.type;
-            o->constrained_bone = cc.constrained_bone;
-            o->target_bone = cc.target_bone;
-            o->maintain_offset = cc.maintain_offset;
-            o->has_custom_offset = cc.has_custom_offset;
-            memcpy(o->custom_offset, cc.custom_offset, sizeof o->custom_offset);
-            o->weight = cc.weight;
-            memcpy(o->skip, cc.skip, sizeof o->skip);
-            sk->constraint_count++;
-        }
+    return bone >= 0 && (uint32_t)bone < count;
+}
+
+kiln_result kiln__cast_import_ik_handle(kiln__cast_import *im, uint32_t node, uint32_t bone_count,
+                                        kiln_source_ik_handle *h)
+{
+    kiln__counting_sink counting = {im->sink, 0};
+    kiln_diag_sink sink = {kiln__counting_fn, &counting};
+    kiln_cast_ik_handle ch;
+    kiln_result r = kiln_cast_get_ik_handle(im->doc, node, &ch, &sink);
+    if (r == KILN_ERR_OUT_OF_MEMORY) return r;
+    if (r != KILN_OK || !kiln__bone_in(ch.start_bone, bone_count) || !kiln__bone_in(ch.end_bone, bone_count)) {
+        if (!counting.errors) /* the accessor reports what it rejects; anything else is reported here */
+            kiln__diag_report(im->sink, r != KILN_OK ? r : KILN_ERR_CAST_UNRESOLVED, KILN_SEVERITY_ERROR, im->doc,
+                              node, NULL, KILN_NO_OFFSET, "IK handle start or end bone does not resolve; dropped");
+        return r != KILN_OK ? r : KILN_ERR_CAST_UNRESOLVED;
     }
+    KILN__TRY(kiln__cast_loc(im, node, &h->loc));
+    h->name = kiln_source_strdup(im->scene, ch.name);
+    if (ch.name && !h->name) return KILN_ERR_OUT_OF_MEMORY;
+    h->start_bone = ch.start_bone;
+    h->end_bone = ch.end_bone;
+    /* optional references outside the skeleton read as absent */
+    h->target_bone = kiln__bone_in(ch.target_bone, bone_count) ? ch.target_bone : -1;
+    h->pole_vector_bone = kiln__bone_in(ch.pole_vector_bone, bone_count) ? ch.pole_vector_bone : -1;
+    h->pole_bone = kiln__bone_in(ch.pole_bone, bone_count) ? ch.pole_bone : -1;
+    memcpy(h->target_offset, ch.target_offset, sizeof h->target_offset);
+    h->use_target_rotation = ch.use_target_rotation;
     return KILN_OK;
 }
 
-/* The model's Skeleton: NULL (nothing kept) when its accessor fails. */
+kiln_result kiln__cast_import_constraint(kiln__cast_import *im, uint32_t node, uint32_t bone_count,
+                                         kiln_source_constraint *o)
+{
+    kiln__counting_sink counting = {im->sink, 0};
+    kiln_diag_sink sink = {kiln__counting_fn, &counting};
+    kiln_cast_constraint cc;
+    kiln_result r = kiln_cast_get_constraint(im->doc, node, &cc, &sink);
+    if (r == KILN_ERR_OUT_OF_MEMORY) return r;
+    if (r != KILN_OK || !kiln__bone_in(cc.constrained_bone, bone_count) || !kiln__bone_in(cc.target_bone, bone_count) ||
+        cc.constrained_bone == cc.target_bone) {
+        if (!counting.errors)
+            kiln__diag_report(im->sink, r != KILN_OK ? r : KILN_ERR_CAST_BAD_VALUE, KILN_SEVERITY_ERROR, im->doc, node,
+                              NULL, KILN_NO_OFFSET, "constraint bones do not resolve to two distinct bones; dropped");
+        return r != KILN_OK ? r : KILN_ERR_CAST_BAD_VALUE;
+    }
+    KILN__TRY(kiln__cast_loc(im, node, &o->loc));
+    o->name = kiln_source_strdup(im->scene, cc.name);
+    if (cc.name && !o->name) return KILN_ERR_OUT_OF_MEMORY;
+    o->type = (kiln_source_constraint_type)cc.type;
+    o->constrained_bone = cc.constrained_bone;
+    o->target_bone = cc.target_bone;
+    o->maintain_offset = cc.maintain_offset;
+    o->has_custom_offset = cc.has_custom_offset;
+    memcpy(o->custom_offset, cc.custom_offset, sizeof o->custom_offset);
+    o->weight = cc.weight;
+    memcpy(o->skip, cc.skip, sizeof o->skip);
+    return KILN_OK;
+}
+
+/* The model's Skeleton with its IK handles and constraints: NULL (nothing kept) when its bones
+ * form a cycle. */
 static kiln_result kiln__skeleton(kiln__cast_import *im, uint32_t skel, kiln_source_model *m)
 {
-    kiln_cast_skeleton cs;
-    if (kiln_cast_get_skeleton(im->doc, skel, &cs, im->sink) != KILN_OK) return KILN_OK; /* reported */
+    const kiln_cast_doc *doc = im->doc;
     kiln_source_skeleton *sk = kiln_source_alloc(im->scene, 1, sizeof *sk);
     if (!sk) return KILN_ERR_OUT_OF_MEMORY;
-    KILN__TRY(kiln__cast_loc(im, skel, &sk->loc));
-    KILN__TRY(kiln__bones(im, skel, sk, cs.bone_count));
-    KILN__TRY(kiln__rig(im, skel, sk, &cs));
+    kiln_result r = kiln__cast_import_skeleton(im, skel, sk);
+    if (r != KILN_OK) return r == KILN_ERR_OUT_OF_MEMORY ? r : KILN_OK; /* reported: no skeleton */
+    uint32_t iks = kiln_cast_child_count(doc, skel, KILN_CAST_ID_IKHANDLE);
+    uint32_t cns = kiln_cast_child_count(doc, skel, KILN_CAST_ID_CONSTRAINT);
+    sk->ik_handles = kiln_source_alloc(im->scene, iks, sizeof *sk->ik_handles);
+    sk->constraints = kiln_source_alloc(im->scene, cns, sizeof *sk->constraints);
+    if (!sk->ik_handles || !sk->constraints) return KILN_ERR_OUT_OF_MEMORY;
+    for (uint32_t c = kiln_cast_node_at(doc, skel)->first_child; c != KILN_CAST_NONE;
+         c = kiln_cast_node_at(doc, c)->next_sibling) {
+        const kiln_cast_node *n = kiln_cast_node_at(doc, c);
+        if (n->flags & KILN_CAST_NODE_OPAQUE) continue; /* reported by the parser */
+        if (n->id == KILN_CAST_ID_IKHANDLE && sk->ik_handle_count < iks) {
+            r = kiln__cast_import_ik_handle(im, c, sk->bone_count, &sk->ik_handles[sk->ik_handle_count]);
+            if (r == KILN_OK) sk->ik_handle_count++;
+        } else if (n->id == KILN_CAST_ID_CONSTRAINT && sk->constraint_count < cns) {
+            r = kiln__cast_import_constraint(im, c, sk->bone_count, &sk->constraints[sk->constraint_count]);
+            if (r == KILN_OK) sk->constraint_count++;
+        }
+        if (r == KILN_ERR_OUT_OF_MEMORY) return r;
+    }
     m->skeleton = sk;
     return KILN_OK;
 }
@@ -329,18 +382,6 @@ static kiln_result kiln__blend_shape(kiln__cast_import *im, uint32_t node, const
 }
 
 /* Counts the ERROR reports passing through to the import's sink. */
-typedef struct kiln__counting_sink {
-    const kiln_diag_sink *next;
-    uint64_t              errors;
-} kiln__counting_sink;
-
-static void kiln__counting_fn(void *user, const kiln_diag *d)
-{
-    kiln__counting_sink *c = user;
-    c->errors += d->severity == KILN_SEVERITY_ERROR;
-    if (c->next && c->next->fn) c->next->fn(c->next->user, d);
-}
-
 kiln_result kiln__cast_import_blend_shape(kiln__cast_import *im, uint32_t node, kiln_source_blend_shape *out,
                                           uint32_t *base_node)
 {

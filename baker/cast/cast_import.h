@@ -30,6 +30,16 @@ kiln_result kiln__cast_import_mesh(kiln__cast_import *im, uint32_t node, kiln_so
  * said nothing. */
 kiln_result kiln__cast_import_blend_shape(kiln__cast_import *im, uint32_t node, kiln_source_blend_shape *out,
                                           uint32_t *base_node);
+/* The Skeleton's bones (parents sanitised, unreadable bones kept at the identity and reported);
+ * its IK handles and constraints are left to the two calls below. A parent cycle fails
+ * (ERR_CAST_BONE_CYCLE, reported). */
+kiln_result kiln__cast_import_skeleton(kiln__cast_import *im, uint32_t skel, kiln_source_skeleton *out);
+/* One IKHandle / Constraint of a skeleton of `bone_count` bones; dropped (reported) when its
+ * required bones do not resolve (constraint: to two distinct bones). */
+kiln_result kiln__cast_import_ik_handle(kiln__cast_import *im, uint32_t node, uint32_t bone_count,
+                                        kiln_source_ik_handle *out);
+kiln_result kiln__cast_import_constraint(kiln__cast_import *im, uint32_t node, uint32_t bone_count,
+                                         kiln_source_constraint *out);
 /* The file's Metadata (kiln_cast_find_metadata) into im->scene->metadata; absent or unreadable
  * leaves it empty. */
 kiln_result kiln__cast_import_metadata(kiln__cast_import *im);
