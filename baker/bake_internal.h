@@ -132,7 +132,6 @@ typedef struct kiln__anim_event {
 
 typedef struct kiln__anim {
     char                *name;
-    uint32_t             cast_node;     /* for messages */
     float                framerate;
     uint32_t             looping;
     int64_t              first_frame, last_frame;
@@ -142,7 +141,7 @@ typedef struct kiln__anim {
     kiln__anim_override *overrides; uint32_t override_count;
     kiln__anim_event    *events;    uint32_t event_count;
     uint64_t             key_count;     /* keys read, after dropping bad ones */
-    uint64_t             input_bytes;   /* Cast bytes of the Animation node */
+    uint64_t             input_bytes;   /* input bytes of the clip (its loc.size) */
     /* encoded (kiln__anim_encode) */
     unsigned char       *data;          /* constants, track table, rows (blob_format.h) */
     uint64_t             data_size;
@@ -230,10 +229,12 @@ kiln_result kiln__bake_mesh(const kiln__bake_ctx *ctx, const kiln_source_mesh *m
  * offsets + particles. ERR_CAST_EMPTY when it has no strands. */
 kiln_result kiln__bake_hair(const kiln__bake_ctx *ctx, const kiln_source_hair *hair, uint32_t index, kiln__hair *out);
 
-/* Bakes one Animation node: curves read, conditioned (D.2: bad keys dropped, sorted, last
- * duplicate kept, quaternions normalised and hemisphere-aligned) and resampled per frame;
+/* Bakes one clip, the index-th of its input (a nameless one is named after the input file,
+ * "<stem>_<index>" from the second on): curves conditioned (D.2: bad keys dropped, sorted,
+ * last duplicate kept, quaternions normalised and hemisphere-aligned) and resampled per frame;
  * overrides and notification events kept. The clip is not encoded yet (see kiln__anim_encode). */
-kiln_result kiln__bake_anim(const kiln__bake_ctx *ctx, uint32_t anim_node, kiln__anim *out);
+kiln_result kiln__bake_anim(const kiln__bake_ctx *ctx, const kiln_source_animation *anim, uint32_t index,
+                            kiln__anim *out);
 
 /* Reorders the joints of `anim` so that slot j drives bone j of `skeleton` where the names
  * match exactly (placeholder slots fill small gaps), which gives the runtime its identity-map

@@ -373,7 +373,10 @@ static kiln_result kiln__roots(kiln__job *job, const kiln__bake_ctx *ctx)
             }
             case KILN_CAST_ID_ANIMATION: {
                 kiln__mark before = kiln__mark_of(job);
-                r = kiln__bake_anim(ctx, c, &u->anims[u->anim_count]);
+                kiln_source_animation sa;
+                memset(&sa, 0, sizeof sa);
+                r = kiln__cast_import_animation(ctx->import, c, &sa);
+                if (r == KILN_OK) r = kiln__bake_anim(ctx, &sa, n->ordinal, &u->anims[u->anim_count]);
                 if (r == KILN_OK) u->anim_count++;
                 r = kiln__dropped(job, ctx, c, r, before);
                 break;

@@ -44,7 +44,8 @@ kiln_result kiln__cast_import_constraint(kiln__cast_import *im, uint32_t node, u
  * leaves it empty. */
 kiln_result kiln__cast_import_metadata(kiln__cast_import *im);
 
-/* Fills `out` from Animation node `node`. KILN_OK, ERR_OUT_OF_MEMORY, or the accessor's error
+/* Fills `out` from Animation node (its accessor and those of its Curves, CurveModeOverrides and
+ * NotificationTracks report in file order; a child that fails is left out) `node`. KILN_OK, ERR_OUT_OF_MEMORY, or the accessor's error
  * (reported; the caller drops the clip). */
 kiln_result kiln__cast_import_animation(kiln__cast_import *im, uint32_t node, kiln_source_animation *out);
 
