@@ -2,8 +2,10 @@
  * the bake stages.
  *
  *   stage 1, one unit per input, may run on several threads:
- *       parse -> typed accessors -> bake_skeleton / bake_mesh / bake_material / bake_instance
- *       -> kiln__bake_unit (plain C data, owned by the unit)
+ *       source layer (kiln/bake/source.h, filled by an importer) -> bake_skeleton / bake_mesh /
+ *       bake_material / bake_instance / bake_anim -> kiln__bake_unit (plain C data, owned by
+ *       the unit). The stages read only the source layer and report by kiln_source_loc
+ *       (bake_report.h); no stage includes a Cast header.
  *   stage 2, serial, input order:   units -> kiln__blob_builder (records, strings, streams)
  *   stage 3:                        builder -> laid-out blob bytes with CRC (blob_write.c)
  *
@@ -16,15 +18,9 @@
 #include "kiln/bake.h"
 #include "kiln/bake/source.h"
 #include "kiln/blob_format.h"
-#include "kiln/cast.h"
-#include "kiln/cast_scene.h"
 
 /* Everything a stage-1 function needs besides its node. */
-struct kiln__cast_import;
-
 typedef struct kiln__bake_ctx {
-    const kiln_cast_doc     *doc;
-    struct kiln__cast_import *import;     /* the Cast walk's importer state (per-node import) */
     const kiln_bake_input   *input;
     const kiln_bake_options *options;
     const kiln_allocator    *allocator;   /* never NULL functions inside: use kiln__realloc */

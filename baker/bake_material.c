@@ -72,11 +72,3 @@ kiln_result kiln__bake_material(const kiln__bake_ctx *ctx, const kiln_source_mat
     }
     return KILN_OK;
 }
-
-uint32_t kiln__material_index(const kiln__material *materials, uint32_t first, uint32_t count, uint32_t node)
-{
-    if (node == KILN_CAST_NONE) return KILN_BLOB_NONE;
-    for (uint32_t i = first; i < first + count; i++)
-        if (materials[i].cast_node == node) return i;
-    return KILN_BLOB_NONE;
-}

@@ -16,9 +16,6 @@ kiln_result kiln__bake_material(const kiln__bake_ctx *ctx, const kiln_source_mat
                                 uint32_t model, kiln__material *out);
 void kiln__material_free(const kiln_allocator *a, kiln__material *m);
 
-/* The index among materials[first .. first + count) of the one baked from Material `node`
- * (as resolved by the mesh and hair accessors), or KILN_BLOB_NONE. */
-uint32_t kiln__material_index(const kiln__material *materials, uint32_t first, uint32_t count, uint32_t node);
 
 /* The directory Instance paths of this input resolve against (Cast reference C.8): the first
  * Metadata's sr taken relative to the input's directory, else options->scene_root, both

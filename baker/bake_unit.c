@@ -13,6 +13,18 @@
 #include "diag.h"
 #include "ds.h"
 
+/* The walk's state beside the stages' context: the parsed document and the Cast importer that
+ * turns each node into its source-layer struct just before its stage bakes it (so that the
+ * reports of the two stay in file order). The context is the first member. */
+typedef struct kiln__walk {
+    kiln__bake_ctx     ctx;
+    const kiln_cast_doc *doc;
+    kiln__cast_import  *import;
+} kiln__walk;
+
+#define KILN__DOC(c)    (((const kiln__walk *)(const void *)(c))->doc)
+#define KILN__IMPORT(c) (((const kiln__walk *)(const void *)(c))->import)
+
 /* ---- diagnostics ---------------------------------------------------------------------------- */
 
 /* "<input>:<node path>" in the diag's path, so reports from several inputs stay apart. */
@@ -96,8 +108,8 @@ static kiln_result kiln__dropped(kiln__job *job, const kiln__bake_ctx *ctx, uint
     if (r == KILN_OK || r == KILN_ERR_OUT_OF_MEMORY) return r;
     int empty = r == KILN_ERR_CAST_EMPTY;
     if (job->errors_reported != before.errors || (empty && job->empty_reported != before.empty)) return KILN_OK;
-    kiln__diag_report(&ctx->sink, r, empty ? KILN_SEVERITY_WARNING : KILN_SEVERITY_ERROR, ctx->doc, node, NULL,
-                      KILN_NO_OFFSET, "%s dropped", kiln_cast_id_name(kiln_cast_node_at(ctx->doc, node)->id));
+    kiln__diag_report(&ctx->sink, r, empty ? KILN_SEVERITY_WARNING : KILN_SEVERITY_ERROR, KILN__DOC(ctx), node, NULL,
+                      KILN_NO_OFFSET, "%s dropped", kiln_cast_id_name(kiln_cast_node_at(KILN__DOC(ctx), node)->id));
     return KILN_OK;
 }
 
@@ -177,7 +189,7 @@ static char *kiln__model_name(const kiln__bake_ctx *ctx, const char *name, uint3
 static kiln_result kiln__model_rig(const kiln__bake_ctx *ctx, uint32_t skel, uint32_t skeleton, const kiln__skeleton *sk,
                                    kiln__bake_unit *u)
 {
-    const kiln_cast_doc *doc = ctx->doc;
+    const kiln_cast_doc *doc = KILN__DOC(ctx);
     kiln__rig_cache *cache = NULL;
     uint32_t ik_order = 0, constraint_order = 0;
     kiln_result r = KILN_OK;
@@ -192,13 +204,13 @@ static kiln_result kiln__model_rig(const kiln__bake_ctx *ctx, uint32_t skel, uin
         if (n->id == KILN_CAST_ID_IKHANDLE) {
             kiln_source_ik_handle h;
             memset(&h, 0, sizeof h);
-            r = kiln__cast_import_ik_handle(ctx->import, c, sk->bone_count, &h);
+            r = kiln__cast_import_ik_handle(KILN__IMPORT(ctx), c, sk->bone_count, &h);
             if (r == KILN_OK) r = kiln__bake_ik_handle(ctx, &h, skeleton, sk, ik_order, u);
             ik_order++;
         } else if (n->id == KILN_CAST_ID_CONSTRAINT) {
             kiln_source_constraint k;
             memset(&k, 0, sizeof k);
-            r = kiln__cast_import_constraint(ctx->import, c, sk->bone_count, &k);
+            r = kiln__cast_import_constraint(KILN__IMPORT(ctx), c, sk->bone_count, &k);
             if (r == KILN_OK) r = kiln__bake_constraint(ctx, &k, skeleton, sk, constraint_order, &cache, u);
             constraint_order++;
         }
@@ -212,12 +224,12 @@ static kiln_result kiln__model_skeleton(kiln__job *job, const kiln__bake_ctx *ct
                                         kiln__model *m)
 {
     kiln__bake_unit *u = &job->unit;
-    const kiln_cast_doc *doc = ctx->doc;
+    const kiln_cast_doc *doc = KILN__DOC(ctx);
     kiln__skeleton *sk = &u->skeletons[u->skeleton_count];
     kiln__mark before = kiln__mark_of(job);
     kiln_source_skeleton ss;
     memset(&ss, 0, sizeof ss);
-    kiln_result r = kiln__cast_import_skeleton(ctx->import, skel, &ss);
+    kiln_result r = kiln__cast_import_skeleton(KILN__IMPORT(ctx), skel, &ss);
     if (r == KILN_OK) r = kiln__bake_skeleton(ctx, &ss, sk);
     if (r != KILN_OK) return kiln__dropped(job, ctx, skel, r, before);
     if (sk->bone_count == 0) {
@@ -231,12 +243,22 @@ static kiln_result kiln__model_skeleton(kiln__job *job, const kiln__bake_ctx *ct
     return kiln__model_rig(ctx, skel, (uint32_t)m->skeleton, sk, u);
 }
 
+/* The index among materials[first .. first + count) of the one baked from Material `node`
+ * (as resolved by the mesh and hair accessors), or KILN_BLOB_NONE. */
+static uint32_t kiln__material_index(const kiln__material *materials, uint32_t first, uint32_t count, uint32_t node)
+{
+    if (node == KILN_CAST_NONE) return KILN_BLOB_NONE;
+    for (uint32_t i = first; i < first + count; i++)
+        if (materials[i].cast_node == node) return i;
+    return KILN_BLOB_NONE;
+}
+
 /* Materials, then meshes and hair (which link to the materials), in file order each. */
 static kiln_result kiln__model_parts(kiln__job *job, const kiln__bake_ctx *ctx, uint32_t node, uint32_t model,
                                      const kiln__skeleton *skeleton)
 {
     kiln__bake_unit *u = &job->unit;
-    const kiln_cast_doc *doc = ctx->doc;
+    const kiln_cast_doc *doc = KILN__DOC(ctx);
     uint32_t first_material = u->material_count;
     kiln_result r = KILN_OK;
     for (uint32_t c = kiln__first_child(doc, node); c != KILN_CAST_NONE && r == KILN_OK; c = kiln__next(doc, c)) {
@@ -245,7 +267,7 @@ static kiln_result kiln__model_parts(kiln__job *job, const kiln__bake_ctx *ctx, 
         kiln__mark before = kiln__mark_of(job);
         kiln_source_material sm;
         memset(&sm, 0, sizeof sm);
-        r = kiln__cast_import_material(ctx->import, c, &sm);
+        r = kiln__cast_import_material(KILN__IMPORT(ctx), c, &sm);
         if (r == KILN_OK) r = kiln__bake_material(ctx, &sm, n->ordinal, model, &u->materials[u->material_count]);
         if (r == KILN_OK) {
             u->materials[u->material_count].cast_node = c;
@@ -258,12 +280,12 @@ static kiln_result kiln__model_parts(kiln__job *job, const kiln__bake_ctx *ctx, 
     /* The BlendShapes: baked with their base mesh (bake_blend_shape.h), which they name by its
      * index among the Model's Meshes. */
     uint32_t shape_nodes = kiln_cast_child_count(doc, node, KILN_CAST_ID_BLENDSHAPE), shape_count = 0;
-    kiln_source_blend_shape *src_shapes = kiln_source_alloc(ctx->import->scene, shape_nodes, sizeof *src_shapes);
+    kiln_source_blend_shape *src_shapes = kiln_source_alloc(KILN__IMPORT(ctx)->scene, shape_nodes, sizeof *src_shapes);
     if (!src_shapes && r == KILN_OK) r = KILN_ERR_OUT_OF_MEMORY;
     for (uint32_t c = kiln__first_child(doc, node); c != KILN_CAST_NONE && r == KILN_OK; c = kiln__next(doc, c)) {
         if (kiln_cast_node_at(doc, c)->id != KILN_CAST_ID_BLENDSHAPE) continue;
         uint32_t base = KILN_CAST_NONE;
-        kiln_result rb = kiln__cast_import_blend_shape(ctx->import, c, &src_shapes[shape_count], &base);
+        kiln_result rb = kiln__cast_import_blend_shape(KILN__IMPORT(ctx), c, &src_shapes[shape_count], &base);
         if (rb == KILN_ERR_OUT_OF_MEMORY) r = rb;
         if (rb != KILN_OK) continue;
         src_shapes[shape_count++].mesh = kiln_cast_node_at(doc, base)->ordinal;
@@ -278,7 +300,7 @@ static kiln_result kiln__model_parts(kiln__job *job, const kiln__bake_ctx *ctx, 
             kiln__mesh *m = &u->meshes[u->mesh_count];
             kiln_source_mesh sm;
             memset(&sm, 0, sizeof sm);
-            r = kiln__cast_import_mesh(ctx->import, c, &sm);
+            r = kiln__cast_import_mesh(KILN__IMPORT(ctx), c, &sm);
             if (r == KILN_OK)
                 r = kiln__bake_mesh_shaped(ctx, &sm, kiln_cast_node_at(doc, c)->ordinal, skeleton, &shapes, u,
                                            u->mesh_count, m);
@@ -295,7 +317,7 @@ static kiln_result kiln__model_parts(kiln__job *job, const kiln__bake_ctx *ctx, 
             kiln__hair *h = &u->hairs[u->hair_count];
             kiln_source_hair sh;
             memset(&sh, 0, sizeof sh);
-            r = kiln__cast_import_hair(ctx->import, c, &sh);
+            r = kiln__cast_import_hair(KILN__IMPORT(ctx), c, &sh);
             if (r == KILN_OK) r = kiln__bake_hair(ctx, &sh, kiln_cast_node_at(doc, c)->ordinal, h);
             if (r == KILN_OK) {
                 kiln_cast_hair ch;
@@ -319,7 +341,7 @@ static kiln_result kiln__bake_model(kiln__job *job, const kiln__bake_ctx *ctx, u
     kiln__bake_unit *u = &job->unit;
     kiln_cast_model cm;
     kiln__mark before = kiln__mark_of(job);
-    kiln_result r = kiln_cast_get_model(ctx->doc, node, &cm, &ctx->sink);
+    kiln_result r = kiln_cast_get_model(KILN__DOC(ctx), node, &cm, &ctx->sink);
     if (r != KILN_OK) return kiln__dropped(job, ctx, node, r, before);
 
     uint32_t index = u->model_count;
@@ -343,7 +365,7 @@ static kiln_result kiln__bake_model(kiln__job *job, const kiln__bake_ctx *ctx, u
 static kiln_result kiln__roots(kiln__job *job, const kiln__bake_ctx *ctx)
 {
     kiln__bake_unit *u = &job->unit;
-    const kiln_cast_doc *doc = ctx->doc;
+    const kiln_cast_doc *doc = KILN__DOC(ctx);
     uint32_t instance_ordinal = 0;
     for (uint32_t k = 0; k < kiln_cast_root_count(doc); k++) {
         uint32_t root = kiln_cast_root(doc, k);
@@ -360,7 +382,7 @@ static kiln_result kiln__roots(kiln__job *job, const kiln__bake_ctx *ctx)
                 kiln__mark before = kiln__mark_of(job);
                 kiln_source_instance si;
                 memset(&si, 0, sizeof si);
-                r = kiln__cast_import_instance(ctx->import, c, &si);
+                r = kiln__cast_import_instance(KILN__IMPORT(ctx), c, &si);
                 if (r == KILN_OK)
                     r = kiln__bake_instance(ctx, &si, instance_ordinal, u->scene_root, &u->instances[u->instance_count]);
                 instance_ordinal++;
@@ -375,7 +397,7 @@ static kiln_result kiln__roots(kiln__job *job, const kiln__bake_ctx *ctx)
                 kiln__mark before = kiln__mark_of(job);
                 kiln_source_animation sa;
                 memset(&sa, 0, sizeof sa);
-                r = kiln__cast_import_animation(ctx->import, c, &sa);
+                r = kiln__cast_import_animation(KILN__IMPORT(ctx), c, &sa);
                 if (r == KILN_OK) r = kiln__bake_anim(ctx, &sa, n->ordinal, &u->anims[u->anim_count]);
                 if (r == KILN_OK) u->anim_count++;
                 r = kiln__dropped(job, ctx, c, r, before);
@@ -399,7 +421,9 @@ kiln_result kiln__job_run(kiln__job *job, const kiln_bake_input *input, uint32_t
 {
     job->unit.input = input;
     job->unit.source = source;
-    kiln__bake_ctx ctx;
+    kiln__walk walk;
+    memset(&walk, 0, sizeof walk);
+    kiln__bake_ctx ctx; /* filled, then copied into the walk */
     memset(&ctx, 0, sizeof ctx);
     ctx.input = input;
     ctx.options = job->options;
@@ -419,16 +443,17 @@ kiln_result kiln__job_run(kiln__job *job, const kiln_bake_input *input, uint32_t
         kiln__prefix_path(&job->error, input->path);
         return job->result = r;
     }
-    ctx.doc = doc;
     kiln_source_scene scene;
     kiln_source_scene_init(&scene, job->allocator);
-    kiln__cast_import im = {doc, &scene, &ctx.sink};
-    ctx.import = &im;
+    walk.ctx = ctx;
+    walk.doc = doc;
+    kiln__cast_import im = {doc, &scene, &walk.ctx.sink};
+    walk.import = &im;
 
     r = kiln__reserve_unit(job, doc);
     if (r == KILN_OK) r = kiln__cast_import_metadata(&im);
-    if (r == KILN_OK) r = kiln__bake_metadata(&ctx, &scene.metadata, &job->unit);
-    if (r == KILN_OK) r = kiln__roots(job, &ctx);
+    if (r == KILN_OK) r = kiln__bake_metadata(&walk.ctx, &scene.metadata, &job->unit);
+    if (r == KILN_OK) r = kiln__roots(job, &walk.ctx);
     if (r == KILN_OK && job->diag_oom) r = KILN_ERR_OUT_OF_MEMORY;
     if (r != KILN_OK) kiln__fail(job, r, doc, KILN_CAST_NONE, "while baking");
     kiln_cast_free(doc);

@@ -142,12 +142,10 @@ static void harness_init(harness *h, const built *b, uint32_t flags, uint32_t ma
     source_import.doc = b->doc;
     source_import.scene = &source_scene;
     source_import.sink = &h->ctx.sink;
-    h->ctx.import = &source_import;
     h->opt.flags = flags;
     h->opt.max_influences = max_influences;
     h->opt.allocator = a;
     h->input.path = "test.cast";
-    h->ctx.doc = b->doc;
     h->ctx.input = &h->input;
     h->ctx.options = &h->opt;
     h->ctx.allocator = a;
