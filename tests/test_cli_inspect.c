@@ -23,6 +23,7 @@
 
 #include "json.h"
 #include "kiln/cast_write.h"
+#include "kiln/bake/source.h"
 #include "kiln/version.h"
 #include "test_util.h"
 
@@ -689,9 +690,14 @@ Test(cli_help, version_prints_build_info)
     const char *args[] = {"--version", NULL};
     run_result r = run_kiln(args);
     cr_expect_eq(r.status, 0);
-    char want[512];
-    snprintf(want, sizeof want, "%s\n", kiln_build_info());
+    /* The build information, then one line per importer (name, description). */
+    char want[2048];
+    int n = snprintf(want, sizeof want, "%s\nimporters:\n", kiln_build_info());
+    for (uint32_t i = 0; i < kiln_importer_count() && n > 0 && (size_t)n < sizeof want; i++)
+        n += snprintf(want + n, sizeof want - (size_t)n, "  %-14s %s\n", kiln_importer_at(i)->name,
+                      kiln_importer_at(i)->description);
     cr_expect_str_eq(r.out, want);
+    cr_expect(strstr(r.out, "\n  cast ") != NULL, "the Cast importer is listed: %s", r.out);
     run_free(&r);
 }
 
