@@ -7,6 +7,7 @@
 
 #include "bake_blend_shape.h"
 #include "cast/cast_import.h"
+#include "import/importers.h"
 #include "bake_scene.h"
 #include "bake_stage.h"
 #include "bake_util.h"
@@ -432,6 +433,34 @@ kiln_result kiln__job_run(kiln__job *job, const kiln_bake_input *input, uint32_t
     ctx.sink.user = job;
     ctx.stats = &job->unit.stats;
     job->unit.stats.input_bytes = input->size;
+
+    /* The importer: named, or found from the leading bytes. Bytes nothing recognises go to the
+     * Cast reader, which names what it found (ERR_CAST_BAD_MAGIC). */
+    const kiln_importer *imp = input->format ? kiln_importer_find(input->format) : kiln_importer_detect(input->data, input->size);
+    if (input->format && !imp) {
+        kiln_source_scene none;
+        kiln_result r = kiln_source_import(input->data, input->size, input->path, input->format, NULL, &none,
+                                           &job->error);
+        return job->result = r;
+    }
+    if (imp && (imp != &kiln__importer_cast || (job->options->flags & KILN__BAKE_SOURCE_WALK))) {
+        kiln_import_options io;
+        memset(&io, 0, sizeof io);
+        io.allocator = job->allocator;
+        io.diag = ctx.sink;
+        io.framerate = job->options->framerate;
+        kiln_source_scene scene;
+        kiln_result r = kiln_source_import(input->data, input->size, input->path, imp->name, &io, &scene, &job->error);
+        if (r != KILN_OK) {
+            kiln__prefix_path(&job->error, input->path);
+            return job->result = r;
+        }
+        r = kiln__bake_source(job, &ctx, &scene);
+        if (r == KILN_OK && job->diag_oom) r = KILN_ERR_OUT_OF_MEMORY;
+        if (r != KILN_OK) kiln__fail(job, r, NULL, KILN_CAST_NONE, "while baking");
+        kiln_source_scene_free(&scene);
+        return job->result = r;
+    }
 
     kiln_cast_parse_options popts;
     memset(&popts, 0, sizeof popts);

@@ -3,6 +3,8 @@
  * corpus MANIFEST). */
 #include <math.h>
 
+#include "bake_stage.h"
+#include "kiln/bake.h"
 #include "kiln/bake/source.h"
 #include "test_util.h"
 
@@ -425,6 +427,66 @@ Test(source_cast, every_good_corpus_file_imports, .timeout = 120)
         cr_assert_gt(s.model_count + s.instance_count + s.animation_count, 0, "%s", names[i]);
         kiln_source_scene_free(&s);
         file_bytes_free(&f);
+    }
+    corpus_list_free(names, count);
+}
+
+/* ---- the source-layer walk ------------------------------------------------------------------ */
+
+/* Bakes `count` corpus files (with the private flag or not) into *out (free with free()). */
+static int bake_files(const char *dir, const char *const *names, uint32_t count, uint32_t flags, file_bytes *out,
+                      kiln_bake_stats *stats)
+{
+    file_bytes f[2];
+    kiln_bake_input in[2];
+    for (uint32_t i = 0; i < count; i++) {
+        cr_assert(corpus_read(dir, names[i], &f[i]));
+        in[i] = (kiln_bake_input){names[i], f[i].data, f[i].size, NULL};
+    }
+    kiln_bake_options o;
+    memset(&o, 0, sizeof o);
+    o.flags = flags;
+    kiln_bake_result res;
+    kiln_diag err;
+    kiln_result r = kiln_bake(in, count, &o, &res, &err);
+    for (uint32_t i = 0; i < count; i++) file_bytes_free(&f[i]);
+    cr_assert_eq(r, KILN_OK, "%s: %s %s", names[0], err.path, err.message);
+    out->size = res.size;
+    out->data = malloc(res.size);
+    memcpy(out->data, res.blob, res.size);
+    *stats = res.stats;
+    kiln_bake_result_free(&res);
+    return 1;
+}
+
+/* Every good corpus file, alone and the animation cases with their model, baked through the
+ * importer and the source-layer walk: the same blob, byte for byte, as the Cast walk, and the
+ * same statistics. */
+Test(source_walk, same_blob_as_the_cast_walk, .timeout = 300)
+{
+    char dir[1024];
+    corpus_dir_or_skip(dir, sizeof dir);
+    char **names;
+    size_t count = corpus_list(dir, &names);
+    for (size_t i = 0; i <= count; i++) {
+        const char *pair[2] = {i < count ? names[i] : "anim_rig_model.cast", "anim_abs_all.cast"};
+        uint32_t n = i < count ? 1 : 2;
+        if (i < count && strncmp(names[i], "bench/", 6) == 0) continue; /* large; covered by the reference blobs */
+        file_bytes a, b;
+        kiln_bake_stats sa, sb;
+        bake_files(dir, pair, n, 0, &a, &sa);
+        bake_files(dir, pair, n, KILN__BAKE_SOURCE_WALK, &b, &sb);
+        cr_assert_eq(a.size, b.size, "%s: %zu bytes, %zu through the source walk", pair[0], a.size, b.size);
+        cr_assert_eq(memcmp(a.data, b.data, a.size), 0, "%s: the blobs differ", pair[0]);
+        cr_assert_eq(sa.vertices_out, sb.vertices_out, "%s", pair[0]);
+        cr_assert_eq(sa.warnings, sb.warnings, "%s: %llu warnings, %llu through the source walk", pair[0],
+                     (unsigned long long)sa.warnings, (unsigned long long)sb.warnings);
+        cr_assert_eq(sa.errors, sb.errors, "%s", pair[0]);
+        cr_assert_eq(sa.section_count, sb.section_count, "%s", pair[0]);
+        for (uint32_t k = 0; k < sa.section_count; k++)
+            cr_assert_eq(sa.sections[k].input_bytes, sb.sections[k].input_bytes, "%s: section %u", pair[0], k);
+        free(a.data);
+        free(b.data);
     }
     corpus_list_free(names, count);
 }
