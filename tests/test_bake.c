@@ -467,6 +467,7 @@ Test(bake_determinism, same_inputs_give_the_same_bytes_twice_and_with_two_thread
         in[i].path = paths[i];
         in[i].data = f[i].data;
         in[i].size = f[i].size;
+        in[i].format = NULL;
     }
     baked a, b, c;
     kiln_bake_options o;
@@ -989,6 +990,7 @@ Test(bake_instance, scene_root_comes_from_metadata_else_the_option_else_the_inst
     in.path = "x.cast";
     in.data = f.data;
     in.size = f.size;
+    in.format = NULL;
     cr_assert_eq(bake_with(&in, 1, NULL, &b), KILN_OK);
     ref = kiln_blob_references(b.blob, &n);
     cr_assert_eq(n, 1, "only the absolute path resolves without a scene root");

@@ -123,6 +123,7 @@ static kiln_result bake_bytes(const cast_bytes *const *inputs, uint32_t count, u
         in[i].path = i ? "anim.cast" : "model.cast";
         in[i].data = inputs[i]->data;
         in[i].size = (size_t)inputs[i]->size;
+        in[i].format = NULL;
     }
     kiln_bake_options opt;
     memset(&opt, 0, sizeof opt);
