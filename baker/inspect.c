@@ -19,6 +19,8 @@
 
 #include "cli.h"
 #include "inspect_blob.h"
+#include "inspect_source.h"
+#include "kiln/bake/source.h"
 #include "json.h"
 #include "kiln/cast.h"
 #include "kiln/cast_scene.h"
@@ -121,7 +123,7 @@ typedef struct kiln__inspect {
     const char          *path;
     const kiln_cast_doc *doc;
     size_t               file_size;
-    int                  json, quiet;
+    int                  json, quiet, source;
     kiln_diag_sink       sink;
 
     kiln_diag *diags;
@@ -1192,11 +1194,12 @@ static void kiln__js_print(const kiln__inspect *s, int status)
 
 /* ---- the verb -------------------------------------------------------------------------------- */
 
-enum { OPT_JSON, OPT_QUIET, OPT_HELP };
+enum { OPT_JSON, OPT_QUIET, OPT_SOURCE, OPT_HELP };
 
 static const kiln__cli_opt kiln__inspect_opts[] = {
     {"json", 'j', NULL, OPT_JSON, "print one JSON document instead of text (docs/inspect-json.md)"},
     {"quiet", 'q', NULL, OPT_QUIET, "do not print warnings on stderr (errors are always printed)"},
+    {"source", 0, NULL, OPT_SOURCE, "show what the importer hands the bake (the source scene), for any format"},
     {"help", 'h', NULL, OPT_HELP, "show this help"},
 };
 
@@ -1255,6 +1258,15 @@ static int kiln__inspect_file(kiln__inspect *s)
     s->file_size = file.size;
     if (kiln__is_blob(file.data, file.size)) { /* a baked blob: inspect_blob.c */
         int status = kiln__inspect_blob(s->path, file.data, file.size, s->json);
+        kiln__cli_file_free(&file);
+        return status;
+    }
+    /* Formats other than Cast (found by their bytes), or any with --source: the source scene.
+     * Cast keeps its node view; bytes nothing recognises go to the Cast reader, which names
+     * what it found. */
+    const kiln_importer *imp = kiln_importer_detect(file.data, file.size);
+    if (s->source || (imp && strcmp(imp->name, "cast") != 0)) {
+        int status = kiln__inspect_source(s->path, file.data, file.size, NULL, s->json, s->quiet);
         kiln__cli_file_free(&file);
         return status;
     }
@@ -1330,6 +1342,7 @@ static int kiln__inspect_run(int argc, char **argv)
         switch (kiln__inspect_opts[k].key) {
         case OPT_JSON: s.json = 1; break;
         case OPT_QUIET: s.quiet = 1; break;
+        case OPT_SOURCE: s.source = 1; break;
         case OPT_HELP: kiln__inspect_help(stdout); return KILN_EXIT_OK;
         default: break;
         }
