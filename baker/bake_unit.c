@@ -299,12 +299,18 @@ static kiln_result kiln__model_parts(kiln__job *job, const kiln__bake_ctx *ctx, 
         kiln__mark before = kiln__mark_of(job);
         if (id == KILN_CAST_ID_MESH) {
             kiln__mesh *m = &u->meshes[u->mesh_count];
+            /* The mesh's copy lives only while it is baked (a scene of its own). */
             kiln_source_mesh sm;
             memset(&sm, 0, sizeof sm);
-            r = kiln__cast_import_mesh(KILN__IMPORT(ctx), c, &sm);
+            kiln_source_scene mesh_scene;
+            kiln_source_scene_init(&mesh_scene, ctx->allocator);
+            kiln__cast_import mesh_import = *KILN__IMPORT(ctx);
+            mesh_import.scene = &mesh_scene;
+            r = kiln__cast_import_mesh(&mesh_import, c, &sm);
             if (r == KILN_OK)
                 r = kiln__bake_mesh_shaped(ctx, &sm, kiln_cast_node_at(doc, c)->ordinal, skeleton, &shapes, u,
                                            u->mesh_count, m);
+            kiln_source_scene_free(&mesh_scene);
             if (r == KILN_OK) {
                 /* The accessor again, silently, for the Material node it resolved. */
                 kiln_cast_mesh cm;
