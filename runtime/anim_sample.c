@@ -10,15 +10,6 @@
 
 #include "anim_internal.h"
 
-/* ---- quantisation ------------------------------------------------------------------------- */
-#define KILN__INV(w) (1.0f / (float)((1u << (w)) - 1u))
-const float kiln__quant_inv_table[KILN__MAX_QBITS + 1] = {
-    0.0f,         KILN__INV(1),  KILN__INV(2),  KILN__INV(3),  KILN__INV(4),  KILN__INV(5),  KILN__INV(6),
-    KILN__INV(7), KILN__INV(8),  KILN__INV(9),  KILN__INV(10), KILN__INV(11), KILN__INV(12), KILN__INV(13),
-    KILN__INV(14), KILN__INV(15), KILN__INV(16), KILN__INV(17), KILN__INV(18), KILN__INV(19), KILN__INV(20),
-    KILN__INV(21), KILN__INV(22), KILN__INV(23), KILN__INV(24)};
-#undef KILN__INV
-
 /* ---- slerp correction (see anim_internal.h) ----------------------------------------------- */
 const float kiln__slerp_fit[KILN__SLERP_DEG][4] = {
     {0.66664079f, -0.000265858716f, 0.000789040295f, -0.0126387583f},
