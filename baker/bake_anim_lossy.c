@@ -25,6 +25,7 @@
 #include "bake_anim.h"
 #include "diag.h"
 #include "ds.h"
+#include "math_f64.h"
 
 #define KILN__STEPS 24
 static const uint32_t kiln__widths[KILN__STEPS] = {0, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21, 22, 23, 24, 32};
@@ -131,27 +132,6 @@ static int kiln__qw_rebuilt(const kiln__lossy *L, uint32_t blk)
 
 /* ---- evaluation -------------------------------------------------------------------------------- */
 
-static void kiln__qmul(const double a[4], const double b[4], double o[4])
-{
-    o[0] = a[3] * b[0] + a[0] * b[3] + a[1] * b[2] - a[2] * b[1];
-    o[1] = a[3] * b[1] - a[0] * b[2] + a[1] * b[3] + a[2] * b[0];
-    o[2] = a[3] * b[2] + a[0] * b[1] - a[1] * b[0] + a[2] * b[3];
-    o[3] = a[3] * b[3] - a[0] * b[0] - a[1] * b[1] - a[2] * b[2];
-}
-
-/* slerp(I, k, a) along the short arc. */
-static void kiln__qpow(const double k[4], double a, double o[4])
-{
-    double s = k[3] < 0 ? -1.0 : 1.0, x = s * k[0], y = s * k[1], z = s * k[2], w = s * k[3];
-    double v = sqrt(x * x + y * y + z * z);
-    if (v < 1e-15) {
-        o[0] = o[1] = o[2] = 0.0, o[3] = 1.0;
-        return;
-    }
-    double th = atan2(v, w), f = sin(a * th) / v;
-    o[0] = x * f, o[1] = y * f, o[2] = z * f, o[3] = cos(a * th);
-}
-
 /* The local transform of `nd` at frame r from raw (dec == 0) or decoded values, composed with
  * the rest pose by the joint's modes (the runtime's table, with the rest pose underneath). */
 static void kiln__local(const kiln__lossy *L, uint32_t nd, uint32_t r, int dec, double t[3], double q[4], double s[3])
@@ -202,9 +182,8 @@ static void kiln__world(const kiln__lossy *L, uint32_t nd, uint32_t r, int dec, 
     double n2 = q[0] * q[0] + q[1] * q[1] + q[2] * q[2] + q[3] * q[3];
     double inv = n2 > 0 ? 1.0 / sqrt(n2) : 0.0;
     double x = q[0] * inv, y = q[1] * inv, z = q[2] * inv, ww = q[3] * inv;
-    double R[9] = {1 - 2 * (y * y + z * z), 2 * (x * y + z * ww), 2 * (x * z - y * ww),
-                   2 * (x * y - z * ww), 1 - 2 * (x * x + z * z), 2 * (y * z + x * ww),
-                   2 * (x * z + y * ww), 2 * (y * z - x * ww), 1 - 2 * (x * x + y * y)};
+    double unit[4] = {x, y, z, ww}, R[9];
+    kiln__qto_mat3(unit, R);
     const kiln__node *N = &L->node[nd];
     const kiln__xf *p = N->parent >= 0 ? &(dec ? L->wdec : L->wraw)[N->parent] : NULL;
     double lm[9];
