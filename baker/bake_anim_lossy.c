@@ -538,8 +538,7 @@ kiln_result kiln__encode_lossy(const kiln_allocator *a, const kiln_bake_options 
                                kiln__anim *an, const kiln__skeleton *skeleton, int *met)
 {
     *met = 0;
-    double bound = o->anim_error_m > 0.0f ? o->anim_error_m : KILN_BAKE_ANIM_ERROR_M;
-    double distance = o->anim_distance_m > 0.0f ? o->anim_distance_m : KILN_BAKE_ANIM_DISTANCE_M;
+    double bound = o->anim_error_m, distance = o->anim_distance_m; /* normalised by kiln_bake */
     /* Stored rotations have qw >= 0: the runtime rebuilds qw as a non-negative root. */
     for (uint32_t j = 0; j < an->joint_count; j++) {
         float *v = an->joints[j].values;
