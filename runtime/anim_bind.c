@@ -389,7 +389,7 @@ kiln_result kiln_anim_bind(const kiln_blob *anim_blob, uint32_t clip, const kiln
             for (unsigned c = 0; c < KILN_ANIM_COMPONENTS; c++) {
                 if (c == KILN__QW) continue;
                 if (cb->kind[c] != KILN__SRC_DECODED || cb->width[c] != cb->width[0] ||
-                    cb->track[c] != cb->track[0] + k || cb->offset[c] != cb->offset[0] + k * cb->width[0])
+                    cb->track[c] != cb->track[0] + k || cb->offset[c] != cb->offset[0] + k * kiln__clip_track_bytes(cb->width[0]))
                     uniform = 0;
                 k++;
             }
@@ -403,7 +403,7 @@ kiln_result kiln_anim_bind(const kiln_blob *anim_blob, uint32_t clip, const kiln
                 if (cb->kind[c] != KILN__SRC_DECODED || cb->track[c] != cb->track[0] + k || cb->offset[c] != at)
                     packed = 0;
                 cb->packed_width[k++] = (uint8_t)cb->width[c];
-                at += cb->width[c];
+                at += kiln__clip_track_bytes(cb->width[c]);
             }
             if (packed) {
                 /* the lanes' steps (kiln__clip_step), rounded once here as every path rounds them */

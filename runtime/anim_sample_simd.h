@@ -127,13 +127,13 @@ KILN__FN kv_xf KILN__SFX(kiln__interp_packed)(const kiln_anim_binding *b, const 
         kv a_ = KILN__SFX(kiln__fetch_p)(scale + (q) * KILN__LANES, tr[q].range_min, w[q], h, s0);         \
         kv b_ = KILN__SFX(kiln__fetch_p)(scale + (q) * KILN__LANES, tr[q].range_min, w[q], h, s1);         \
         (dst) = kv_fma(u, kv_sub(b_, a_), a_);                                                            \
-        s0 += w[q], s1 += w[q];                                                                           \
+        s0 += kiln__clip_track_bytes(w[q]), s1 += kiln__clip_track_bytes(w[q]);                           \
     } while (0)
 #define KILN__PAIR(a, bq, q)                                                                              \
     do {                                                                                                  \
         (a) = KILN__SFX(kiln__fetch_p)(scale + (q) * KILN__LANES, tr[q].range_min, w[q], h, s0);           \
         (bq) = KILN__SFX(kiln__fetch_p)(scale + (q) * KILN__LANES, tr[q].range_min, w[q], h, s1);          \
-        s0 += w[q], s1 += w[q];                                                                           \
+        s0 += kiln__clip_track_bytes(w[q]), s1 += kiln__clip_track_bytes(w[q]);                           \
     } while (0)
     KILN__LERP(k.tx, 0);
     KILN__LERP(k.ty, 1);
