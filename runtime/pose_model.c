@@ -63,7 +63,9 @@ kiln_result kiln_pose_skin_matrices(const kiln_blob *skel_blob, uint32_t skeleto
 
 /* ---- scalar kernels ------------------------------------------------------------------------ */
 
-/* The local matrix of lane l as 12 floats: the 3x3 R·S column-major, then t. */
+/* The local matrix of lane l as 12 floats: the 3x3 R·S column-major, then t. Spelled out, not
+ * glm_quat_mat3: that one divides by |q| (2 / |q| rather than the 2 used here for the unit
+ * quaternions of a pose) and sums the squares in another order. */
 static void kiln__local_matrix(const kiln_soa_xform *x, unsigned l, float m[12])
 {
     float qx = x->qx[l], qy = x->qy[l], qz = x->qz[l], qw = x->qw[l];
