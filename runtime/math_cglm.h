@@ -13,11 +13,14 @@
  *
  * Which routines: the scalar kernels are the reference the SIMD kernels are compared with, and
  * spell each sum in the SIMD kernels' order. They use the routines that round in that order on
- * both of cglm's x86 paths (plain C and SSE): element-wise vec3/vec4 ones (scale, muladds, add,
- * sub, lerp), cross products, glm_vec3_normalize, glm_quat_mul and glm_mat4_mul (products
- * summed left to right, each rounded). cglm's vec4 dot product pairs (x + y) + (z + w) on SSE
- * and sums left to right in plain C, so dot products whose order the SIMD kernels fix stay
- * spelled out. (cglm's NEON path fuses its multiply-adds, as the AVX2 kernels do.)
+ * both of cglm's x86 paths (plain C and SSE): element-wise vec3/vec4 ones (scale, mul, add,
+ * adds, sub, muladds, negate, lerp), glm_vec3_norm2 and glm_vec3_cross, glm_quat_mul and
+ * glm_mat4_mul (products summed left to right, each rounded) and glm_mat4_transpose_to.
+ * glm_vec3_normalize writes +0 for a zero vector where the SIMD kernels keep each zero's
+ * sign, so kernels scale by the reciprocal length themselves. cglm's vec4 dot product pairs
+ * (x + y) + (z + w) on SSE and sums left to right in plain C, so dot products whose order the
+ * SIMD kernels fix stay spelled out. (cglm's NEON path fuses its multiply-adds, as the AVX2
+ * kernels do.)
  *
  * cglm's parameters are not const; KILN__GLM(p) passes a read-only float array to a routine that
  * only reads it.
