@@ -9,7 +9,8 @@
  * arguments with aligned SSE instructions, and the runtime hands them caller buffers, blob
  * records and AoS locals that are 4-byte aligned at best. With it they use unaligned loads and
  * stores (as fast on aligned data) and cglm's types lose their alignment attribute. It must be
- * defined before any cglm header, so no runtime file includes cglm but through this one.
+ * defined before any cglm header: the build defines it for every runtime file, and this header
+ * defines it for builds that do not; no runtime file includes cglm but through this one.
  *
  * Which routines: the scalar kernels are the reference the SIMD kernels are compared with, and
  * spell each sum in the SIMD kernels' order. They use the routines that round in that order on
