@@ -4,7 +4,13 @@
  *
  *   - every bad/ file gets exactly the outcome cases.json (MANIFEST.md) names: a reject with
  *     that rule, or a load with that warning; nothing leaks (counting allocator);
- */
+ *   - every good case imports with exactly its listed warnings, and its meshes (corners in the
+ *     expected order with their attributes, skin per corner), materials and skeleton match the
+ *     expected JSON within its tolerances;
+ *   - the imported curves, sampled as spec 7.2 says (hold-filled keys, wrap to frame 0, lerp /
+ *     shortest-path slerp) on the model's rest pose and composed as spec 4, give the expected
+ *     bone model matrices at every listed frame;
+ *   - hostile variants (every prefix of a small file, counts set huge) fail cleanly. */
 #include <criterion/criterion.h>
 #include <math.h>
 #include <stdint.h>
@@ -129,3 +135,401 @@ Test(import_unigine, bad_files_get_their_manifest_outcome)
     jr_free(cases);
 }
 
+/* ---- math for the expected values -------------------------------------------------------------- */
+
+typedef struct xf { double t[3], r[4], s[3]; } xf;
+
+/* Column-vector 4x4 in m[row][col]: T * R * S. */
+static void trs_matrix(const xf *x, double m[4][4])
+{
+    double qx = x->r[0], qy = x->r[1], qz = x->r[2], qw = x->r[3];
+    double r[3][3] = {
+        {1 - 2 * (qy * qy + qz * qz), 2 * (qx * qy - qz * qw), 2 * (qx * qz + qy * qw)},
+        {2 * (qx * qy + qz * qw), 1 - 2 * (qx * qx + qz * qz), 2 * (qy * qz - qx * qw)},
+        {2 * (qx * qz - qy * qw), 2 * (qy * qz + qx * qw), 1 - 2 * (qx * qx + qy * qy)}};
+    for (int i = 0; i < 3; i++) {
+        for (int j = 0; j < 3; j++) m[i][j] = r[i][j] * x->s[j];
+        m[i][3] = x->t[i];
+        m[3][i] = 0.0;
+    }
+    m[3][3] = 1.0;
+}
+
+static void mat_mul(const double a[4][4], const double b[4][4], double o[4][4])
+{
+    double t[4][4];
+    for (int i = 0; i < 4; i++)
+        for (int j = 0; j < 4; j++) {
+            t[i][j] = 0.0;
+            for (int k = 0; k < 4; k++) t[i][j] += a[i][k] * b[k][j];
+        }
+    memcpy(o, t, sizeof t);
+}
+
+/* Model matrices (spec 4): M = M_parent * T * R * S, any bone order (parents resolved by
+ * recursion bounded by the bone count: the importer rejected cycles). */
+static void model_matrices(const kiln_source_skeleton *sk, const xf *local, double (*out)[4][4])
+{
+    uint32_t n = sk->bone_count;
+    char *done = calloc(n ? n : 1, 1);
+    for (uint32_t pass = 0; pass < n; pass++)
+        for (uint32_t i = 0; i < n; i++) {
+            if (done[i]) continue;
+            int32_t p = sk->bones[i].parent;
+            if (p >= 0 && !done[p]) continue;
+            double m[4][4];
+            trs_matrix(&local[i], m);
+            if (p >= 0) mat_mul(out[p], m, out[i]);
+            else memcpy(out[i], m, sizeof m);
+            done[i] = 1;
+        }
+    free(done);
+}
+
+static int bone_index(const kiln_source_skeleton *sk, const char *name)
+{
+    for (uint32_t i = 0; sk && i < sk->bone_count; i++)
+        if (strcmp(sk->bones[i].name, name) == 0) return (int)i;
+    return -1;
+}
+
+static void expect_vec(const jr_value *v, const double *got, int n, double tol, const char *what)
+{
+    cr_assert_eq(jr_len(v), (size_t)n, "%s: expected %d values", what, n);
+    for (int i = 0; i < n; i++)
+        cr_expect(fabs(jr_num(jr_at(v, (size_t)i)) - got[i]) <= tol, "%s[%d]: %.9g, expected %.9g", what, i, got[i],
+                  jr_num(jr_at(v, (size_t)i)));
+}
+
+static void expect_matrix(const jr_value *rows, const double m[4][4], double tol, const char *what)
+{
+    cr_assert_eq(jr_len(rows), 4u, "%s: 4 rows expected", what);
+    for (int i = 0; i < 4; i++) {
+        char w[256];
+        snprintf(w, sizeof w, "%s row %d", what, i);
+        expect_vec(jr_at(rows, (size_t)i), m[i], 4, tol, w);
+    }
+}
+
+static void expect_quat(const jr_value *v, const double *q, double tol, const char *what)
+{
+    double d = 0.0;
+    for (int i = 0; i < 4; i++) d += jr_num(jr_at(v, (size_t)i)) * q[i];
+    double s = d < 0.0 ? -1.0 : 1.0, flipped[4];
+    for (int i = 0; i < 4; i++) flipped[i] = s * q[i];
+    expect_vec(v, flipped, 4, tol, what);
+}
+
+/* ---- meshes, materials, skeleton ------------------------------------------------------------------ */
+
+static void check_skeleton(const kiln_source_model *m, const jr_value *exp, double tol_m, const char *cs)
+{
+    const kiln_source_skeleton *sk = m->skeleton;
+    uint32_t n = sk ? sk->bone_count : 0;
+    cr_assert_eq(n, jr_len(exp), "%s: %u bones, expected %zu", cs, n, jr_len(exp));
+    if (!n) return;
+    xf *rest = calloc(n, sizeof *rest);
+    double (*models)[4][4] = calloc(n, sizeof *models);
+    for (uint32_t i = 0; i < n; i++) {
+        const kiln_source_bone *b = &sk->bones[i];
+        cr_expect_eq(b->segment_scale_compensate, 0u, "%s: bone %u compensates scale", cs, i);
+        for (int c = 0; c < 3; c++) rest[i].t[c] = b->local_position[c], rest[i].s[c] = b->scale[c];
+        for (int c = 0; c < 4; c++) rest[i].r[c] = b->local_rotation[c];
+    }
+    model_matrices(sk, rest, models);
+    for (uint32_t i = 0; i < n; i++) {
+        const jr_value *e = jr_at(exp, i);
+        const char *name = jr_str(jr_get(e, "name"));
+        cr_assert_not_null(name, "%s: bone %u has no name", cs, i);
+        char what[300];
+        snprintf(what, sizeof what, "%s: bone %u '%s'", cs, i, name);
+        cr_expect_str_eq(sk->bones[i].name, name, "%s: named '%s'", what, sk->bones[i].name);
+        cr_expect_eq(sk->bones[i].parent, (int32_t)jr_num(jr_get(e, "parent")), "%s: parent", what);
+        expect_vec(jr_get(e, "local_t"), rest[i].t, 3, 1e-5, what);
+        expect_quat(jr_get(e, "local_r"), rest[i].r, 1e-5, what);
+        expect_vec(jr_get(e, "local_s"), rest[i].s, 3, 1e-5, what);
+        expect_matrix(jr_get(e, "model"), models[i], tol_m, what);
+    }
+    free(rest);
+    free(models);
+}
+
+static void aabb_of(const float *p, uint32_t n, const uint32_t *idx, double lo[3], double hi[3])
+{
+    for (int c = 0; c < 3; c++) lo[c] = INFINITY, hi[c] = -INFINITY;
+    for (uint32_t i = 0; i < n; i++) {
+        uint32_t v = idx ? idx[i] : i;
+        for (int c = 0; c < 3; c++) {
+            if (p[v * 3 + c] < lo[c]) lo[c] = p[v * 3 + c];
+            if (p[v * 3 + c] > hi[c]) hi[c] = p[v * 3 + c];
+        }
+    }
+}
+
+static void check_mesh(const kiln_source_model *model, uint32_t mi, const jr_value *e, double tol, const char *cs)
+{
+    const kiln_source_mesh *m = &model->meshes[mi];
+    char what[300];
+    const char *ename = jr_str(jr_get(e, "name"));
+    cr_assert_not_null(ename, "%s: mesh %u has no name", cs, mi);
+    snprintf(what, sizeof what, "%s: mesh %u '%.40s'", cs, mi, ename);
+    cr_expect_str_eq(m->name, jr_str(jr_get(e, "name")), "%s: name", what);
+    cr_assert_lt(m->material, model->material_count, "%s: material index", what);
+    cr_expect_str_eq(model->materials[m->material].name, jr_str(jr_get(e, "material")), "%s: material", what);
+    cr_expect_eq(m->face_count, (uint32_t)jr_num(jr_get(e, "triangle_count")), "%s: triangles", what);
+    cr_expect_eq(m->vertex_count, (uint32_t)jr_num(jr_get(e, "unified_vertex_count")), "%s: unified vertices", what);
+    double lo[3], hi[3];
+    aabb_of(m->positions, m->face_count * 3u, m->faces, lo, hi);
+    expect_vec(jr_at(jr_get(e, "aabb"), 0), lo, 3, tol, what);
+    expect_vec(jr_at(jr_get(e, "aabb"), 1), hi, 3, tol, what);
+
+    /* Corners in the expected file's order, with the attributes corner_layout lists. */
+    const jr_value *layout = jr_get(e, "corner_layout"), *corners = jr_get(e, "corners");
+    int has[5] = {0};
+    static const char *const attr[5] = {"position", "normal", "uv0", "uv1", "color"};
+    static const int width[5] = {3, 3, 2, 2, 4};
+    for (size_t l = 0; l < jr_len(layout); l++)
+        for (int a = 0; a < 5; a++)
+            if (strcmp(jr_str(jr_at(layout, l)), attr[a]) == 0) has[a] = 1;
+    cr_expect_eq(has[1], m->normals != NULL, "%s: normals present", what);
+    cr_expect_eq(has[2], m->uv_layer_count > 0 && m->uv[0] != NULL, "%s: uv0 present", what);
+    cr_expect_eq(has[3], m->uv_layer_count > 1 && m->uv[1] != NULL, "%s: uv1 present", what);
+    cr_expect_eq(has[4], m->color_layer_count > 0, "%s: colours present", what);
+    cr_assert_eq(jr_len(corners), (size_t)m->face_count * 3u, "%s: corner count", what);
+    const jr_value *skin = jr_get(e, "skin");
+    int skinned = jr_bool(jr_get(e, "skinned"), 0);
+    cr_expect_eq(skinned, m->max_influence > 0, "%s: skinned", what);
+    for (uint32_t k = 0; k < m->face_count * 3u; k++) {
+        uint32_t v = m->faces[k];
+        cr_assert_lt(v, m->vertex_count);
+        double got[16];
+        int n = 0;
+        for (int c = 0; c < 3; c++) got[n++] = m->positions[v * 3 + c];
+        if (has[1] && m->normals) for (int c = 0; c < 3; c++) got[n++] = m->normals[v * 3 + c];
+        if (has[2] && m->uv[0]) for (int c = 0; c < 2; c++) got[n++] = m->uv[0][v * 2 + c];
+        if (has[3] && m->uv[1]) for (int c = 0; c < 2; c++) got[n++] = m->uv[1][v * 2 + c];
+        if (has[4] && m->color[0].rgba8)
+            for (int c = 0; c < 4; c++) got[n++] = (double)(m->color[0].rgba8[v] >> (8 * c) & 0xFFu) / 255.0;
+        int want = 0;
+        for (int a = 0; a < 5; a++) want += has[a] ? width[a] : 0;
+        cr_assert_eq(n, want, "%s: corner %u has %d values, layout wants %d", what, k, n, want);
+        char cw[340];
+        snprintf(cw, sizeof cw, "%s corner %u", what, k);
+        expect_vec(jr_at(corners, k), got, n, tol, cw);
+        if (!skinned || !m->max_influence) continue;
+        /* Skin per corner: heaviest first, zero slots are padding. */
+        const jr_value *es = jr_at(skin, k);
+        uint32_t used = 0;
+        for (uint32_t i = 0; i < m->max_influence; i++) {
+            float w = m->weight_values[v * m->max_influence + i];
+            if (w == 0.0f) continue;
+            const jr_value *pair = jr_at(es, used++);
+            cr_assert_not_null(pair, "%s: more influences than expected", cw);
+            uint32_t b = m->weight_bones[v * m->max_influence + i];
+            cr_assert_lt(b, model->skeleton->bone_count);
+            cr_expect_str_eq(model->skeleton->bones[b].name, jr_str(jr_at(pair, 0)), "%s: influence %u bone", cw, used);
+            cr_expect(fabs(w - jr_num(jr_at(pair, 1))) <= tol, "%s: influence %u weight %.9g, expected %.9g", cw, used,
+                      (double)w, jr_num(jr_at(pair, 1)));
+        }
+        cr_expect_eq(used, jr_len(es), "%s: %u influences, expected %zu", cw, used, jr_len(es));
+    }
+
+    /* Morph targets: the blend shapes of this mesh, in order, with their AABB over the corners. */
+    const jr_value *morphs = jr_get(e, "morph_targets");
+    uint32_t found = 0;
+    for (uint32_t s = 0; s < model->blend_shape_count; s++) {
+        const kiln_source_blend_shape *bs = &model->blend_shapes[s];
+        if (bs->mesh != mi) continue;
+        const jr_value *em = jr_at(morphs, found++);
+        cr_assert_not_null(em, "%s: unexpected blend shape '%s'", what, bs->name);
+        cr_expect_str_eq(bs->name, jr_str(jr_get(em, "name")), "%s: blend shape name", what);
+        aabb_of(bs->targets, bs->pair_count, NULL, lo, hi);
+        expect_vec(jr_at(jr_get(em, "aabb"), 0), lo, 3, tol, what);
+        expect_vec(jr_at(jr_get(em, "aabb"), 1), hi, 3, tol, what);
+    }
+    cr_expect_eq(found, jr_len(morphs), "%s: %u blend shapes, expected %zu", what, found, jr_len(morphs));
+}
+
+/* ---- clips sampled as spec 7.2 says ------------------------------------------------------------ */
+
+static double curve_scalar(const kiln_source_curve *c, double f, unsigned comp, double out[4])
+{
+    unsigned comps = c->channel == KILN_SOURCE_CHANNEL_ROTATION ? 4u : 1u;
+    uint32_t i = 0;
+    while (i + 1 < c->key_count && c->frames[i + 1] <= f) i++;
+    const float *a = &c->values[(size_t)i * comps];
+    if (i + 1 >= c->key_count || f <= c->frames[i]) {
+        for (unsigned q = 0; q < comps; q++) out[q] = a[q];
+        return out[comp];
+    }
+    const float *b = &c->values[(size_t)(i + 1) * comps];
+    double t = (f - c->frames[i]) / (double)(c->frames[i + 1] - c->frames[i]);
+    if (comps == 1) return out[0] = a[0] + (b[0] - a[0]) * t;
+    double d = 0.0, bb[4];
+    for (unsigned q = 0; q < 4; q++) d += (double)a[q] * b[q];
+    for (unsigned q = 0; q < 4; q++) bb[q] = d < 0.0 ? -b[q] : b[q];
+    d = fabs(d);
+    double wa = 1.0 - t, wb = t;
+    if (d < 0.9995) {
+        double th = acos(d), s = sin(th);
+        wa = sin((1.0 - t) * th) / s, wb = sin(t * th) / s;
+    }
+    double len = 0.0;
+    for (unsigned q = 0; q < 4; q++) out[q] = wa * a[q] + wb * bb[q], len += out[q] * out[q];
+    for (unsigned q = 0; q < 4; q++) out[q] /= sqrt(len);
+    return out[comp];
+}
+
+static void sample_clip(const kiln_source_skeleton *sk, const kiln_source_animation *an, double frame, xf *local)
+{
+    uint32_t last = 0;
+    for (uint32_t c = 0; c < an->curve_count; c++)
+        if (an->curves[c].key_count && an->curves[c].frames[an->curves[c].key_count - 1] > last)
+            last = an->curves[c].frames[an->curves[c].key_count - 1];
+    double f = last ? fmod(frame, (double)last) : 0.0;
+    if (f < 0) f += last;
+    for (uint32_t c = 0; c < an->curve_count; c++) {
+        const kiln_source_curve *cv = &an->curves[c];
+        int b = bone_index(sk, cv->target); /* first match (spec 7.1) */
+        if (b < 0) continue;
+        double v[4];
+        cr_assert_eq(cv->mode, KILN_SOURCE_ABSOLUTE);
+        switch (cv->channel) {
+        case KILN_SOURCE_CHANNEL_ROTATION:
+            curve_scalar(cv, f, 0, v);
+            memcpy(local[b].r, v, sizeof v);
+            break;
+        case KILN_SOURCE_CHANNEL_TX: case KILN_SOURCE_CHANNEL_TY: case KILN_SOURCE_CHANNEL_TZ:
+            local[b].t[cv->channel - KILN_SOURCE_CHANNEL_TX] = curve_scalar(cv, f, 0, v);
+            break;
+        case KILN_SOURCE_CHANNEL_SX: case KILN_SOURCE_CHANNEL_SY: case KILN_SOURCE_CHANNEL_SZ:
+            local[b].s[cv->channel - KILN_SOURCE_CHANNEL_SX] = curve_scalar(cv, f, 0, v);
+            break;
+        default:
+            cr_assert_fail("unexpected channel %d", cv->channel);
+        }
+    }
+}
+
+static void check_frames(const kiln_source_model *model, const kiln_source_animation *an, const jr_value *exp,
+                         double tol, const char *cs)
+{
+    const kiln_source_skeleton *sk = model->skeleton;
+    cr_assert_not_null(sk, "%s: clip without skeleton", cs);
+    const jr_value *clip = jr_get(exp, "clip");
+    cr_expect(fabs(an->framerate - jr_num(jr_get(clip, "fps"))) < 1e-6, "%s: fps %g", cs, (double)an->framerate);
+    cr_expect_eq(an->looping, (uint32_t)jr_bool(jr_get(clip, "looping"), 0), "%s: looping", cs);
+    uint32_t n = sk->bone_count;
+    xf *local = calloc(n, sizeof *local);
+    double (*models)[4][4] = calloc(n, sizeof *models);
+    const jr_value *frames = jr_get(exp, "frames");
+    cr_assert(jr_len(frames) > 0, "%s: no frames", cs);
+    for (size_t fi = 0; fi < jr_len(frames); fi++) {
+        const jr_value *fr = jr_at(frames, fi);
+        double frame = jr_num(jr_get(fr, "frame"));
+        cr_expect(fabs(jr_num(jr_get(fr, "time")) - frame / an->framerate) < 1e-6, "%s: time of frame %g", cs, frame);
+        for (uint32_t i = 0; i < n; i++) {
+            const kiln_source_bone *b = &sk->bones[i];
+            for (int c = 0; c < 3; c++) local[i].t[c] = b->local_position[c], local[i].s[c] = b->scale[c];
+            for (int c = 0; c < 4; c++) local[i].r[c] = b->local_rotation[c];
+        }
+        sample_clip(sk, an, frame, local);
+        model_matrices(sk, local, models);
+        const jr_value *bones = jr_get(fr, "bones");
+        cr_expect_eq(jr_len(bones), n, "%s: frame %g lists %zu bones", cs, frame, jr_len(bones));
+        for (size_t bi = 0; bi < jr_len(bones); bi++) {
+            int b = bone_index(sk, jr_key(bones, bi));
+            cr_assert(b >= 0, "%s: no bone '%s'", cs, jr_key(bones, bi));
+            const jr_value *eb = jr_at(bones, bi);
+            const jr_value *model_rows = jr_get(eb, "ref_model") ? jr_get(eb, "ref_model") : jr_get(eb, "model");
+            char what[300];
+            snprintf(what, sizeof what, "%s: frame %g bone '%s'", cs, frame, jr_key(bones, bi));
+            expect_matrix(model_rows, models[b], tol, what);
+        }
+    }
+    free(local);
+    free(models);
+}
+
+static const kiln_source_animation *find_clip(const kiln_source_scene *sc, const char *name)
+{
+    for (uint32_t i = 0; i < sc->animation_count; i++)
+        if (strcmp(sc->animations[i].name, name) == 0) return &sc->animations[i];
+    return NULL;
+}
+
+static void check_warnings(const rule_log *log, const jr_value *listed, const char *cs)
+{
+    cr_expect_eq(log->bad_severity, 0, "%s: a diagnostic that is not a warning with a rule", cs);
+    for (size_t i = 0; i < jr_len(listed); i++)
+        cr_expect(rule_log_has(log, jr_str(jr_at(listed, i))), "%s: no %s warning", cs, jr_str(jr_at(listed, i)));
+    for (int i = 0; i < log->count && i < 64; i++) {
+        int ok = 0;
+        for (size_t j = 0; j < jr_len(listed); j++) ok |= strcmp(log->rules[i], jr_str(jr_at(listed, j))) == 0;
+        cr_expect(ok, "%s: unlisted warning %s", cs, log->rules[i]);
+    }
+}
+
+Test(import_unigine, good_cases_match_the_expected_json)
+{
+    char dir[1024];
+    ug_dir_or_skip(dir, sizeof dir);
+    jr_value *cases = corpus_json(dir, "cases.json");
+    const jr_value *list = jr_get(cases, "cases");
+    cr_assert(jr_len(list) > 0, "cases.json lists no cases");
+    for (size_t ci = 0; ci < jr_len(list); ci++) {
+        const jr_value *c = jr_at(list, ci);
+        const char *cs = jr_str(jr_get(c, "case"));
+        const char *model = jr_str(jr_get(c, "model"));
+        const char *anim = jr_str(jr_get(c, "anim"));
+        const char *clip = jr_str(jr_get(c, "clip"));
+        char name[512];
+        snprintf(name, sizeof name, "expected/%s.json", cs);
+        jr_value *exp = corpus_json(dir, name);
+        cr_assert_not_null(exp, "%s: no %s", cs, name);
+        double tol_p = jr_num_or(jr_get(jr_get(exp, "tolerance"), "position"), 1e-5);
+        double tol_m = jr_num_or(jr_get(jr_get(exp, "tolerance"), "matrix"), 1e-4);
+
+        imported im, ia;
+        rule_log log;
+        memset(&im, 0, sizeof im);
+        memset(&ia, 0, sizeof ia);
+        memset(&log, 0, sizeof log);
+        import_file(dir, model, &im, &log);
+        cr_assert_eq(im.result, KILN_OK, "%s: %s: %s", cs, model, im.err.message);
+        const kiln_source_scene *asc = &im.scene;
+        if (anim && strcmp(anim, model) != 0) {
+            import_file(dir, anim, &ia, &log);
+            cr_assert_eq(ia.result, KILN_OK, "%s: %s: %s", cs, anim, ia.err.message);
+            cr_expect_eq(ia.scene.model_count, 0u, "%s: an .anim gives no model", cs);
+            asc = &ia.scene;
+        }
+        check_warnings(&log, jr_get(c, "warnings"), cs);
+        cr_assert_eq(im.scene.model_count, 1u, "%s: one model", cs);
+        const kiln_source_model *m = &im.scene.models[0];
+        cr_expect_eq(im.scene.metadata.up_axis, KILN_SOURCE_UP_Z, "%s: up axis", cs);
+
+        const jr_value *meshes = jr_get(exp, "meshes");
+        cr_assert_eq(m->mesh_count, jr_len(meshes), "%s: %u meshes, expected %zu", cs, m->mesh_count, jr_len(meshes));
+        for (uint32_t i = 0; i < m->mesh_count; i++) check_mesh(m, i, jr_at(meshes, i), tol_p, cs);
+        const jr_value *mats = jr_get(exp, "materials");
+        cr_assert_eq(m->material_count, jr_len(mats), "%s: %u materials, expected %zu", cs, m->material_count,
+                     jr_len(mats));
+        for (uint32_t i = 0; i < m->material_count; i++) {
+            cr_expect_str_eq(m->materials[i].name, jr_str(jr_get(jr_at(mats, i), "name")), "%s: material %u", cs, i);
+            cr_expect_eq(m->materials[i].slot_count, jr_len(jr_get(jr_at(mats, i), "textures")), "%s", cs);
+        }
+        check_skeleton(m, jr_get(exp, "skeleton"), tol_m, cs);
+        if (clip) {
+            const kiln_source_animation *an = find_clip(asc, clip);
+            cr_assert_not_null(an, "%s: no clip '%s'", cs, clip);
+            check_frames(m, an, exp, tol_m, cs);
+        } else {
+            cr_expect_eq(jr_len(jr_get(exp, "frames")), 0u, "%s: frames without a clip", cs);
+        }
+        imported_free(&im);
+        if (ia.bytes.data) imported_free(&ia);
+        jr_free(exp);
+    }
+    jr_free(cases);
+}
