@@ -533,3 +533,180 @@ Test(import_unigine, good_cases_match_the_expected_json)
     }
     jr_free(cases);
 }
+
+/* ---- hostile and edge input ---------------------------------------------------------------------- */
+
+static const char *const small_files[] = {"box_static.mesh", "quirks.mesh", "skinned_embedded.mesh", "clips.anim",
+                                          "surface_magic.mesh", "skinned_bind.mesh"};
+
+/* Every prefix of a good file is rejected (V1 when too short for the identifier, else V3 or V5:
+ * a cut field or an array that no longer fits), never crashes and leaks nothing. */
+Test(import_unigine, every_prefix_is_rejected_as_truncated)
+{
+    char dir[1024];
+    ug_dir_or_skip(dir, sizeof dir);
+    for (size_t fi = 0; fi < sizeof small_files / sizeof *small_files; fi++) {
+        file_bytes whole;
+        cr_assert(corpus_read(dir, small_files[fi], &whole), "%s", small_files[fi]);
+        /* quirks.mesh has trailing bytes: its prefixes that keep the final identifier load. */
+        size_t end = whole.size;
+        while (end >= 4 && memcmp(whole.data + end - 4, whole.data, 4) != 0) end--;
+        for (size_t n = 0; n < end; n++) {
+            imported im;
+            rule_log log;
+            memset(&im, 0, sizeof im);
+            memset(&log, 0, sizeof log);
+            im.bytes.data = malloc(n ? n : 1);
+            im.bytes.size = n;
+            memcpy(im.bytes.data, whole.data, n);
+            import_bytes(&im, &log, 0.0f);
+            cr_assert_neq(im.result, KILN_OK, "%s: prefix of %zu bytes imported", small_files[fi], n);
+            const char *want = n < 4 ? "V1" : NULL;
+            if (want) cr_expect_str_eq(im.err.rule, want, "%s[:%zu]", small_files[fi], n);
+            else
+                cr_expect(strcmp(im.err.rule, "V3") == 0 || strcmp(im.err.rule, "V5") == 0,
+                          "%s: prefix of %zu bytes: %s (%s)", small_files[fi], n, im.err.rule, im.err.message);
+            cr_expect(im.err.offset <= n, "%s[:%zu]: offset %llu", small_files[fi], n,
+                      (unsigned long long)im.err.offset);
+            imported_free(&im);
+        }
+        file_bytes_free(&whole);
+    }
+}
+
+/* Every byte of a small file flipped in turn: the import succeeds or fails with a rule and a
+ * message, and frees everything either way. */
+Test(import_unigine, flipped_bytes_fail_cleanly)
+{
+    char dir[1024];
+    ug_dir_or_skip(dir, sizeof dir);
+    for (size_t fi = 0; fi < sizeof small_files / sizeof *small_files; fi++) {
+        file_bytes whole;
+        cr_assert(corpus_read(dir, small_files[fi], &whole));
+        for (size_t at = 0; at < whole.size; at++) {
+            static const uint8_t masks[] = {0xFF, 0x80};
+            for (size_t mk = 0; mk < 2; mk++) {
+                imported im;
+                rule_log log;
+                memset(&im, 0, sizeof im);
+                memset(&log, 0, sizeof log);
+                im.bytes.data = malloc(whole.size);
+                im.bytes.size = whole.size;
+                memcpy(im.bytes.data, whole.data, whole.size);
+                im.bytes.data[at] ^= masks[mk];
+                import_bytes(&im, &log, 0.0f);
+                if (im.result != KILN_OK) {
+                    cr_expect(im.err.rule[0] == 'V' && im.err.message[0], "%s byte %zu: %s without a rule",
+                              small_files[fi], at, kiln_result_name(im.result));
+                    cr_expect(im.err.offset <= whole.size, "%s byte %zu", small_files[fi], at);
+                }
+                cr_expect_eq(log.bad_severity, 0, "%s byte %zu: a diagnostic without a rule", small_files[fi], at);
+                imported_free(&im);
+            }
+        }
+        file_bytes_free(&whole);
+    }
+}
+
+/* Out of memory at every allocation in turn: ERR_OUT_OF_MEMORY, nothing leaked. */
+Test(import_unigine, allocation_failures_leak_nothing)
+{
+    char dir[1024];
+    ug_dir_or_skip(dir, sizeof dir);
+    static const char *const files[] = {"skinned_embedded.mesh", "clips.anim"};
+    for (size_t fi = 0; fi < 2; fi++) {
+        int total = -1;
+        for (int fail = 0; total < 0 || fail < total; fail++) {
+            imported im;
+            rule_log log;
+            memset(&im, 0, sizeof im);
+            memset(&log, 0, sizeof log);
+            cr_assert(corpus_read(dir, files[fi], &im.bytes));
+            im.ca.fail_at = total < 0 ? 1 << 30 : fail; /* first run: count the allocations */
+            im.alloc = counting_allocator(&im.ca);
+            kiln_source_scene_init(&im.scene, &im.alloc);
+            kiln_import_options opt;
+            memset(&opt, 0, sizeof opt);
+            im.result = kiln__import_unigine(im.bytes.data, im.bytes.size, files[fi], &opt, &im.scene, &im.err);
+            if (total < 0) {
+                cr_assert_eq(im.result, KILN_OK);
+                total = im.ca.calls;
+                fail = -1;
+                cr_assert(total > 0);
+            } else {
+                cr_expect_eq(im.result, KILN_ERR_OUT_OF_MEMORY, "%s: allocation %d of %d failed: %s", files[fi], fail,
+                             total, kiln_result_name(im.result));
+            }
+            imported_free(&im);
+        }
+    }
+}
+
+Test(import_unigine, framerate_option_sets_the_clip_rate)
+{
+    char dir[1024];
+    ug_dir_or_skip(dir, sizeof dir);
+    static const float rates[] = {0.0f, 24.0f, -5.0f};
+    static const float want[] = {30.0f, 24.0f, 30.0f};
+    for (int i = 0; i < 3; i++) {
+        imported im;
+        rule_log log;
+        memset(&im, 0, sizeof im);
+        memset(&log, 0, sizeof log);
+        cr_assert(corpus_read(dir, "clips.anim", &im.bytes));
+        import_bytes(&im, &log, rates[i]);
+        cr_assert_eq(im.result, KILN_OK, "%s", im.err.message);
+        cr_assert_eq(im.scene.animation_count, 3u);
+        cr_expect_str_eq(im.scene.format, "unigine-anim");
+        for (uint32_t a = 0; a < im.scene.animation_count; a++) {
+            cr_expect_eq(im.scene.animations[a].framerate, want[i], "option %g: clip %u runs at %g", (double)rates[i], a,
+                         (double)im.scene.animations[a].framerate);
+            cr_expect_eq(im.scene.animations[a].looping, 1u);
+        }
+        imported_free(&im);
+    }
+}
+
+Test(import_unigine, detects_by_identifier_family)
+{
+    cr_expect(kiln__detect_unigine_mesh("ms10....", 8));
+    cr_expect(kiln__detect_unigine_mesh("ms11", 4), "a later version is still claimed (rejected with V2)");
+    cr_expect(kiln__detect_unigine_mesh("sk10", 4));
+    cr_expect(!kiln__detect_unigine_mesh("an10", 4));
+    cr_expect(kiln__detect_unigine_anim("an10", 4));
+    cr_expect(!kiln__detect_unigine_anim("ms10", 4));
+    cr_expect(!kiln__detect_unigine("MESH", 4));
+    cr_expect(!kiln__detect_unigine("ms1", 3));
+    cr_expect(!kiln__detect_unigine("msAB", 4));
+    cr_expect(!kiln__detect_unigine("\x8b\x9c\x2e\x00", 4)); /* not a Cast file */
+    cr_expect_str_eq(kiln__importer_unigine_mesh.name, "unigine-mesh");
+    cr_expect_str_eq(kiln__importer_unigine_anim.name, "unigine-anim");
+    cr_expect(kiln__importer_unigine_mesh.import == kiln__import_unigine);
+}
+
+/* Extras: kiln inspect lists what the runtime does not use (spec 8). */
+Test(import_unigine, extras_report_what_is_left_out)
+{
+    char dir[1024];
+    ug_dir_or_skip(dir, sizeof dir);
+    imported im;
+    rule_log log;
+    memset(&im, 0, sizeof im);
+    memset(&log, 0, sizeof log);
+    import_file(dir, "skinned_embedded.mesh", &im, &log);
+    cr_assert_eq(im.result, KILN_OK);
+    int bounds = 0, signs = 0, surfaces = 0, morph_tangents = 0;
+    for (uint32_t i = 0; i < im.scene.extra_count; i++) {
+        const kiln_source_extra *x = &im.scene.extras[i];
+        cr_expect(x->loc.path && x->loc.offset < im.bytes.size, "extra %u has no place", i);
+        bounds += strcmp(x->kind, "bounds") == 0 || strcmp(x->kind, "surface-bounds") == 0;
+        signs += strcmp(x->kind, "tangent-signs") == 0;
+        surfaces += strcmp(x->kind, "surface") == 0;
+        morph_tangents += strcmp(x->kind, "morph-tangents") == 0;
+    }
+    cr_expect_eq(bounds, 3, "the mesh and its two surfaces have bounds");
+    cr_expect_eq(surfaces, 2);
+    cr_expect_eq(signs, 2, "both surfaces store tangent records");
+    cr_expect(morph_tangents <= 1);
+    imported_free(&im);
+}
