@@ -710,3 +710,276 @@ Test(import_unigine, extras_report_what_is_left_out)
     cr_expect(morph_tangents <= 1);
     imported_free(&im);
 }
+
+/* ---- files written here: hand-computed expectations ---------------------------------------------- */
+
+typedef struct ub {
+    uint8_t *p;
+    size_t   n, cap;
+} ub;
+
+static void ub_put(ub *b, const void *v, size_t n)
+{
+    if (b->n + n > b->cap) {
+        b->cap = (b->n + n) * 2 + 64;
+        b->p = realloc(b->p, b->cap);
+        cr_assert_not_null(b->p);
+    }
+    memcpy(b->p + b->n, v, n);
+    b->n += n;
+}
+static void ub_u8(ub *b, uint8_t v) { ub_put(b, &v, 1); }
+static void ub_i16(ub *b, int16_t v) { uint8_t x[2] = {(uint8_t)v, (uint8_t)((uint16_t)v >> 8)}; ub_put(b, x, 2); }
+static void ub_i32(ub *b, int32_t v)
+{
+    uint32_t u = (uint32_t)v;
+    uint8_t x[4] = {(uint8_t)u, (uint8_t)(u >> 8), (uint8_t)(u >> 16), (uint8_t)(u >> 24)};
+    ub_put(b, x, 4);
+}
+static void ub_f32(ub *b, float v) { uint32_t u; memcpy(&u, &v, 4); ub_i32(b, (int32_t)u); }
+static void ub_f32s(ub *b, int n, const float *v) { for (int i = 0; i < n; i++) ub_f32(b, v[i]); }
+static void ub_str(ub *b, const char *s, size_t len) /* len bytes of s, then a NUL */
+{
+    ub_i32(b, (int32_t)len + 1);
+    ub_put(b, s, len);
+    ub_u8(b, 0);
+}
+static void ub_cstr(ub *b, const char *s) { ub_str(b, s, strlen(s)); }
+static void ub_zeros(ub *b, int n) { for (int i = 0; i < n; i++) ub_u8(b, 0); }
+
+/* What to change in the small mesh below, one fault (or variant) at a time. */
+typedef enum knob {
+    K_NONE, K_UV_NAN, K_BIND_NAN, K_FRAME_T_NAN, K_MORPH_COUNT, K_WEIGHT_COUNT, K_TRI_INDEX, K_WEIGHT_BONE,
+    K_ANIM_DUP_BONE, K_FINAL_MAGIC, K_NAME_NUL, K_NAME_UTF8, K_STRING_ZERO, K_EMPTY_CLIP_HUGE_N, K_COLOUR_COUNT,
+    K_ANIM_VERSION
+} knob;
+
+/* Two bones (root, child of root), one clip "a" (k = 2, mask T|R|S, N = 2), one surface "s"
+ * with morph targets "base" and "m1": 4 coordinate vertices, T = 4 (tangents, uv0, colours),
+ * weights, and corners whose triangle indices differ from the coordinate ones:
+ *   ci = 0 1 2 | 0 2 3 | 1 1 2      ti = 0 1 2 | 3 2 1 | 0 0 0
+ * -> pairs (0,0) (1,1) (2,2) | (0,3) (2,2) (3,1) and a degenerate third triangle (V22). */
+static ub small_mesh(knob k)
+{
+    ub b = {0};
+    ub_put(&b, k == K_ANIM_VERSION ? "an20" : "ms10", 4);
+    ub_zeros(&b, 40);
+    ub_i32(&b, 2);
+    if (k == K_NAME_NUL) ub_str(&b, "ro\0ot", 5);
+    else if (k == K_NAME_UTF8) ub_str(&b, "r\xC3(t", 4);
+    else if (k == K_STRING_ZERO) ub_i32(&b, 0);
+    else ub_cstr(&b, "root");
+    ub_i16(&b, -1);
+    ub_cstr(&b, "child");
+    ub_i16(&b, 0);
+    ub_i32(&b, 2);
+    ub_cstr(&b, "a");
+    ub_cstr(&b, "empty");
+    ub_i32(&b, 1);
+    ub_cstr(&b, "s");
+    ub_zeros(&b, 40);
+    ub_i32(&b, 2);
+    ub_cstr(&b, "base");
+    ub_cstr(&b, "m1");
+    ub_put(&b, "ms10", 4);
+    /* bind: root at origin; child at (0, 0, 1) rotated 90 degrees about z, scale 2 */
+    const float root[10] = {0, 0, 0, 0, 0, 0, 1, 1, 1, 1};
+    const float child[10] = {0, 0, k == K_BIND_NAN ? NAN : 1.0f, 0, 0, 0.70710678f, 0.70710678f, 2, 2, 2};
+    ub_f32s(&b, 10, root);
+    ub_f32s(&b, 10, child);
+    /* clip "a": frame 0 root T|R|S, child nothing; frame 1 root R, child T */
+    ub_i32(&b, 2);
+    ub_i16(&b, 0);
+    ub_i16(&b, k == K_ANIM_DUP_BONE ? 0 : 1);
+    ub_u8(&b, 7);
+    ub_i32(&b, 2);
+    ub_u8(&b, 7);
+    const float t0[3] = {1, 2, k == K_FRAME_T_NAN ? INFINITY : 3.0f}, s0[3] = {1, 1, 4}, t1[3] = {5, 6, 7};
+    ub_f32s(&b, 3, t0);
+    ub_i16(&b, 0), ub_i16(&b, 0), ub_i16(&b, 0), ub_i16(&b, 32767);
+    ub_f32s(&b, 3, s0);
+    ub_u8(&b, 0);
+    ub_u8(&b, 2);
+    ub_i16(&b, 32767), ub_i16(&b, 0), ub_i16(&b, 0), ub_i16(&b, 0);
+    ub_u8(&b, 1);
+    ub_f32s(&b, 3, t1);
+    /* clip "empty": no bones, a huge frame count is still N x 0 bytes */
+    ub_i32(&b, 0);
+    ub_u8(&b, 1);
+    ub_i32(&b, k == K_EMPTY_CLIP_HUGE_N ? 0x7FFFFFFF : 0);
+    /* surface "s", target "base" */
+    ub_i32(&b, 4);
+    const float pos[12] = {0, 0, 0, 1, 0, 0, 1, 1, 0, 0, 1, 0};
+    ub_f32s(&b, 12, pos);
+    ub_i32(&b, 4);
+    for (int t = 0; t < 4; t++) { /* normals +z, +x, -z (zero vector for t = 3: V20), signs + - + - */
+        static const uint16_t n[4][3] = {{32767, 32767, 65535}, {65535, 32767, 32767}, {32767, 32767, 0}, {32767, 32767, 32767}};
+        for (int c = 0; c < 3; c++) ub_i16(&b, (int16_t)n[t][c]);
+        ub_u8(&b, t % 2 ? 0x80 : 0x01);
+    }
+    /* target "m1": every vertex raised by 1 */
+    ub_i32(&b, k == K_MORPH_COUNT ? 3 : 4);
+    const float up[12] = {0, 0, 1, 1, 0, 1, 1, 1, 1, 0, 1, 1};
+    ub_f32s(&b, k == K_MORPH_COUNT ? 9 : 12, up);
+    ub_i32(&b, 0);
+    /* weights: v0 root; v1 root 1/4 + child 3/4; v2 child twice (adds up) + a zero slot; v3 child */
+    ub_i32(&b, k == K_WEIGHT_COUNT ? 3 : 4);
+    ub_u8(&b, 1), ub_i16(&b, 0), ub_i16(&b, (int16_t)65535);
+    ub_u8(&b, 2), ub_i16(&b, 0), ub_i16(&b, 1000), ub_i16(&b, 1), ub_i16(&b, 3000);
+    ub_u8(&b, 3), ub_i16(&b, 1), ub_i16(&b, 7), ub_i16(&b, 0), ub_i16(&b, 0), ub_i16(&b, 1), ub_i16(&b, 7);
+    if (k != K_WEIGHT_COUNT) ub_u8(&b, 1), ub_i16(&b, k == K_WEIGHT_BONE ? 2 : 1), ub_i16(&b, 9);
+    /* uv0 = (t, -t), no uv1, colours (t, 2t, 3t, 255) */
+    ub_i32(&b, 4);
+    for (int t = 0; t < 4; t++) ub_f32(&b, (float)t), ub_f32(&b, k == K_UV_NAN && t == 2 ? NAN : (float)-t);
+    ub_i32(&b, 0);
+    ub_i32(&b, k == K_COLOUR_COUNT ? 3 : 4);
+    for (int t = 0; t < (k == K_COLOUR_COUNT ? 3 : 4); t++)
+        ub_u8(&b, (uint8_t)t), ub_u8(&b, (uint8_t)(2 * t)), ub_u8(&b, (uint8_t)(3 * t)), ub_u8(&b, 255);
+    static const uint8_t ci[9] = {0, 1, 2, 0, 2, 3, 1, 1, 2}, ti[9] = {0, 1, 2, 3, 2, 1, 0, 0, 0};
+    ub_i32(&b, 9);
+    ub_put(&b, ci, 9);
+    ub_i32(&b, 9);
+    ub_put(&b, ti, 9);
+    if (k == K_TRI_INDEX) b.p[b.n - 1] = 4;
+    ub_put(&b, k == K_FINAL_MAGIC ? "ms01" : "ms10", 4);
+    return b;
+}
+
+static void import_ub(ub *b, imported *im, rule_log *log)
+{
+    memset(im, 0, sizeof *im);
+    memset(log, 0, sizeof *log);
+    im->bytes.data = b->p;
+    im->bytes.size = b->n;
+    b->p = NULL;
+    import_bytes(im, log, 0.0f);
+}
+
+Test(import_unigine, written_mesh_flattens_dual_indices_and_decodes_every_attribute)
+{
+    ub b = small_mesh(K_NONE);
+    imported im;
+    rule_log log;
+    import_ub(&b, &im, &log);
+    cr_assert_eq(im.result, KILN_OK, "%s", im.err.message);
+    cr_expect(rule_log_has(&log, "V22") && rule_log_has(&log, "V20"), "degenerate triangle and zero normal warned");
+    cr_expect_eq(log.count, 2, "%d warnings", log.count);
+    const kiln_source_model *m = &im.scene.models[0];
+    cr_assert_eq(m->mesh_count, 1u);
+    const kiln_source_mesh *me = &m->meshes[0];
+    /* first appearance of (c, t): (0,0) (1,1) (2,2) (0,3) (3,1) */
+    static const uint32_t vc[5] = {0, 1, 2, 0, 3}, vt[5] = {0, 1, 2, 3, 1}, faces[6] = {0, 1, 2, 3, 2, 4};
+    cr_assert_eq(me->vertex_count, 5u);
+    cr_assert_eq(me->face_count, 2u);
+    for (int i = 0; i < 6; i++) cr_expect_eq(me->faces[i], faces[i], "corner %d", i);
+    static const float pos[4][3] = {{0, 0, 0}, {1, 0, 0}, {1, 1, 0}, {0, 1, 0}};
+    /* decoded normals: u = 32767 -> -1.5259e-5 (renormalised away), 65535 -> 1, 0 -> -1; t = 3 is (0,0,1) by V20 */
+    static const float nrm[4][3] = {{0, 0, 1}, {1, 0, 0}, {0, 0, -1}, {0, 0, 1}};
+    for (int v = 0; v < 5; v++) {
+        for (int c = 0; c < 3; c++) {
+            cr_expect_eq(me->positions[v * 3 + c], pos[vc[v]][c], "vertex %d position", v);
+            cr_expect(fabsf(me->normals[v * 3 + c] - nrm[vt[v]][c]) < 1e-4f, "vertex %d normal %d: %g", v, c,
+                      (double)me->normals[v * 3 + c]);
+        }
+        cr_expect_eq(me->tangent_signs[v], vt[v] % 2 ? -1.0f : 1.0f, "vertex %d sign", v);
+        cr_expect_eq(me->uv[0][v * 2], (float)vt[v]);
+        cr_expect_eq(me->uv[0][v * 2 + 1], -(float)vt[v]);
+        cr_expect_eq(me->color[0].rgba8[v], vt[v] | (2u * vt[v]) << 8 | (3u * vt[v]) << 16 | 255u << 24);
+    }
+    cr_expect_eq(me->uv_layer_count, 1u, "no uv1");
+    cr_expect_eq(me->color_layer_count, 1u);
+    /* skin: v0 root 1; v1 child .75 root .25; v2 child 1 (7 + 7, zero slot dropped); v3 child 1 */
+    cr_assert_eq(me->max_influence, 2u);
+    static const uint32_t wb[4][2] = {{0, 0}, {1, 0}, {1, 0}, {1, 0}};
+    static const float wv[4][2] = {{1, 0}, {0.75f, 0.25f}, {1, 0}, {1, 0}};
+    for (int v = 0; v < 5; v++)
+        for (int s = 0; s < 2; s++) {
+            if (wv[vc[v]][s] == 0) continue;
+            cr_expect_eq(me->weight_bones[v * 2 + s], wb[vc[v]][s], "vertex %d slot %d", v, s);
+            cr_expect(fabsf(me->weight_values[v * 2 + s] - wv[vc[v]][s]) < 1e-7f, "vertex %d slot %d", v, s);
+        }
+    cr_assert_eq(m->blend_shape_count, 1u);
+    cr_expect_str_eq(m->blend_shapes[0].name, "m1");
+    cr_expect_eq(m->blend_shapes[0].pair_count, 5u);
+    for (int v = 0; v < 5; v++) cr_expect_eq(m->blend_shapes[0].targets[v * 3 + 2], 1.0f);
+    cr_expect_eq(m->material_count, 1u);
+    cr_expect_str_eq(m->materials[0].name, "s");
+    imported_free(&im);
+}
+
+static const kiln_source_curve *curve_of(const kiln_source_animation *an, const char *bone, kiln_source_channel ch)
+{
+    for (uint32_t i = 0; i < an->curve_count; i++)
+        if (strcmp(an->curves[i].target, bone) == 0 && an->curves[i].channel == ch) return &an->curves[i];
+    return NULL;
+}
+
+Test(import_unigine, written_clip_holds_values_and_wraps_to_frame_zero)
+{
+    ub b = small_mesh(K_NONE);
+    imported im;
+    rule_log log;
+    import_ub(&b, &im, &log);
+    cr_assert_eq(im.result, KILN_OK, "%s", im.err.message);
+    cr_assert_eq(im.scene.animation_count, 2u);
+    const kiln_source_animation *a = &im.scene.animations[0], *e = &im.scene.animations[1];
+    cr_expect_str_eq(a->name, "a");
+    cr_expect_eq(e->curve_count, 0u, "a clip without bones is the rest pose");
+    /* root: every channel stored at frame 0; rotation also at frame 1 -> keys 0, 1, 2 (= 0) */
+    const kiln_source_curve *rq = curve_of(a, "root", KILN_SOURCE_CHANNEL_ROTATION);
+    cr_assert_not_null(rq);
+    cr_assert_eq(rq->key_count, 3u);
+    static const float q[3][4] = {{0, 0, 0, 1}, {1, 0, 0, 0}, {0, 0, 0, 1}};
+    for (int k = 0; k < 3; k++) {
+        cr_expect_eq(rq->frames[k], (uint32_t)k);
+        for (int c = 0; c < 4; c++) cr_expect_eq(rq->values[k * 4 + c], q[k][c], "key %d comp %d", k, c);
+    }
+    /* root tz: 3 at frame 0, held at frame 1, back to frame 0 at 2: constant -> keys 0 and 2 */
+    const kiln_source_curve *tz = curve_of(a, "root", KILN_SOURCE_CHANNEL_TZ);
+    cr_assert_not_null(tz);
+    cr_assert_eq(tz->key_count, 2u);
+    cr_expect(tz->frames[0] == 0 && tz->frames[1] == 2 && tz->values[0] == 3.0f && tz->values[1] == 3.0f);
+    const kiln_source_curve *sz = curve_of(a, "root", KILN_SOURCE_CHANNEL_SZ);
+    cr_assert_not_null(sz);
+    cr_expect(sz->values[0] == 4.0f);
+    /* child tx: bind 0 before its first record at frame 1 (6), then 5, then frame 0 again */
+    const kiln_source_curve *tx = curve_of(a, "child", KILN_SOURCE_CHANNEL_TX);
+    cr_assert_not_null(tx);
+    cr_assert_eq(tx->key_count, 3u);
+    cr_expect(tx->values[0] == 0.0f && tx->values[1] == 5.0f && tx->values[2] == 0.0f);
+    const kiln_source_curve *ctz = curve_of(a, "child", KILN_SOURCE_CHANNEL_TZ);
+    cr_expect(ctz && ctz->values[0] == 1.0f && ctz->values[1] == 7.0f && ctz->values[2] == 1.0f);
+    /* channels in the mask that no record stores: no curve, the model's rest holds */
+    cr_expect_null(curve_of(a, "child", KILN_SOURCE_CHANNEL_ROTATION));
+    cr_expect_null(curve_of(a, "child", KILN_SOURCE_CHANNEL_SX));
+    for (uint32_t i = 0; i < a->curve_count; i++) cr_expect_eq(a->curves[i].mode, KILN_SOURCE_ABSOLUTE);
+    imported_free(&im);
+}
+
+Test(import_unigine, written_faults_trip_their_rules)
+{
+    static const struct { knob k; const char *rule; int reject; } cases[] = {
+        {K_UV_NAN, "V9", 1},        {K_BIND_NAN, "V9", 1},     {K_FRAME_T_NAN, "V9", 1}, {K_MORPH_COUNT, "V13", 1},
+        {K_WEIGHT_COUNT, "V13", 1}, {K_COLOUR_COUNT, "V13", 1}, {K_TRI_INDEX, "V15", 1},  {K_WEIGHT_BONE, "V16", 1},
+        {K_ANIM_DUP_BONE, "V11", 1}, {K_FINAL_MAGIC, "V7", 1},  {K_STRING_ZERO, "V6", 1}, {K_ANIM_VERSION, "V2", 1},
+        {K_NAME_NUL, "V23", 0},     {K_NAME_UTF8, "V23", 0},    {K_EMPTY_CLIP_HUGE_N, "V22", 0},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        ub b = small_mesh(cases[i].k);
+        imported im;
+        rule_log log;
+        import_ub(&b, &im, &log);
+        if (cases[i].reject) {
+            cr_expect_neq(im.result, KILN_OK, "knob %d imported", cases[i].k);
+            cr_expect_str_eq(im.err.rule, cases[i].rule, "knob %d: %s (%s)", cases[i].k, im.err.rule, im.err.message);
+        } else {
+            cr_expect_eq(im.result, KILN_OK, "knob %d: %s", cases[i].k, im.err.message);
+            cr_expect(rule_log_has(&log, cases[i].rule), "knob %d: no %s", cases[i].k, cases[i].rule);
+        }
+        if (cases[i].k == K_NAME_NUL && im.result == KILN_OK)
+            cr_expect_str_eq(im.scene.models[0].skeleton->bones[0].name, "ro", "cut at the NUL");
+        if (cases[i].k == K_NAME_UTF8 && im.result == KILN_OK)
+            cr_expect_str_eq(im.scene.models[0].skeleton->bones[0].name, "r\xEF\xBF\xBD(t", "U+FFFD");
+        imported_free(&im);
+    }
+}

@@ -110,7 +110,8 @@ static kiln_result kiln__ug_walk(kiln__ug *ctx, const kiln__ug_file *f, kiln__ug
         memcpy(h + 7, b->s, sizeof b->s);
     }
     ctx->pos = cl->records;
-    for (uint32_t i = 0; i < cl->n; i++) {
+    /* Without bones there are no records, whatever the frame count (N x 0 bytes). */
+    for (uint32_t i = 0; cl->k && i < cl->n; i++) {
         for (uint32_t j = 0; j < cl->k; j++) {
             float *h = &cl->held[(size_t)j * 10u];
             if (check) kiln__ug_at(ctx, "animation[%u]/frame[%u]/bone[%u]", cl->index, i, j);
