@@ -217,6 +217,10 @@ kiln_result kiln__ug_string(kiln__ug *ctx, const char *what, const char **out)
     /* Invalid UTF-8: each bad byte becomes U+FFFD (3 bytes). */
     size_t bad = 0;
     for (size_t i = 0; i < n;) {
+        if (s[i] < 0x80) { /* ASCII: the common case */
+            i++;
+            continue;
+        }
         size_t l = kiln__utf8_len(s + i, n - i);
         if (!l) bad++, l = 1;
         i += l;
