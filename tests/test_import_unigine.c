@@ -10,7 +10,10 @@
  *   - the imported curves, sampled as spec 7.2 says (hold-filled keys, wrap to frame 0, lerp /
  *     shortest-path slerp) on the model's rest pose and composed as spec 4, give the expected
  *     bone model matrices at every listed frame;
- *   - hostile variants (every prefix of a small file, counts set huge) fail cleanly. */
+ *   - hostile variants (every prefix of a small file, flipped bytes, failed allocations) fail
+ *     cleanly, and files written here trip one rule each;
+ *   - end to end: `kiln pose --json` on each case's model and clip gives the expected bone
+ *     model matrices at every listed frame. */
 #include <criterion/criterion.h>
 #include <math.h>
 #include <stdint.h>
@@ -18,6 +21,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cli_run.h"
 #include "import/unigine/unigine.h"
 #include "json_read.h"
 #include "test_util.h"
@@ -990,4 +994,83 @@ Test(import_unigine, written_faults_trip_their_rules)
             cr_expect_str_eq(im.scene.models[0].skeleton->bones[0].name, "r\xEF\xBF\xBD(t", "U+FFFD");
         imported_free(&im);
     }
+}
+
+/* ---- end to end: `kiln pose --json` on the corpus files ------------------------------------------ */
+
+/* For every case with a clip: the tool imports the files by their identifiers, bakes them and
+ * samples the clip at every frame the expected JSON lists (integer and fractional, the wrap
+ * segment included); every bone's model matrix (pose JSON: column-major) must match the
+ * expected one (row-major) within the case's matrix tolerance. */
+Test(import_unigine, kiln_pose_matches_the_expected_frames)
+{
+    char dir[1024];
+    ug_dir_or_skip(dir, sizeof dir);
+    jr_value *cases = corpus_json(dir, "cases.json");
+    const jr_value *list = jr_get(cases, "cases");
+    int ran = 0;
+    for (size_t ci = 0; ci < jr_len(list); ci++) {
+        const jr_value *c = jr_at(list, ci);
+        const char *cs = jr_str(jr_get(c, "case")), *clip = jr_str(jr_get(c, "clip"));
+        const char *model = jr_str(jr_get(c, "model")), *anim = jr_str(jr_get(c, "anim"));
+        if (!clip) continue;
+        char name[512];
+        snprintf(name, sizeof name, "expected/%s.json", cs);
+        jr_value *exp = corpus_json(dir, name);
+        cr_assert_not_null(exp, "%s: no %s", cs, name);
+        double tol = jr_num_or(jr_get(jr_get(exp, "tolerance"), "matrix"), 1e-4);
+        const jr_value *frames = jr_get(exp, "frames");
+        char list_arg[4096] = "";
+        size_t used = 0;
+        for (size_t f = 0; f < jr_len(frames); f++) {
+            int w = snprintf(list_arg + used, sizeof list_arg - used, "%s%.17g", f ? "," : "",
+                             jr_num(jr_get(jr_at(frames, f), "frame")));
+            cr_assert(w > 0 && (size_t)w < sizeof list_arg - used, "%s: frame list too long", cs);
+            used += (size_t)w;
+        }
+        char model_path[1200], anim_path[1200];
+        snprintf(model_path, sizeof model_path, "%s/%s", dir, model);
+        snprintf(anim_path, sizeof anim_path, "%s/%s", dir, anim ? anim : model);
+        int separate = anim && strcmp(anim, model) != 0;
+        const char *args[] = {"pose", "--json", model_path, separate ? anim_path : "--clip",
+                              separate ? "--clip" : clip, separate ? clip : "--frames",
+                              separate ? "--frames" : list_arg, separate ? list_arg : NULL, NULL};
+        cli_result r = cli_run(args);
+        cr_assert_eq(r.status, 0, "%s: kiln pose exited %d: %s", cs, r.status, r.err);
+        char err[160];
+        jr_value *doc = jr_parse(r.out, strlen(r.out), err, sizeof err);
+        cr_assert_not_null(doc, "%s: pose JSON: %s", cs, err);
+        cr_expect_str_eq(jr_str(jr_get(doc, "clip")), clip, "%s", cs);
+        const jr_value *joints = jr_get(doc, "joints"), *got = jr_get(doc, "frames");
+        cr_assert_eq(jr_len(got), jr_len(frames), "%s: %zu frames printed", cs, jr_len(got));
+        for (size_t f = 0; f < jr_len(frames); f++) {
+            const jr_value *bones = jr_get(jr_at(frames, f), "bones");
+            const jr_value *models = jr_get(jr_at(got, f), "model");
+            double frame = jr_num(jr_get(jr_at(frames, f), "frame"));
+            cr_expect_eq(jr_len(joints), jr_len(bones), "%s frame %g: bone count", cs, frame);
+            for (size_t bi = 0; bi < jr_len(bones); bi++) {
+                const char *bone = jr_key(bones, bi);
+                size_t j = 0;
+                while (j < jr_len(joints) && strcmp(jr_str(jr_at(joints, j)), bone) != 0) j++;
+                cr_assert_lt(j, jr_len(joints), "%s: bone '%s' not in the pose", cs, bone);
+                const jr_value *eb = jr_at(bones, bi);
+                const jr_value *rows = jr_get(eb, "ref_model") ? jr_get(eb, "ref_model") : jr_get(eb, "model");
+                const jr_value *m = jr_at(models, j);
+                cr_assert_eq(jr_len(m), 16u, "%s: model matrix of '%s'", cs, bone);
+                for (int row = 0; row < 4; row++)
+                    for (int col = 0; col < 4; col++) {
+                        double want = jr_num(jr_at(jr_at(rows, (size_t)row), (size_t)col));
+                        double have = jr_num(jr_at(m, (size_t)(col * 4 + row)));
+                        cr_expect(fabs(have - want) <= tol, "%s frame %g bone '%s' [%d][%d]: %.9g, expected %.9g",
+                                  cs, frame, bone, row, col, have, want);
+                    }
+            }
+        }
+        ran++;
+        jr_free(doc);
+        cli_result_free(&r);
+        jr_free(exp);
+    }
+    cr_expect(ran > 0, "no case with a clip");
+    jr_free(cases);
 }
