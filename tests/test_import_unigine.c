@@ -1074,3 +1074,35 @@ Test(import_unigine, kiln_pose_matches_the_expected_frames)
     cr_expect(ran > 0, "no case with a clip");
     jr_free(cases);
 }
+
+/* Through the importer table: found by the identifier (not the extension), validated. */
+Test(import_unigine, source_import_detects_and_validates)
+{
+    char dir[1024];
+    ug_dir_or_skip(dir, sizeof dir);
+    jr_value *cases = corpus_json(dir, "cases.json");
+    const jr_value *list = jr_get(cases, "cases");
+    for (size_t ci = 0; ci < jr_len(list); ci++) {
+        const char *files[2] = {jr_str(jr_get(jr_at(list, ci), "model")), jr_str(jr_get(jr_at(list, ci), "anim"))};
+        for (int k = 0; k < 2; k++) {
+            if (!files[k]) continue;
+            file_bytes fb;
+            cr_assert(corpus_read(dir, files[k], &fb));
+            kiln_source_scene sc;
+            kiln_diag err;
+            memset(&err, 0, sizeof err);
+            kiln_result r = kiln_source_import(fb.data, fb.size, "renamed.bin", NULL, NULL, &sc, &err);
+            cr_assert_eq(r, KILN_OK, "%s: %s", files[k], err.message);
+            cr_expect_str_eq(sc.format, memcmp(fb.data, "an10", 4) == 0 ? "unigine-anim" : "unigine-mesh", "%s",
+                             files[k]);
+            cr_expect_eq(kiln_source_validate(&sc, &err), KILN_OK, "%s: %s", files[k], err.message);
+            kiln_source_scene_free(&sc);
+            file_bytes_free(&fb);
+        }
+    }
+    jr_free(cases);
+    cr_expect_eq(kiln_importer_find("unigine-mesh"), &kiln__importer_unigine_mesh);
+    cr_expect_eq(kiln_importer_find("unigine-anim"), &kiln__importer_unigine_anim);
+    cr_expect_eq(kiln_importer_detect("ms10", 4), &kiln__importer_unigine_mesh);
+    cr_expect_eq(kiln_importer_detect("an10", 4), &kiln__importer_unigine_anim);
+}

@@ -97,6 +97,19 @@ static kiln_result kiln__ug_surface_headers(kiln__ug *ctx, kiln__ug_surface_head
     return KILN_OK;
 }
 
+/* The model is named after the file (spec 3): its name without directory and extension;
+ * NULL (named by the bake) without a path. */
+static const char *kiln__ug_stem(kiln__ug *ctx)
+{
+    const char *p = ctx->file;
+    if (!p || !p[0]) return NULL;
+    for (const char *s = p; *s; s++)
+        if (*s == '/' || *s == '\\') p = s + 1;
+    const char *dot = strrchr(p, '.');
+    size_t n = dot && dot != p ? (size_t)(dot - p) : strlen(p);
+    return n ? kiln_source_strndup(ctx->scene, p, n) : NULL;
+}
+
 static kiln_result kiln__ug_mesh(kiln__ug *ctx)
 {
     kiln_source_scene *sc = ctx->scene;
@@ -124,6 +137,7 @@ static kiln_result kiln__ug_mesh(kiln__ug *ctx)
     model->loc.path = kiln__ug_path(ctx);
     model->loc.offset = 0;
     model->loc.size = ctx->size;
+    model->name = kiln__ug_stem(ctx);
     model->rotation[3] = 1.0f;
     model->scale[0] = model->scale[1] = model->scale[2] = 1.0f;
     kiln__ug_materials mats = {NULL, 16};

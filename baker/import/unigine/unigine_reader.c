@@ -26,16 +26,11 @@ static void kiln__ug_fill(kiln__ug *ctx, kiln_diag *d, kiln_result code, kiln_se
     snprintf(d->rule, sizeof d->rule, "%s", rule ? rule : "");
     char text[256];
     if (vsnprintf(text, sizeof text, fmt, ap) < 0) text[0] = 0;
-    const char *file = ctx->file && ctx->file[0] ? ctx->file : "<input>";
-    /* Long names are cut, not overflowed (the return value is checked for that reason). */
-    int n;
-    if (offset != KILN_NO_OFFSET)
-        n = snprintf(d->message, sizeof d->message, "%s%s%s: %s: %s (byte %llu)", rule ? rule : "", rule ? ": " : "",
-                     file, ctx->where[0] ? ctx->where : "file", text, (unsigned long long)offset);
-    else
-        n = snprintf(d->message, sizeof d->message, "%s%s%s: %s: %s", rule ? rule : "", rule ? ": " : "", file,
-                     ctx->where[0] ? ctx->where : "file", text);
-    if (n < 0) d->message[0] = 0;
+    /* The message leads with the rule (spec 9: a reject names its rule); the path, the byte
+     * offset and the input are the diag's own fields, which printers show beside it. Long
+     * names are cut, not overflowed (the return value is checked for that reason). */
+    if (snprintf(d->message, sizeof d->message, "%s%s%s", rule ? rule : "", rule ? ": " : "", text) < 0)
+        d->message[0] = 0;
 }
 
 kiln_result kiln__ug_fail(kiln__ug *ctx, kiln_result code, const char *rule, uint64_t offset, const char *fmt, ...)

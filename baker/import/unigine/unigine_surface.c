@@ -483,7 +483,7 @@ static kiln_result kiln__ug_emit(kiln__ug *ctx, const kiln__ug_geom *g, const ki
         kiln__ug_at(ctx, "surface[%u]/target[0]/tangents", si);
         r = kiln__ug_extra(ctx, g->targets[0].tangents, "tangent-signs", sh->name, detail);
     }
-    if (r == KILN_OK && sh->target_count) {
+    if (r == KILN_OK && sh->target_count && sh->target_names[0][0]) {
         kiln__ug_at(ctx, "surface[%u]/target[0]", si);
         r = kiln__ug_extra(ctx, g->targets[0].positions, "morph-target-0", sh->target_names[0],
                            "base positions of the surface (the name is not used)");
