@@ -1106,3 +1106,65 @@ Test(import_unigine, source_import_detects_and_validates)
     cr_expect_eq(kiln_importer_detect("ms10", 4), &kiln__importer_unigine_mesh);
     cr_expect_eq(kiln_importer_detect("an10", 4), &kiln__importer_unigine_anim);
 }
+
+/* Baking a case's model with its clip file gives a blob that `kiln verify` accepts and whose
+ * clip poses equal `kiln pose` on the source files. */
+Test(import_unigine, baked_blob_verifies_and_poses_like_the_sources)
+{
+    char dir[1024];
+    ug_dir_or_skip(dir, sizeof dir);
+    jr_value *cases = corpus_json(dir, "cases.json");
+    const jr_value *list = jr_get(cases, "cases");
+    int ran = 0;
+    for (size_t ci = 0; ci < jr_len(list); ci++) {
+        const jr_value *c = jr_at(list, ci);
+        const char *cs = jr_str(jr_get(c, "case")), *clip = jr_str(jr_get(c, "clip"));
+        const char *model = jr_str(jr_get(c, "model")), *anim = jr_str(jr_get(c, "anim"));
+        if (!clip) continue;
+        char model_path[1200], anim_path[1200], blob[] = "/tmp/kiln_unigine_XXXXXX";
+        snprintf(model_path, sizeof model_path, "%s/%s", dir, model);
+        snprintf(anim_path, sizeof anim_path, "%s/%s", dir, anim);
+        int separate = strcmp(anim, model) != 0;
+        int fd = mkstemp(blob);
+        cr_assert(fd >= 0);
+        close(fd);
+        const char *bake[] = {"bake", model_path, separate ? anim_path : "-o", separate ? "-o" : blob,
+                              separate ? blob : NULL, NULL};
+        cli_result r = cli_run(bake);
+        cr_assert_eq(r.status, 0, "%s: kiln bake exited %d: %s", cs, r.status, r.err);
+        cli_result_free(&r);
+        const char *verify[] = {"verify", blob, NULL};
+        r = cli_run(verify);
+        cr_expect_eq(r.status, 0, "%s: kiln verify exited %d: %s", cs, r.status, r.err);
+        cli_result_free(&r);
+        const char *frames = "0,0.5,1,2.25,3,4.75";
+        const char *from_blob[] = {"pose", "--json", blob, "--clip", clip, "--frames", frames, NULL};
+        const char *from_src[] = {"pose", "--json", model_path, separate ? anim_path : "--clip",
+                                  separate ? "--clip" : clip, separate ? clip : "--frames",
+                                  separate ? "--frames" : frames, separate ? frames : NULL, NULL};
+        cli_result a = cli_run(from_blob), b = cli_run(from_src);
+        unlink(blob);
+        cr_assert_eq(a.status, 0, "%s: pose on the blob: %s", cs, a.err);
+        cr_assert_eq(b.status, 0, "%s: pose on the sources: %s", cs, b.err);
+        char err[160];
+        jr_value *da = jr_parse(a.out, strlen(a.out), err, sizeof err), *db = jr_parse(b.out, strlen(b.out), err, sizeof err);
+        cr_assert(da && db, "%s: pose JSON", cs);
+        const jr_value *fa = jr_get(da, "frames"), *fb = jr_get(db, "frames");
+        cr_assert_eq(jr_len(fa), jr_len(fb));
+        for (size_t f = 0; f < jr_len(fa); f++) {
+            const jr_value *ma = jr_get(jr_at(fa, f), "model"), *mb = jr_get(jr_at(fb, f), "model");
+            cr_assert_eq(jr_len(ma), jr_len(mb));
+            for (size_t j = 0; j < jr_len(ma); j++)
+                for (size_t e = 0; e < 16; e++)
+                    cr_expect(fabs(jr_num(jr_at(jr_at(ma, j), e)) - jr_num(jr_at(jr_at(mb, j), e))) <= 1e-6,
+                              "%s: frame %zu joint %zu element %zu differs", cs, f, j, e);
+        }
+        jr_free(da);
+        jr_free(db);
+        cli_result_free(&a);
+        cli_result_free(&b);
+        ran++;
+    }
+    cr_expect(ran > 0);
+    jr_free(cases);
+}

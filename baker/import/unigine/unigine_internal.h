@@ -28,7 +28,7 @@
 typedef struct kiln__ug {
     const uint8_t *data;
     size_t         size, pos;
-    const char    *file;           /* the input path, for messages */
+    const char    *file;           /* the input path (the model is named after it) */
     const kiln_import_options *opt;
     kiln_source_scene *scene;
     kiln_diag     *err;
