@@ -52,14 +52,14 @@ static kiln_result kiln__ug_raw_count(kiln__ug *ctx, const char *what, uint32_t 
     return KILN_OK;
 }
 
-static kiln_result kiln__ug_finite_floats(kiln__ug *ctx, size_t at, uint64_t n, const char *what)
+/* V9: `count` elements of `comps` floats at `at`, all finite. */
+static kiln_result kiln__ug_finite_floats(kiln__ug *ctx, size_t at, uint64_t count, unsigned comps, const char *what)
 {
-    for (uint64_t i = 0; i < n; i++)
+    for (uint64_t i = 0; i < count * comps; i++)
         if (!isfinite(kiln__ug_f32_at(ctx, at + (size_t)i * 4u)))
             return kiln__ug_fail(ctx, KILN_ERR_IMPORT_BAD_VALUE, "V9", at + (size_t)i * 4u,
-                                 "%s: element %llu component %llu is not finite", what,
-                                 (unsigned long long)(i / (what[0] == 'u' ? 2u : 3u)),
-                                 (unsigned long long)(i % (what[0] == 'u' ? 2u : 3u)));
+                                 "%s %llu component %u is not finite", what, (unsigned long long)(i / comps),
+                                 (unsigned)(i % comps));
     return KILN_OK;
 }
 
@@ -78,7 +78,7 @@ static kiln_result kiln__ug_read_targets(kiln__ug *ctx, const kiln__ug_surface_h
         if (k == 0) g->nc = tg->vertex_count;
         kiln__ug_at(ctx, "surface[%u]/target[%u]/positions", si, k);
         r = kiln__ug_array(ctx, "vertices", tg->vertex_count, 12, &tg->positions);
-        if (r == KILN_OK) r = kiln__ug_finite_floats(ctx, tg->positions, (uint64_t)tg->vertex_count * 3u, "position");
+        if (r == KILN_OK) r = kiln__ug_finite_floats(ctx, tg->positions, tg->vertex_count, 3, "position");
         if (r != KILN_OK) return r;
         kiln__ug_at(ctx, "surface[%u]/target[%u]/tangents", si, k);
         r = kiln__ug_count(ctx, "tangent count", 7, &tg->tangent_count);
@@ -139,7 +139,7 @@ static kiln_result kiln__ug_read_layers(kiln__ug *ctx, uint32_t si, kiln__ug_geo
         kiln__ug_at(ctx, "surface[%u]/%s", si, names[l]);
         kiln_result r = kiln__ug_count(ctx, "UV count", 8, &g->uv_count[l]);
         if (r == KILN_OK) r = kiln__ug_array(ctx, "UVs", g->uv_count[l], 8, &g->uv_at[l]);
-        if (r == KILN_OK) r = kiln__ug_finite_floats(ctx, g->uv_at[l], (uint64_t)g->uv_count[l] * 2u, "uv");
+        if (r == KILN_OK) r = kiln__ug_finite_floats(ctx, g->uv_at[l], g->uv_count[l], 2, "UV");
         if (r != KILN_OK) return r;
     }
     kiln__ug_at(ctx, "surface[%u]/colors", si);
@@ -509,9 +509,9 @@ kiln_result kiln__ug_read_surface(kiln__ug *ctx, const kiln__ug_file *f, const k
     if (r == KILN_OK) r = kiln__ug_read_weights(ctx, f, index, &g);
     if (r == KILN_OK) r = kiln__ug_read_layers(ctx, index, &g);
     if (r == KILN_OK) r = kiln__ug_read_indices(ctx, index, &g);
-    if (r == KILN_OK && !sh->target_count) g.targets = (kiln__ug_tmp_free(ctx, g.targets), NULL);
-    if (r == KILN_OK && g.targets) r = kiln__ug_emit(ctx, &g, sh, index, offset, model, mats);
-    else if (r == KILN_OK) {
+    if (r == KILN_OK && sh->target_count) {
+        r = kiln__ug_emit(ctx, &g, sh, index, offset, model, mats);
+    } else if (r == KILN_OK) {
         kiln__ug_at(ctx, "surface[%u]", index);
         r = kiln__ug_extra(ctx, offset, "surface", sh->name, "no morph target: no mesh");
     }
