@@ -1,0 +1,45 @@
+/* Private: what the clip encoders share (bake_anim_encode.c, bake_anim_lossy.c).
+ *
+ * An encoding is a plan per (block, component) pair of the clip: a width (0 = constant, the
+ * lanes' values in `constant`; 32 = raw floats; 1 to 24 = quantised between range_min and
+ * range_min + range_extent per lane). kiln__anim_layout turns the plans into the clip's data
+ * bytes, laid out, packed and decoded as contract/clip_codec.h defines for both sides. Dense values are read through kiln__anim_track: NULL means the joint has
+ * no curves (a placeholder slot) and the component's identity value holds.
+ */
+#ifndef KILN_BAKER_BAKE_ANIM_H
+#define KILN_BAKER_BAKE_ANIM_H
+
+#include "bake_internal.h"
+#include "clip_codec.h"
+
+typedef struct kiln__anim_plan {
+    uint32_t width;
+    float    constant[KILN_SOA_WIDTH];
+    float    range_min[KILN_SOA_WIDTH];
+    float    range_extent[KILN_SOA_WIDTH];
+} kiln__anim_plan;
+
+/* 0 for translations and qx..qz, 1 for qw and scales. */
+float kiln__anim_identity(unsigned c);
+/* frame_count values of component c of joint `joint`, or NULL (identity). */
+const float *kiln__anim_track(const kiln__anim *an, uint32_t joint, unsigned c);
+
+/* Builds an->data (constants, track table, rows, then the slack of a lossy clip), row_stride
+ * and animated_count from one plan per (block, component), block-major. ERR_LIMIT when the
+ * clip would not fit in memory. */
+kiln_result kiln__anim_layout(const kiln_allocator *a, kiln__anim *an, const kiln__anim_plan *plan, int lossy);
+/* Writes row r of the track (blk, c) at dst: width bytes. */
+void kiln__anim_pack(const kiln__anim *an, uint32_t blk, unsigned c, const kiln__anim_plan *pl, uint32_t r,
+                     unsigned char *dst);
+
+/* The w-bit integer whose decode (kiln__clip_dequant, as every runtime path decodes it) is
+ * nearest to x. */
+uint32_t kiln__anim_quantize(float x, float min, float extent, uint32_t width);
+
+/* Quantises the clip within the options' bound (see kiln_bake_options). Sets *met to 0 (and
+ * reports why) when even the widest encoding misses the bound; the caller then stores it
+ * lossless. */
+kiln_result kiln__encode_lossy(const kiln_allocator *a, const kiln_bake_options *o, const kiln_diag_sink *sink,
+                               kiln__anim *an, const kiln__skeleton *skeleton, int *met);
+
+#endif
