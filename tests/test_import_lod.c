@@ -152,3 +152,443 @@ Test(import_lod, bad_files_get_their_manifest_outcome)
     free(text);
     cr_expect_gt(rows, 0, "no rows in bad/MANIFEST.md");
 }
+
+/* ---- good cases ------------------------------------------------------------------------------ */
+
+static const char *jstr(const jr_value *v)
+{
+    const char *s = jr_str(v);
+    return s ? s : "";
+}
+
+static int near(double a, double b, double tol) { return fabs(a - b) <= tol; }
+
+static const kiln_source_extra *find_extra(const kiln_source_scene *s, const char *kind, const char *name, int nth)
+{
+    for (uint32_t i = 0; i < s->extra_count; i++) {
+        const kiln_source_extra *e = &s->extras[i];
+        if (strcmp(e->kind, kind) != 0) continue;
+        if (name && (!e->name || strcmp(e->name, name) != 0)) continue;
+        if (nth-- == 0) return e;
+    }
+    return NULL;
+}
+
+static uint32_t count_extras(const kiln_source_scene *s, const char *kind)
+{
+    uint32_t n = 0;
+    for (uint32_t i = 0; i < s->extra_count; i++) n += strcmp(s->extras[i].kind, kind) == 0;
+    return n;
+}
+
+static const kiln_source_material_slot *find_slot(const kiln_source_material *m, const char *name)
+{
+    for (uint32_t i = 0; i < m->slot_count; i++)
+        if (strcmp(m->slots[i].name, name) == 0) return &m->slots[i];
+    return NULL;
+}
+
+/* Column-vector 4x4 in row-major m[r][c]: T(t) * R(q). */
+static void trs(const double t[3], const double q[4], double m[4][4])
+{
+    double x = q[0], y = q[1], z = q[2], w = q[3];
+    double n = sqrt(x * x + y * y + z * z + w * w);
+    x /= n, y /= n, z /= n, w /= n;
+    double r[3][3] = {{1 - 2 * (y * y + z * z), 2 * (x * y - z * w), 2 * (x * z + y * w)},
+                      {2 * (x * y + z * w), 1 - 2 * (x * x + z * z), 2 * (y * z - x * w)},
+                      {2 * (x * z - y * w), 2 * (y * z + x * w), 1 - 2 * (x * x + y * y)}};
+    memset(m, 0, 16 * sizeof(double));
+    for (int i = 0; i < 3; i++) {
+        for (int j = 0; j < 3; j++) m[i][j] = r[i][j];
+        m[i][3] = t[i];
+    }
+    m[3][3] = 1;
+}
+
+static void mul(double a[4][4], double b[4][4], double out[4][4])
+{
+    double o[4][4];
+    for (int i = 0; i < 4; i++)
+        for (int j = 0; j < 4; j++) {
+            o[i][j] = 0;
+            for (int k = 0; k < 4; k++) o[i][j] += a[i][k] * b[k][j];
+        }
+    memcpy(out, o, sizeof o);
+}
+
+static void expect_matrix(const jr_value *rows, double m[4][4], double tol, const char *what)
+{
+    cr_assert_eq(jr_len(rows), 4, "%s: model matrix", what);
+    for (int i = 0; i < 4; i++)
+        for (int j = 0; j < 4; j++) {
+            double e = jr_num(jr_at(jr_at(rows, (size_t)i), (size_t)j));
+            cr_expect(near(m[i][j], e, tol), "%s: model[%d][%d] = %.9g, expected %.9g", what, i, j, m[i][j], e);
+        }
+}
+
+static void expect_quat(const float *q, const jr_value *e, double tol, const char *what)
+{
+    double d = 0;
+    for (int i = 0; i < 4; i++) d += q[i] * jr_num(jr_at(e, (size_t)i));
+    double s = d < 0 ? -1 : 1;
+    for (int i = 0; i < 4; i++)
+        cr_expect(near(s * q[i], jr_num(jr_at(e, (size_t)i)), tol), "%s: rotation[%d] = %.9g, expected %.9g", what, i,
+                  s * q[i], jr_num(jr_at(e, (size_t)i)));
+}
+
+static void check_skeleton(const kiln_source_scene *s, const jr_value *exp, const char *name)
+{
+    const kiln_source_skeleton *sk = s->models[0].skeleton;
+    uint32_t n = sk ? sk->bone_count : 0;
+    cr_assert_eq(n, jr_len(exp), "%s: %u bones, expected %zu", name, n, jr_len(exp));
+    double (*model)[4][4] = calloc(n ? n : 1, sizeof *model);
+    for (uint32_t i = 0; i < n; i++) {
+        const jr_value *b = jr_at(exp, i);
+        const kiln_source_bone *bone = &sk->bones[i];
+        char what[300];
+        snprintf(what, sizeof what, "%s: bone %u '%s'", name, i, jstr(jr_get(b, "name")));
+        cr_expect_str_eq(bone->name, jr_str(jr_get(b, "name")), "%s: name '%s'", what, bone->name);
+        cr_expect_eq(bone->parent, (int32_t)jr_num(jr_get(b, "parent")), "%s: parent %d", what, bone->parent);
+        for (int k = 0; k < 3; k++)
+            cr_expect(near(bone->local_position[k], jr_num(jr_at(jr_get(b, "local_t"), (size_t)k)), 1e-5), "%s: t[%d]",
+                      what, k);
+        expect_quat(bone->local_rotation, jr_get(b, "local_r"), 1e-5, what);
+        double t[3], q[4], l[4][4];
+        for (int k = 0; k < 3; k++) t[k] = bone->local_position[k];
+        for (int k = 0; k < 4; k++) q[k] = bone->local_rotation[k];
+        trs(t, q, l);
+        if (bone->parent >= 0) mul(model[bone->parent], l, model[i]);
+        else memcpy(model[i], l, sizeof l);
+        expect_matrix(jr_get(b, "model"), model[i], 1e-4, what);
+    }
+    free(model);
+}
+
+static const char *material_name(const kiln_source_model *m, uint32_t index)
+{
+    return index == KILN_SOURCE_NONE ? NULL : m->materials[index].name;
+}
+
+static void check_meshes(const kiln_source_scene *s, const jr_value *exp, double tol, const char *name)
+{
+    const kiln_source_model *model = &s->models[0];
+    cr_assert_eq(model->mesh_count, jr_len(exp), "%s: %u meshes, expected %zu", name, model->mesh_count, jr_len(exp));
+    for (uint32_t i = 0; i < model->mesh_count; i++) {
+        const kiln_source_mesh *m = &model->meshes[i];
+        const jr_value *e = jr_at(exp, i);
+        const char *ename = jr_str(jr_get(e, "name"));
+        cr_expect_str_eq(m->name, ename, "%s: mesh %u name '%s'", name, i, m->name);
+        const char *mat = material_name(model, m->material), *emat = jr_str(jr_get(e, "material"));
+        cr_expect((!mat && !emat) || (mat && emat && strcmp(mat, emat) == 0), "%s: mesh %s material %s, expected %s",
+                  name, ename, mat ? mat : "null", emat ? emat : "null");
+        cr_expect_eq(m->face_count, (uint32_t)jr_num(jr_get(e, "triangle_count")), "%s: mesh %s triangles", name, ename);
+
+        /* visibility and the second material: the mesh's extra */
+        const kiln_source_extra *x = find_extra(s, "mesh", m->name, 0);
+        cr_assert_not_null(x, "%s: no 'mesh' extra for %s", name, ename);
+        char want[512];
+        const char *second = jr_str(jr_get(e, "second_material"));
+        snprintf(want, sizeof want, "visible %s, second material %s,", jr_bool(jr_get(e, "visible"), 1) ? "yes" : "no",
+                 second ? second : "(none)");
+        cr_expect(strncmp(x->detail, want, strlen(want)) == 0, "%s: mesh %s extra '%s', expected '%s...'", name, ename,
+                  x->detail, want);
+
+        const jr_value *layout = jr_get(e, "corner_layout");
+        int has[4] = {0, 0, 0, 0};
+        static const char *const attrs[4] = {"position", "normal", "uv0", "uv1"};
+        for (size_t k = 0; k < jr_len(layout); k++)
+            for (int a = 0; a < 4; a++) has[a] |= strcmp(jr_str(jr_at(layout, k)), attrs[a]) == 0;
+        cr_expect_eq(m->normals != NULL, has[1], "%s: mesh %s normals present %d", name, ename, m->normals != NULL);
+        const float *uv0 = m->uv_layer_count > 0 ? m->uv[0] : NULL, *uv1 = m->uv_layer_count > 1 ? m->uv[1] : NULL;
+        cr_expect_eq(uv0 != NULL, has[2], "%s: mesh %s uv0", name, ename);
+        cr_expect_eq(uv1 != NULL, has[3], "%s: mesh %s uv1", name, ename);
+
+        const jr_value *corners = jr_get(e, "corners"), *skin = jr_get(e, "skin");
+        cr_assert_eq(jr_len(corners), (size_t)m->face_count * 3, "%s: mesh %s corners", name, ename);
+        int failures = 0;
+        for (size_t k = 0; k < jr_len(corners) && failures < 5; k++) {
+            uint32_t v = m->faces[k];
+            cr_assert_lt(v, m->vertex_count);
+            float got[10];
+            int n = 0;
+            for (int j = 0; j < 3; j++) got[n++] = m->positions[v * 3 + j];
+            if (has[1] && m->normals)
+                for (int j = 0; j < 3; j++) got[n++] = m->normals[v * 3 + j];
+            if (has[2] && uv0)
+                for (int j = 0; j < 2; j++) got[n++] = uv0[v * 2 + j];
+            if (has[3] && uv1)
+                for (int j = 0; j < 2; j++) got[n++] = uv1[v * 2 + j];
+            const jr_value *c = jr_at(corners, k);
+            cr_expect_eq((size_t)n, jr_len(c), "%s: mesh %s corner %zu has %d values", name, ename, k, n);
+            for (int j = 0; j < n && (size_t)j < jr_len(c); j++)
+                if (!near(got[j], jr_num(jr_at(c, (size_t)j)), tol)) {
+                    cr_expect(0, "%s: mesh %s corner %zu value %d = %.9g, expected %.9g", name, ename, k, j, got[j],
+                              jr_num(jr_at(c, (size_t)j)));
+                    failures++;
+                }
+            if (!jr_is_arr(skin)) continue;
+            const jr_value *es = jr_at(skin, k);
+            uint32_t used = 0;
+            for (uint32_t j = 0; j < m->max_influence; j++) {
+                float w = m->weight_values ? m->weight_values[(size_t)v * m->max_influence + j] : 1.0f;
+                if (w <= 0) continue;
+                const jr_value *pair = jr_at(es, used++);
+                uint32_t b = m->weight_bones[(size_t)v * m->max_influence + j];
+                cr_assert_lt(b, model->skeleton->bone_count);
+                const char *bn = model->skeleton->bones[b].name, *eb = jr_str(jr_at(pair, 0));
+                if (!eb || strcmp(bn, eb) != 0 || !near(w, jr_num(jr_at(pair, 1)), tol)) {
+                    cr_expect(0, "%s: mesh %s corner %zu influence %u = (%s, %.9g), expected (%s, %.9g)", name, ename, k,
+                              used - 1, bn, w, eb ? eb : "none", jr_num(jr_at(pair, 1)));
+                    failures++;
+                }
+            }
+            cr_expect_eq(used, jr_len(es), "%s: mesh %s corner %zu has %u influences, expected %zu", name, ename, k,
+                         used, jr_len(es));
+        }
+        if (!jr_is_arr(skin) || !jr_len(skin)) cr_expect_eq(m->max_influence, 0, "%s: mesh %s is skinned", name, ename);
+    }
+}
+
+static void expect_rgba(const kiln_source_material *m, const char *slot, const jr_value *e, const char *name)
+{
+    const kiln_source_material_slot *s = find_slot(m, slot);
+    cr_assert_not_null(s, "%s: material %s has no %s slot", name, m->name, slot);
+    cr_expect_eq(s->kind, KILN_SOURCE_SLOT_COLOR);
+    for (int i = 0; i < 4; i++)
+        cr_expect(near(s->rgba[i], jr_num(jr_at(e, (size_t)i)), 1e-6), "%s: material %s %s[%d] = %g, expected %g", name,
+                  m->name, slot, i, s->rgba[i], jr_num(jr_at(e, (size_t)i)));
+}
+
+static void expect_file_slot(const kiln_source_material *m, const char *slot, const char *want, const char *name)
+{
+    const kiln_source_material_slot *s = find_slot(m, slot);
+    if (!want) {
+        cr_expect(!s || s->kind != KILN_SOURCE_SLOT_FILE, "%s: material %s has a %s file", name, m->name, slot);
+        return;
+    }
+    cr_assert(s && s->kind == KILN_SOURCE_SLOT_FILE, "%s: material %s has no %s file (expected %s)", name, m->name,
+              slot, want);
+    cr_expect_str_eq(s->path, want, "%s: material %s %s '%s'", name, m->name, slot, s->path);
+}
+
+static void check_materials(const kiln_source_scene *s, const jr_value *exp, const char *name)
+{
+    const kiln_source_model *model = &s->models[0];
+    cr_assert_eq(model->material_count, jr_len(exp), "%s: %u materials, expected %zu", name, model->material_count,
+                 jr_len(exp));
+    for (uint32_t i = 0; i < model->material_count; i++) {
+        const kiln_source_material *m = &model->materials[i];
+        const jr_value *e = jr_at(exp, i);
+        cr_expect_str_eq(m->name, jr_str(jr_get(e, "name")), "%s: material %u", name, i);
+        const jr_value *tex = jr_get(e, "textures");
+        expect_file_slot(m, "diffuse", jr_str(jr_at(tex, 0)), name);
+        expect_file_slot(m, "extra0", jr_str(jr_at(tex, 1)), name);
+        expect_file_slot(m, "normal", jr_str(jr_get(e, "normal_map")), name);
+        expect_file_slot(m, "specular", jr_str(jr_get(e, "specular_map")), name);
+        if (!jr_len(tex)) expect_rgba(m, "diffuse", jr_get(e, "diffuse"), name);
+        expect_rgba(m, "ambient_color", jr_get(e, "ambient"), name);
+        expect_rgba(m, "diffuse_color", jr_get(e, "diffuse"), name);
+        expect_rgba(m, "emission_color", jr_get(e, "emission"), name);
+        expect_rgba(m, "specular_color", jr_get(e, "specular"), name);
+        expect_rgba(m, "env_color", jr_get(e, "env_color"), name);
+        const kiln_source_extra *x = find_extra(s, "material", m->name, 0);
+        cr_assert_not_null(x, "%s: no material extra for %s", name, m->name);
+        char want[256];
+        snprintf(want, sizeof want, "shininess %d, blending %s (", (int)jr_num(jr_get(e, "shininess")),
+                 jstr(jr_get(e, "blending_mode")));
+        cr_expect(strncmp(x->detail, want, strlen(want)) == 0, "%s: material %s '%s', expected '%s'", name, m->name,
+                  x->detail, want);
+        snprintf(want, sizeof want, "texture enabled %s, enabled %s,", jr_bool(jr_get(e, "texture_enabled"), 0) ? "yes" : "no",
+                 jr_bool(jr_get(e, "enabled"), 0) ? "yes" : "no");
+        cr_expect(strstr(x->detail, want) != NULL, "%s: material %s '%s', expected '%s'", name, m->name, x->detail, want);
+    }
+}
+
+static void check_extras(const kiln_source_scene *s, const jr_value *e, const char *name)
+{
+    const char *info = jr_str(jr_get(e, "info"));
+    const kiln_source_extra *x = find_extra(s, "info", NULL, 0);
+    cr_expect((!info && !x) || (info && x && strcmp(x->detail, info) == 0), "%s: info '%s', expected '%s'", name,
+              x ? x->detail : "null", info ? info : "null");
+
+    const jr_value *tex = jr_get(e, "embedded_textures");
+    cr_expect_eq(count_extras(s, "embedded_texture"), jr_len(tex), "%s: embedded textures", name);
+    for (size_t i = 0; i < jr_len(tex); i++) {
+        const jr_value *t = jr_at(tex, i);
+        x = find_extra(s, "embedded_texture", NULL, (int)i);
+        char want[512];
+        snprintf(want, sizeof want, "material %s, %d bytes", jstr(jr_at(t, 0)), (int)jr_num(jr_at(t, 2)));
+        cr_expect(x && x->name && strcmp(x->name, jr_str(jr_at(t, 1))) == 0 && strcmp(x->detail, want) == 0,
+                  "%s: embedded texture %zu: %s '%s', expected %s '%s'", name, i, x ? x->name : "none",
+                  x ? x->detail : "", jr_str(jr_at(t, 1)), want);
+    }
+    const jr_value *lights = jr_get(e, "light_schemes");
+    cr_expect_eq(count_extras(s, "light_scheme"), jr_len(lights), "%s: light schemes", name);
+    for (size_t i = 0; i < jr_len(lights); i++) {
+        x = find_extra(s, "light_scheme", NULL, (int)i);
+        cr_expect(x && strcmp(x->name, jr_str(jr_at(lights, i))) == 0, "%s: light scheme %zu", name, i);
+    }
+    const jr_value *phys = jr_get(e, "physics");
+    x = find_extra(s, "physics", NULL, 0);
+    cr_expect_eq(x != NULL, jr_is_obj(phys), "%s: physics", name);
+    if (x && jr_is_obj(phys)) {
+        char want[128];
+        snprintf(want, sizeof want, "bodies %d, geoms %d, joints %d,", (int)jr_num(jr_get(phys, "bodies")),
+                 (int)jr_num(jr_get(phys, "geoms")), (int)jr_num(jr_get(phys, "joints")));
+        cr_expect(strncmp(x->detail, want, strlen(want)) == 0, "%s: physics '%s', expected '%s'", name, x->detail, want);
+    }
+    const jr_value *prox = jr_get(e, "proxies");
+    cr_expect_eq(count_extras(s, "proxy"), jr_len(prox), "%s: proxies", name);
+    for (size_t i = 0; i < jr_len(prox); i++) {
+        x = find_extra(s, "proxy", NULL, (int)i);
+        char want[128];
+        snprintf(want, sizeof want, "replaces mesh %d, %d items,", (int)jr_num(jr_get(jr_at(prox, i), "mesh_index")),
+                 (int)jr_num(jr_get(jr_at(prox, i), "items")));
+        cr_expect(x && strncmp(x->detail, want, strlen(want)) == 0, "%s: proxy %zu '%s', expected '%s'", name, i,
+                  x ? x->detail : "none", want);
+    }
+    const jr_value *cols = jr_get(e, "collider_sets");
+    cr_expect_eq(count_extras(s, "collider_set"), jr_len(cols), "%s: collider sets", name);
+    for (size_t i = 0; i < jr_len(cols); i++) {
+        x = find_extra(s, "collider_set", NULL, (int)i);
+        char want[128];
+        snprintf(want, sizeof want, "colliders %d", (int)jr_num(jr_get(jr_at(cols, i), "colliders")));
+        cr_expect(x && strcmp(x->name, jr_str(jr_get(jr_at(cols, i), "name"))) == 0 && strcmp(x->detail, want) == 0,
+                  "%s: collider set %zu", name, i);
+    }
+    const jr_value *shot = jr_get(e, "screenshot");
+    x = find_extra(s, "screenshot", NULL, 0);
+    cr_expect_eq(x != NULL, jr_is_arr(shot), "%s: screenshot", name);
+    if (x && jr_is_arr(shot)) {
+        char want[64];
+        snprintf(want, sizeof want, "%d bytes", (int)jr_num(jr_at(shot, 1)));
+        cr_expect(strcmp(x->name, jr_str(jr_at(shot, 0))) == 0 && strcmp(x->detail, want) == 0,
+                  "%s: screenshot %s '%s'", name, x->name, x->detail);
+    }
+    const jr_value *morph = jr_get(e, "morph_chunks");
+    cr_expect_eq(count_extras(s, "morph"), jr_len(morph), "%s: morph chunks", name);
+    for (size_t i = 0; i < jr_len(morph); i++) {
+        x = find_extra(s, "morph", NULL, (int)i);
+        cr_expect(x && strcmp(x->name, jr_str(jr_at(morph, i))) == 0, "%s: morph chunk %zu", name, i);
+    }
+}
+
+/* Samples a curve at frame x (already wrapped or clamped into its key range) as the spec says
+ * (D.2): translation by lerp, rotation along the shortest arc (nlerp). */
+static void sample_curve(const kiln_source_curve *c, double x, double *out)
+{
+    uint32_t last = c->key_count - 1;
+    if (x < 0) x = 0;
+    if (x > c->frames[last]) x = c->frames[last];
+    uint32_t i = (uint32_t)floor(x);
+    if (i > last) i = last;
+    uint32_t j = i < last ? i + 1 : last;
+    double t = x - c->frames[i];
+    int comps = c->channel == KILN_SOURCE_CHANNEL_ROTATION ? 4 : 1;
+    const float *a = c->values + (size_t)i * comps, *b = c->values + (size_t)j * comps;
+    double d = 0;
+    for (int k = 0; k < comps; k++) d += (double)a[k] * b[k];
+    double sb = comps == 4 && d < 0 ? -1 : 1, n = 0;
+    for (int k = 0; k < comps; k++) {
+        out[k] = a[k] * (1 - t) + sb * b[k] * t;
+        n += out[k] * out[k];
+    }
+    if (comps == 4)
+        for (int k = 0; k < 4; k++) out[k] /= sqrt(n);
+}
+
+static void check_frames(const kiln_source_scene *s, const jr_value *exp, const char *name)
+{
+    const jr_value *clip = jr_get(exp, "clip");
+    if (!jr_is_obj(clip)) return;
+    const char *cname = jr_str(jr_get(clip, "name"));
+    const kiln_source_animation *anim = NULL;
+    for (uint32_t i = 0; i < s->animation_count && !anim; i++)
+        if (strcmp(s->animations[i].name, cname) == 0) anim = &s->animations[i];
+    cr_assert_not_null(anim, "%s: no clip '%s'", name, cname);
+    cr_expect(near(anim->framerate, jr_num(jr_get(clip, "fps")), 1e-4), "%s: fps %g", name, anim->framerate);
+    cr_expect_eq(anim->looping, (uint32_t)jr_bool(jr_get(clip, "looping"), 0), "%s: looping", name);
+    const kiln_source_extra *x = find_extra(s, "clip", cname, 0);
+    char want[128];
+    snprintf(want, sizeof want, "play mode %s, %d frames,", jstr(jr_get(clip, "play_mode")),
+             (int)jr_num(jr_get(clip, "frame_count")));
+    cr_expect(x && strncmp(x->detail, want, strlen(want)) == 0, "%s: clip '%s', expected '%s'", name,
+              x ? x->detail : "none", want);
+
+    const kiln_source_skeleton *sk = s->models[0].skeleton;
+    cr_assert_not_null(sk);
+    uint32_t n = sk->bone_count;
+    double (*model)[4][4] = calloc(n ? n : 1, sizeof *model);
+    double period = (double)jr_num(jr_get(clip, "frame_count"));
+    const jr_value *frames = jr_get(exp, "frames");
+    for (size_t f = 0; f < jr_len(frames); f++) {
+        const jr_value *fr = jr_at(frames, f);
+        double frame = jr_num(jr_get(fr, "frame"));
+        double xf = anim->looping ? fmod(frame, period) : frame;
+        if (xf < 0) xf += period;
+        const jr_value *bones = jr_get(fr, "bones");
+        for (uint32_t b = 0; b < n; b++) {
+            const kiln_source_bone *bone = &sk->bones[b];
+            double t[3] = {bone->local_position[0], bone->local_position[1], bone->local_position[2]};
+            double q[4] = {bone->local_rotation[0], bone->local_rotation[1], bone->local_rotation[2],
+                           bone->local_rotation[3]};
+            for (uint32_t c = 0; c < anim->curve_count; c++) {
+                const kiln_source_curve *cv = &anim->curves[c];
+                if (strcmp(cv->target, bone->name) != 0) continue;
+                if (cv->channel == KILN_SOURCE_CHANNEL_ROTATION) sample_curve(cv, xf, q);
+                else sample_curve(cv, xf, &t[cv->channel - KILN_SOURCE_CHANNEL_TX]);
+            }
+            double l[4][4];
+            trs(t, q, l);
+            if (bone->parent >= 0) mul(model[bone->parent], l, model[b]);
+            else memcpy(model[b], l, sizeof l);
+            const jr_value *eb = jr_get(bones, bone->name);
+            if (!eb) continue;
+            char what[300];
+            snprintf(what, sizeof what, "%s: frame %g bone %s", name, frame, bone->name);
+            expect_matrix(jr_get(eb, "model"), model[b], jr_num_or(jr_get(jr_get(exp, "tolerance"), "matrix"), 1e-4), what);
+        }
+    }
+    free(model);
+}
+
+Test(import_lod, good_cases_match_expected)
+{
+    char dir[1024];
+    lod_dir(dir, sizeof dir);
+    jr_value *cases = corpus_json(dir, "cases.json");
+    cr_assert_not_null(cases, "no cases.json in %s", dir);
+    cr_assert_gt(jr_len(cases), 0);
+    for (size_t i = 0; i < jr_len(cases); i++) {
+        const jr_value *c = jr_at(cases, i);
+        const char *name = jr_str(jr_get(c, "case"));
+        outcome o;
+        parse_outcome(jr_str(jr_get(c, "outcome")), &o);
+        if (strcmp(o.kind, "reject") == 0) continue;
+        kiln_source_scene scene;
+        kiln_diag err;
+        rule_log log;
+        memset(&log, 0, sizeof log);
+        kiln_result r = import_file(dir, jr_str(jr_get(c, "model")), &scene, &err, &log, NULL);
+        cr_assert_eq(r, KILN_OK, "%s: %s", name, err.message);
+        for (int k = 0; k < o.count; k++) cr_expect(rule_log_has(&log, o.rules[k]), "%s: %s not reported", name, o.rules[k]);
+        for (int k = 0; k < log.count; k++) {
+            int listed = 0;
+            for (int j = 0; j < o.count; j++) listed |= strcmp(o.rules[j], log.rules[k]) == 0;
+            cr_expect(listed, "%s: unexpected warning %s", name, log.rules[k]);
+        }
+        jr_value *exp = corpus_json(dir, jr_str(jr_get(c, "expected")));
+        cr_assert_not_null(exp, "%s: no expected JSON", name);
+        cr_assert_eq(scene.model_count, 1);
+        double tol = jr_num_or(jr_get(jr_get(exp, "tolerance"), "position"), 1e-5);
+        check_skeleton(&scene, jr_get(exp, "skeleton"), name);
+        check_meshes(&scene, jr_get(exp, "meshes"), tol, name);
+        check_materials(&scene, jr_get(exp, "materials"), name);
+        check_extras(&scene, jr_get(exp, "extras"), name);
+        check_frames(&scene, exp, name);
+        cr_expect_eq(scene.instance_count, jr_len(jr_get(exp, "instances")), "%s: instances", name);
+        jr_free(exp);
+        kiln_source_scene_free(&scene);
+    }
+    jr_free(cases);
+}
