@@ -592,3 +592,578 @@ Test(import_lod, good_cases_match_expected)
     }
     jr_free(cases);
 }
+
+/* ---- one rule at a time, on files written here (lod_fixture.h) ------------------------------ */
+
+#include "lod_fixture.h"
+
+/* "LODka3D1" + LOD1 { SKL1(bones) MSL1 { MSH1(mesh) } ANS1 { ANM1 } } with hooks before and
+ * after the parts, so that each case changes one thing. */
+typedef struct lod_case lod_case;
+struct lod_case {
+    const char *what, *outcome;
+    int  bones;                           /* 0: no SKL1 */
+    int  frames, anim_type, interval, mode;
+    int  no_anim;
+    lb_mesh mesh;
+    void (*before)(lb *b, int *children); /* extra LOD1 children before SKL1 */
+    void (*after)(lb *b, int *children);  /* extra LOD1 children after ANS1 */
+    void (*tail)(lb *b);                  /* bytes after LOD1 */
+    void (*skeleton)(lb *b);              /* replaces lb_skl1 */
+    int  skl_after_msl;
+    int  anim_bones;                      /* bones written per frame; 0: `bones` */
+};
+
+static void build_case(const lod_case *c, lb *b)
+{
+    memset(b, 0, sizeof *b);
+    lb_bytes(b, "LODka3D1", 8);
+    lb_begin(b, "LOD1", 0);
+    int children = 0;
+    if (c->before) c->before(b, &children);
+    if (c->bones && !c->skl_after_msl) {
+        if (c->skeleton) c->skeleton(b);
+        else lb_skl1(b, c->bones, 1);
+        children++;
+    }
+    lb_begin(b, "MSL1", 1);
+    lb_msh1(b, &c->mesh, c->bones);
+    lb_end(b);
+    children++;
+    if (c->bones && c->skl_after_msl) {
+        lb_skl1(b, c->bones, 1);
+        children++;
+    }
+    if (!c->no_anim) {
+        lb_begin(b, "ANS1", 1);
+        lb_anm1(b, "clip", c->anim_bones ? c->anim_bones : c->bones, c->frames, c->anim_type, c->interval, c->mode);
+        lb_end(b);
+        children++;
+    }
+    if (c->after) c->after(b, &children);
+    lb_end(b);
+    for (int i = 0; i < 4; i++) b->d[8 + 8 + i] = (unsigned char)((uint32_t)children >> (8 * i));
+    if (c->tail) c->tail(b);
+}
+
+static void put_materials(lb *b, int *n)
+{
+    static const char *const names[] = {"a", "b"};
+    lb_mal1(b, 3, 2, names);
+    (*n)++;
+}
+static void put_materials_legacy(lb *b, int *n)
+{
+    static const char *const names[] = {"a"};
+    lb_mal1(b, 2, 1, names);
+    (*n)++;
+}
+static void put_materials_type4(lb *b, int *n)
+{
+    static const char *const names[] = {"a"};
+    lb_mal1(b, 4, 1, names);
+    (*n)++;
+}
+static void put_materials_miscounted(lb *b, int *n)
+{
+    lb_begin(b, "MAL1", 1);
+    lb_begin(b, "MAT1", 2);
+    lb_u8(b, 3);
+    lb_i32(b, 1);
+    lb_str(b, "a");
+    lb_str(b, "");
+    for (int k = 0; k < 101; k++) lb_u8(b, 0);
+    lb_end(b);
+    lb_end(b);
+    (*n)++;
+}
+static void put_second_msl(lb *b, int *n)
+{
+    lb_begin(b, "MSL1", 0);
+    lb_end(b);
+    (*n)++;
+}
+static void put_unknown(lb *b, int *n)
+{
+    lb_begin(b, "ZZZZ", 7);
+    lb_i32(b, 1);
+    lb_end(b);
+    (*n)++;
+}
+static void put_info_count2(lb *b, int *n)
+{
+    lb_begin(b, "INF1", 2);
+    lb_bytes(b, "text", 4);
+    lb_end(b);
+    (*n)++;
+}
+static void put_info_cp1251(lb *b, int *n)
+{
+    lb_begin(b, "INF1", 1);
+    lb_bytes(b, "\xcf\xf0\xe8\x98", 4);
+    lb_end(b);
+    (*n)++;
+}
+static void put_lights(lb *b, int *n, int kind)
+{
+    lb_begin(b, "LGS1", 1);
+    lb_begin(b, "LIG1", kind);
+    lb_str(b, "day");
+    for (int k = 0; k < 8 * 94; k++) lb_u8(b, 0);
+    lb_end(b);
+    lb_end(b);
+    (*n)++;
+}
+static void put_lights_ok(lb *b, int *n) { put_lights(b, n, 8); }
+static void put_lights_bad(lb *b, int *n) { put_lights(b, n, 7); }
+static void put_physics_v3(lb *b, int *n)
+{
+    lb_begin(b, "PHS1", 3);
+    lb_u8(b, 1);
+    lb_end(b);
+    (*n)++;
+}
+static void put_physics_overrun(lb *b, int *n)
+{
+    lb_begin(b, "PHS1", 2);
+    lb_u8(b, 1);
+    for (int k = 0; k < 6; k++) lb_i32(b, k == 3 ? 5 : 0); /* 5 bodies, no bytes for them */
+    lb_end(b);
+    (*n)++;
+}
+static void put_screenshot_overrun(lb *b, int *n)
+{
+    lb_begin(b, "IMG1", 1);
+    lb_i32(b, 0);
+    lb_str(b, "shot.jpg");
+    lb_i32(b, 1000);
+    lb_end(b);
+    (*n)++;
+}
+static void put_proxy_bad_record(lb *b, int *n)
+{
+    lb_begin(b, "PXL1", 1);
+    lb_begin(b, "PXI1", 0);
+    lb_i32(b, 1);
+    lb_i32(b, 1);
+    lb_bytes(b, "p", 1);
+    for (int k = 0; k < 50; k++) lb_u8(b, 0);
+    lb_end(b);
+    lb_end(b);
+    (*n)++;
+}
+static void put_colliders(lb *b, int *n)
+{
+    lb_begin(b, "CLL1", 1);
+    lb_begin(b, "COL1", 1);
+    lb_str(b, "near");
+    lb_i32(b, 1);
+    lb_bytes(b, "c", 1);
+    for (int k = 0; k < 124; k++) lb_u8(b, 0);
+    lb_end(b);
+    lb_end(b);
+    (*n)++;
+}
+static void put_textures(lb *b, int *n, int type, int opt_size)
+{
+    lb_begin(b, "TXTL", 1);
+    lb_begin(b, "TXTR", 1);
+    lb_u8(b, (unsigned)type);
+    lb_i32(b, opt_size);
+    lb_i32(b, 3);
+    lb_i32(b, 0);
+    lb_str(b, "a");
+    lb_str(b, "a.bmp");
+    for (int k = 0; k < opt_size - 26; k++) lb_u8(b, 0);
+    lb_bytes(b, "img", 3);
+    lb_end(b);
+    lb_end(b);
+    (*n)++;
+}
+static void put_textures_ok(lb *b, int *n) { put_textures(b, n, 0, 26); }
+static void put_textures_small(lb *b, int *n) { put_textures(b, n, 0, 25); }
+static void put_textures_type1(lb *b, int *n) { put_textures(b, n, 1, 26); }
+static void put_shaders(lb *b, int *n, int lib_type, int shader_type, int size_delta)
+{
+    lb_begin(b, "SHDL", 1);
+    lb_begin(b, "SHDR", 1);
+    lb_u8(b, (unsigned)lib_type);
+    lb_i32(b, 21 + 3 + size_delta);
+    lb_u8(b, (unsigned)shader_type);
+    lb_str(b, "a");
+    lb_str(b, "b");
+    lb_str(b, "b");
+    lb_f32(b, 1);
+    lb_f32(b, 8);
+    for (int k = 0; k < size_delta; k++) lb_u8(b, 0);
+    lb_end(b);
+    lb_end(b);
+    (*n)++;
+}
+static void put_shaders_ok(lb *b, int *n) { put_materials(b, n); put_shaders(b, n, 1, 1, 2); }
+static void put_shaders_type7(lb *b, int *n) { put_shaders(b, n, 1, 7, 0); }
+static void put_shaders_lib2(lb *b, int *n) { put_shaders(b, n, 2, 1, 0); }
+static void put_shaders_short(lb *b, int *n)
+{
+    /* ShaderSize 3 bytes short of the bump fields; the chunk still holds them (R17, not R7). */
+    lb_begin(b, "SHDL", 1);
+    lb_begin(b, "SHDR", 1);
+    lb_u8(b, 1);
+    lb_i32(b, 21);
+    lb_u8(b, 1);
+    lb_str(b, "a");
+    lb_str(b, "b");
+    lb_str(b, "b");
+    lb_f32(b, 1);
+    lb_f32(b, 8);
+    lb_end(b);
+    lb_end(b);
+    (*n)++;
+}
+static void tail_bytes(lb *b) { lb_bytes(b, "xyz", 3); }
+static void tail_model(lb *b)
+{
+    lb_begin(b, "LOD1", 0);
+    lb_end(b);
+}
+static void skel_bad_id(lb *b)
+{
+    lb_begin(b, "SKL1", 2);
+    lb_u8(b, 1);
+    lb_i16(b, 0), lb_i16(b, -1), lb_str(b, "r");
+    lb_i16(b, 2), lb_i16(b, 0), lb_str(b, "c");
+    lb_end(b);
+}
+static void skel_bad_parent(lb *b)
+{
+    lb_begin(b, "SKL1", 2);
+    lb_u8(b, 1);
+    lb_i16(b, 0), lb_i16(b, -2), lb_str(b, "r");
+    lb_i16(b, 1), lb_i16(b, 0), lb_str(b, "c");
+    lb_end(b);
+}
+static void skel_self_parent(lb *b)
+{
+    lb_begin(b, "SKL1", 2);
+    lb_u8(b, 1);
+    lb_i16(b, 0), lb_i16(b, -1), lb_str(b, "r");
+    lb_i16(b, 1), lb_i16(b, 1), lb_str(b, "c");
+    lb_end(b);
+}
+static void skel_dup_names(lb *b)
+{
+    lb_begin(b, "SKL1", 2);
+    lb_u8(b, 1);
+    lb_i16(b, 0), lb_i16(b, -1), lb_str(b, "same");
+    lb_i16(b, 1), lb_i16(b, 0), lb_str(b, "same");
+    lb_end(b);
+}
+static void skel_too_many(lb *b)
+{
+    lb_begin(b, "SKL1", 2);
+    lb_u8(b, 2);
+    lb_end(b);
+}
+static void skel_huge(lb *b)
+{
+    lb_begin(b, "SKL1", 40000);
+    lb_u8(b, 1);
+    lb_end(b);
+}
+static void skel_negative_name(lb *b)
+{
+    lb_begin(b, "SKL1", 2);
+    lb_u8(b, 1);
+    lb_i16(b, 0), lb_i16(b, -1), lb_i32(b, -5);
+    lb_end(b);
+}
+static void skel_long_name(lb *b)
+{
+    lb_begin(b, "SKL1", 2);
+    lb_u8(b, 1);
+    lb_i16(b, 0), lb_i16(b, -1), lb_i32(b, 100), lb_bytes(b, "ab", 2);
+    lb_end(b);
+}
+
+#define BASE .bones = 2, .frames = 2, .anim_type = 1, .interval = 40, .mode = 1
+
+static lod_case make_cases(int i, int *count)
+{
+    lb_mesh m = lb_mesh_default();
+    lod_case cs[] = {
+        {.what = "a skinned mesh and a clip", .outcome = "ok", BASE, .mesh = m},
+        {.what = "SkelType 2", .outcome = "reject: R12", BASE, .mesh = m, .skeleton = skel_too_many},
+        {.what = "40000 bones", .outcome = "reject: R12", BASE, .mesh = m, .skeleton = skel_huge},
+        {.what = "BoneID 2 of 2 bones", .outcome = "reject: R13", BASE, .mesh = m, .skeleton = skel_bad_id},
+        {.what = "BoneParentID -2", .outcome = "reject: R14", BASE, .mesh = m, .skeleton = skel_bad_parent},
+        {.what = "a bone its own parent", .outcome = "reject: R14", BASE, .mesh = m, .skeleton = skel_self_parent},
+        {.what = "negative bone name length", .outcome = "reject: R8", BASE, .mesh = m, .skeleton = skel_negative_name},
+        {.what = "bone name past the chunk", .outcome = "reject: R7", BASE, .mesh = m, .skeleton = skel_long_name},
+        {.what = "duplicate bone names", .outcome = "ok-with-warning: W12", BASE, .mesh = m, .skeleton = skel_dup_names},
+        {.what = "PntBnAssocCnt 2 of 3 vertices", .outcome = "reject: R15", BASE, .mesh = m},
+        {.what = "PntBnAssoc bone 5 of 2", .outcome = "reject: R15", BASE, .mesh = m},
+        {.what = "rigid skin", .outcome = "ok", BASE, .mesh = m},
+        {.what = "PntBnWeightType 2", .outcome = "reject: R15", BASE, .mesh = m},
+        {.what = "rigid and weighted skin", .outcome = "reject: R15", BASE, .mesh = m},
+        {.what = "BonesPerVertix 0", .outcome = "reject: R15", BASE, .mesh = m},
+        {.what = "records for 4 of 3 vertices", .outcome = "reject: R15", BASE, .mesh = m},
+        {.what = "weight record bone 9 of 2", .outcome = "reject: R15", BASE, .mesh = m},
+        {.what = "records for 2 of 3 vertices", .outcome = "ok-with-warning: W10", BASE, .mesh = m},
+        {.what = "NaN weight", .outcome = "reject: R9", BASE, .mesh = m},
+        {.what = "skin without a skeleton", .outcome = "ok-with-warning: W4", .no_anim = 1, .mesh = m},
+        {.what = "ANS1 without a skeleton", .outcome = "ok-with-warning: W4", .frames = 2, .anim_type = 1, .interval = 40,
+         .mesh = m},
+        {.what = "SKL1 after MSL1", .outcome = "ok-with-warning: W4", BASE, .no_anim = 1, .mesh = m, .skl_after_msl = 1},
+        {.what = "AnimType 2", .outcome = "ok-with-warning: W9", BASE, .mesh = m},
+        {.what = "AnimInterval 0", .outcome = "ok-with-warning: W9", BASE, .mesh = m},
+        {.what = "AnimMode 9", .outcome = "ok-with-warning: W9", BASE, .mesh = m},
+        {.what = "FramesCnt 0", .outcome = "ok-with-warning: W9", BASE, .mesh = m},
+        {.what = "MeshMode 4", .outcome = "reject: R18", BASE, .mesh = m},
+        {.what = "MeshTextureNumber 3", .outcome = "reject: R18", BASE, .mesh = m},
+        {.what = "FaceType 3", .outcome = "reject: R18", BASE, .mesh = m},
+        {.what = "MeshMode 2", .outcome = "ok-with-warning: W5", BASE, .mesh = m},
+        {.what = "FaceType 1", .outcome = "ok-with-warning: W5", BASE, .mesh = m},
+        {.what = "two texture layers", .outcome = "ok", BASE, .mesh = m},
+        {.what = "NormalsIndCnt 2 of 3", .outcome = "reject: R11", BASE, .mesh = m},
+        {.what = "TxCrdsIndCnt 6 of 3", .outcome = "reject: R11", BASE, .mesh = m},
+        {.what = "vertex index 3 of 3", .outcome = "reject: R10", BASE, .mesh = m},
+        {.what = "NaN position", .outcome = "reject: R9", BASE, .mesh = m},
+        {.what = "SmoothDataCnt 5", .outcome = "ok-with-warning: W11", BASE, .mesh = m},
+        {.what = "FaceMode 1", .outcome = "ok-with-warning: W6", BASE, .mesh = m},
+        {.what = "bytes left in MSH1", .outcome = "ok-with-warning: W3", BASE, .mesh = m},
+        {.what = "a missing material", .outcome = "ok-with-warning: W7", BASE, .mesh = m, .before = put_materials},
+        {.what = "MaterialsType 2", .outcome = "ok-with-warning: W5", BASE, .mesh = m, .before = put_materials_legacy},
+        {.what = "MaterialsType 4", .outcome = "ok-with-warning: W14", BASE, .mesh = m, .before = put_materials_type4},
+        {.what = "MaterialsCount 1 in a MAT1 of Count 2", .outcome = "reject: R17", BASE, .mesh = m,
+         .before = put_materials_miscounted},
+        {.what = "embedded texture", .outcome = "ok", BASE, .mesh = m, .before = put_textures_ok},
+        {.what = "TextureOptionSize too small", .outcome = "reject: R17", BASE, .mesh = m, .before = put_textures_small},
+        {.what = "TexturesType 1", .outcome = "ok-with-warning: W14", BASE, .mesh = m, .before = put_textures_type1},
+        {.what = "bump shader", .outcome = "ok", BASE, .mesh = m, .before = put_shaders_ok},
+        {.what = "ShaderType 7", .outcome = "ok-with-warning: W15", BASE, .mesh = m, .before = put_shaders_type7},
+        {.what = "ShaderLibType 2", .outcome = "ok-with-warning: W14", BASE, .mesh = m, .before = put_shaders_lib2},
+        {.what = "bump fields past ShaderSize", .outcome = "reject: R17", BASE, .mesh = m, .before = put_shaders_short},
+        {.what = "a second MSL1", .outcome = "ok-with-warning: W2", BASE, .mesh = m, .after = put_second_msl},
+        {.what = "an unknown chunk", .outcome = "ok-with-warning: W1", BASE, .mesh = m, .after = put_unknown},
+        {.what = "trailing bytes", .outcome = "ok-with-warning: W3", BASE, .mesh = m, .tail = tail_bytes},
+        {.what = "a second model", .outcome = "ok-with-warning: W2", BASE, .mesh = m, .tail = tail_model},
+        {.what = "INF1 Count 2", .outcome = "ok-with-warning: W13", BASE, .mesh = m, .before = put_info_count2},
+        {.what = "INF1 with 0x98", .outcome = "ok-with-warning: W8", BASE, .mesh = m, .before = put_info_cp1251},
+        {.what = "light scheme", .outcome = "ok", BASE, .mesh = m, .after = put_lights_ok},
+        {.what = "LIG1 Count 7", .outcome = "ok-with-warning: W13", BASE, .mesh = m, .after = put_lights_bad},
+        {.what = "PHS1 Count 3", .outcome = "ok-with-warning: W13", BASE, .mesh = m, .after = put_physics_v3},
+        {.what = "PHS1 bodies past the chunk", .outcome = "ok-with-warning: W13", BASE, .mesh = m,
+         .after = put_physics_overrun},
+        {.what = "IMG1 data past the chunk", .outcome = "ok-with-warning: W13", BASE, .mesh = m,
+         .after = put_screenshot_overrun},
+        {.what = "PXI1 record of 50 bytes", .outcome = "ok-with-warning: W13", BASE, .mesh = m,
+         .after = put_proxy_bad_record},
+        {.what = "collider set", .outcome = "ok", BASE, .mesh = m, .after = put_colliders},
+        {.what = "6-byte weight records (200 bones)", .outcome = "ok", BASE, .mesh = m},
+        {.what = "u16 PntBnAssoc (300 bones)", .outcome = "ok", BASE, .mesh = m},
+        {.what = "clip data of the wrong size", .outcome = "reject: R16", BASE, .mesh = m},
+    };
+    *count = (int)(sizeof cs / sizeof cs[0]);
+    lod_case c = cs[i];
+    lb_mesh *x = &c.mesh;
+    const char *w = c.what;
+    if (!strcmp(w, "AnimType 2")) c.anim_type = 2;
+    if (!strcmp(w, "clip data of the wrong size")) c.anim_bones = 1;
+    if (!strcmp(w, "AnimInterval 0")) c.interval = 0;
+    if (!strcmp(w, "AnimMode 9")) c.mode = 9;
+    if (!strcmp(w, "FramesCnt 0")) c.frames = 0;
+    if (!strncmp(w, "6-byte", 6)) c.bones = 200;
+    if (!strncmp(w, "u16 PntBnAssoc", 14)) c.bones = 300;
+    if (!strcmp(w, "PntBnAssocCnt 2 of 3 vertices")) x->assoc = 2;
+    if (!strcmp(w, "PntBnAssoc bone 5 of 2")) x->assoc = 3, x->assoc_bone = 5;
+    if (!strcmp(w, "rigid skin") || !strcmp(w, "skin without a skeleton")) x->assoc = 3, x->assoc_bone = 1;
+    if (!strcmp(w, "a skinned mesh and a clip") || !strcmp(w, "records for 2 of 3 vertices") ||
+        !strcmp(w, "NaN weight") || !strcmp(w, "weight record bone 9 of 2") || !strcmp(w, "records for 4 of 3 vertices") ||
+        !strcmp(w, "BonesPerVertix 0") || !strcmp(w, "rigid and weighted skin") || !strncmp(w, "6-byte", 6))
+        x->wtype = 1, x->per_vertex = 1, x->recs = 3, x->rec_bone = 1, x->rec_weight = 1.0f;
+    if (!strcmp(w, "rigid and weighted skin")) x->assoc = 3;
+    if (!strcmp(w, "BonesPerVertix 0")) x->per_vertex = 0;
+    if (!strcmp(w, "records for 4 of 3 vertices")) x->recs = 4;
+    if (!strcmp(w, "records for 2 of 3 vertices")) x->recs = 2;
+    if (!strcmp(w, "weight record bone 9 of 2")) x->rec_bone = 9;
+    if (!strcmp(w, "NaN weight")) x->rec_weight = NAN;
+    if (!strncmp(w, "6-byte", 6)) x->rec_wide = 1, x->rec_bone = 150;
+    if (!strncmp(w, "u16 PntBnAssoc", 14)) x->assoc = 3, x->assoc_bone = 299;
+    if (!strcmp(w, "PntBnWeightType 2")) x->wtype = 2;
+    if (!strcmp(w, "MeshMode 4")) x->mode = 4;
+    if (!strcmp(w, "MeshMode 2")) x->mode = 2;
+    if (!strcmp(w, "MeshTextureNumber 3")) x->t = 3;
+    if (!strcmp(w, "two texture layers")) x->t = 2;
+    if (!strcmp(w, "FaceType 3")) x->face_type = 3;
+    if (!strcmp(w, "FaceType 1")) x->face_type = 1;
+    if (!strcmp(w, "NormalsIndCnt 2 of 3")) x->normals = 2;
+    if (!strcmp(w, "TxCrdsIndCnt 6 of 3")) x->tex = 6;
+    if (!strcmp(w, "vertex index 3 of 3")) x->index_add = 3;
+    if (!strcmp(w, "NaN position")) x->x0 = NAN;
+    if (!strcmp(w, "SmoothDataCnt 5")) x->smooth = 5;
+    if (!strcmp(w, "FaceMode 1")) x->face_mode = 1;
+    if (!strcmp(w, "bytes left in MSH1")) x->tail = 5;
+    if (!strcmp(w, "a missing material")) x->material = "zz";
+    if (!strcmp(w, "bump shader")) x->material = "a";
+    return c;
+}
+
+/* Outcome of a whole-file import: checks the result against "ok", "ok-with-warning: Wn" or
+ * "reject: Rn" (exactly those rules), and returns the scene (freed by the caller). */
+static kiln_result expect_outcome(const unsigned char *data, size_t size, const char *want, const char *what,
+                                  kiln_source_scene *scene)
+{
+    outcome o;
+    parse_outcome(want, &o);
+    kiln_import_options opt;
+    memset(&opt, 0, sizeof opt);
+    rule_log log;
+    memset(&log, 0, sizeof log);
+    opt.diag.fn = rule_log_push;
+    opt.diag.user = &log;
+    kiln_diag err;
+    kiln_source_scene_init(scene, NULL);
+    kiln_result r = kiln__import_lod(data, size, "case.lod", &opt, scene, &err);
+    if (strcmp(o.kind, "reject") == 0) {
+        cr_expect_neq(r, KILN_OK, "%s: loaded, expected %s", what, o.rules[0]);
+        if (r != KILN_OK)
+            cr_expect_str_eq(err.rule, o.rules[0], "%s: %s, expected %s", what, err.message, o.rules[0]);
+        return r;
+    }
+    cr_expect_eq(r, KILN_OK, "%s: %s", what, err.message);
+    for (int k = 0; k < o.count; k++) cr_expect(rule_log_has(&log, o.rules[k]), "%s: %s not reported", what, o.rules[k]);
+    for (int k = 0; k < log.count; k++) {
+        int listed = 0;
+        for (int j = 0; j < o.count; j++) listed |= strcmp(o.rules[j], log.rules[k]) == 0;
+        cr_expect(listed, "%s: unexpected %s", what, log.rules[k]);
+    }
+    return r;
+}
+
+Test(import_lod, each_rule_on_written_files)
+{
+    int count = 0;
+    make_cases(0, &count);
+    for (int i = 0; i < count; i++) {
+        lod_case c = make_cases(i, &count);
+        lb b;
+        build_case(&c, &b);
+        kiln_source_scene scene;
+        expect_outcome(b.d, b.n, c.outcome, c.what, &scene);
+        kiln_source_scene_free(&scene);
+        lb_free(&b);
+    }
+}
+
+static lod_case named_case(const char *what)
+{
+    int count = 0;
+    make_cases(0, &count);
+    for (int i = 0; i < count; i++) {
+        lod_case c = make_cases(i, &count);
+        if (strcmp(c.what, what) == 0) return c;
+    }
+    cr_assert_fail("no case '%s'", what);
+    return make_cases(0, &count);
+}
+
+Test(import_lod, looping_clips_close_with_frame_zero)
+{
+    for (int mode = 0; mode <= 6; mode++) {
+        lod_case c = named_case("a skinned mesh and a clip");
+        c.mode = mode;
+        c.frames = 3;
+        c.interval = 33;
+        lb b;
+        build_case(&c, &b);
+        kiln_source_scene scene;
+        cr_assert_eq(expect_outcome(b.d, b.n, "ok", "clip", &scene), KILN_OK);
+        cr_assert_eq(scene.animation_count, 1);
+        const kiln_source_animation *a = &scene.animations[0];
+        int looping = mode == 2 || mode == 5; /* loop, loop backward (D.3) */
+        cr_expect_eq(a->looping, (uint32_t)looping, "mode %d", mode);
+        cr_expect(fabs(a->framerate - 1000.0 / 33.0) < 1e-4);
+        cr_assert_eq(a->curve_count, 8); /* 2 bones x (rotation, tx, ty, tz) */
+        for (uint32_t k = 0; k < a->curve_count; k++) {
+            const kiln_source_curve *cv = &a->curves[k];
+            cr_assert_eq(cv->key_count, 3u + (uint32_t)looping, "mode %d", mode);
+            cr_expect_eq(cv->mode, KILN_SOURCE_ABSOLUTE);
+            cr_expect_eq(cv->frames[cv->key_count - 1], cv->key_count - 1);
+            if (!looping) continue;
+            int comps = cv->channel == KILN_SOURCE_CHANNEL_ROTATION ? 4 : 1;
+            for (int j = 0; j < comps; j++) /* same rotation, maybe the other hemisphere */
+                cr_expect(fabs(fabs(cv->values[3 * comps + j]) - fabs(cv->values[j])) < 1e-6);
+        }
+        kiln_source_scene_free(&scene);
+        lb_free(&b);
+    }
+}
+
+Test(import_lod, rest_pose_is_frame_zero_of_the_first_clip)
+{
+    lod_case c = named_case("a skinned mesh and a clip");
+    c.frames = 4;
+    lb b;
+    build_case(&c, &b);
+    kiln_source_scene scene;
+    cr_assert_eq(expect_outcome(b.d, b.n, "ok", "rest", &scene), KILN_OK);
+    const kiln_source_skeleton *sk = scene.models[0].skeleton;
+    cr_assert_eq(sk->bone_count, 2);
+    cr_expect_eq(sk->bones[1].parent, 0);
+    cr_expect(sk->bones[1].local_position[1] == 1.0f); /* frame 0: t = (0, 1, 0), no rotation */
+    cr_expect(sk->bones[1].local_rotation[3] == 1.0f);
+    /* frame 2 of bone 1 turns 0.2 rad about Z: q = (0, 0, sin 0.1, cos 0.1) */
+    const kiln_source_curve *rot = &scene.animations[0].curves[4];
+    cr_assert_str_eq(rot->target, "b1");
+    cr_assert_eq(rot->channel, KILN_SOURCE_CHANNEL_ROTATION);
+    cr_expect(fabs(rot->values[8 + 2] - sin(0.1)) < 1e-6 && fabs(rot->values[8 + 3] - cos(0.1)) < 1e-6);
+    kiln_source_scene_free(&scene);
+    lb_free(&b);
+}
+
+Test(import_lod, vertices_without_records_stay_unweighted)
+{
+    lod_case c = named_case("records for 2 of 3 vertices");
+    lb b;
+    build_case(&c, &b);
+    kiln_source_scene scene;
+    cr_assert_eq(expect_outcome(b.d, b.n, "ok-with-warning: W10", "unweighted", &scene), KILN_OK);
+    const kiln_source_mesh *m = &scene.models[0].meshes[0];
+    /* One influence would read as rigid (weight 1) to the bake: two slots keep the zeros. */
+    cr_assert_eq(m->max_influence, 2);
+    for (uint32_t k = 0; k < 3; k++) {
+        uint32_t v = m->faces[k];
+        float w0 = m->weight_values[v * 2], w1 = m->weight_values[v * 2 + 1];
+        cr_expect(w1 == 0.0f);
+        cr_expect(w0 == (k < 2 ? 1.0f : 0.0f), "corner %u weight %g", k, w0);
+        if (k < 2) cr_expect_eq(m->weight_bones[v * 2], 1);
+    }
+    kiln_source_scene_free(&scene);
+    lb_free(&b);
+}
+
+/* Every prefix and every single-byte change of small files: an outcome, never a crash; a
+ * reject always names an R rule with a message. */
+Test(import_lod, truncations_and_byte_flips_are_handled)
+{
+    lod_case c = named_case("a skinned mesh and a clip");
+    lb b;
+    build_case(&c, &b);
+    for (int pass = 0; pass < 2; pass++)
+        for (size_t i = 0; i < b.n; i++) {
+            unsigned char *copy = malloc(b.n);
+            memcpy(copy, b.d, b.n);
+            size_t size = b.n;
+            if (pass == 0) size = i;
+            else copy[i] ^= (unsigned char)(i % 3 == 0 ? 0xFF : i % 3 == 1 ? 0x80 : 0x01);
+            kiln_source_scene scene;
+            kiln_source_scene_init(&scene, NULL);
+            kiln_diag err;
+            kiln_result r = kiln__import_lod(copy, size, "t.lod", NULL, &scene, &err);
+            if (r != KILN_OK) cr_expect(err.rule[0] == 'R' && err.message[0], "pass %d byte %zu: '%s'", pass, i, err.message);
+            if (pass == 0) cr_expect_neq(r, KILN_OK, "prefix of %zu bytes loaded", i);
+            kiln_source_scene_free(&scene);
+            free(copy);
+        }
+    lb_free(&b);
+}

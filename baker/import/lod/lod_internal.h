@@ -90,7 +90,7 @@ typedef struct kiln__lod {
     uint32_t            singletons;    /* bit per singleton ID seen in LOD1 */
     int                 msl_seen;
 
-    kiln__lod_material *materials;  uint32_t material_count;
+    kiln__lod_material *materials;  uint32_t material_count, material_cap;
     kiln__lod_shader   *shaders;    uint32_t shader_count, shader_cap;
     kiln__lod_mesh     *meshes;     uint32_t mesh_count, mesh_cap;
     uint32_t            msh_index;     /* MSH1 chunks seen in MSL1 (for W13 proxy checks) */

@@ -109,15 +109,12 @@ kiln_result kiln__lod_read_mat1(kiln__lod *c, const kiln__lod_chunk *ch)
         return kiln__lod_fail(c, KILN_ERR_IMPORT_BAD_COUNT, "R17", ch->path, count_at,
                               "MaterialsCount %u differs from the MAT1 chunk Count %d", count, ch->count);
     uint64_t opt_size = type == 3 ? 101 : type == 2 ? 100 : 0;
-    /* Every material takes at least two string lengths and its options. */
-    if ((uint64_t)count * (8 + opt_size) > kiln__lod_left(&rd))
-        return kiln__lod_fail(c, KILN_ERR_IMPORT_TRUNCATED, "R7", ch->path, rd.pos,
-                              "%u materials of at least %llu bytes each cannot fit in the %llu bytes left", count,
-                              (unsigned long long)(8 + opt_size), (unsigned long long)kiln__lod_left(&rd));
-    c->materials = kiln_source_alloc(c->scene, count, sizeof *c->materials);
-    if (!c->materials && count) return kiln__lod_oom(c, ch->path, rd.pos);
+    /* Materials are appended as they are read (no allocation from the count), so the first
+     * field that does not fit is the one reported. */
     for (uint32_t i = 0; i < count; i++) {
-        kiln__lod_material *m = &c->materials[i];
+        kiln__lod_material *m;
+        KILN__LOD_PUSH(c, c->materials, c->material_count, c->material_cap, m);
+        if (!m) return kiln__lod_oom(c, ch->path, rd.pos);
         uint64_t start = rd.pos;
         kiln__lod_material_defaults(m);
         m->loc.path = kiln_source_strfmt(c->scene, "%s/material[%u]", ch->path, i);
@@ -134,7 +131,6 @@ kiln_result kiln__lod_read_mat1(kiln__lod *c, const kiln__lod_chunk *ch)
         if (r != KILN_OK) return r;
         m->loc.offset = start;
         m->loc.size = rd.pos - start;
-        c->material_count = i + 1;
     }
     if (kiln__lod_left(&rd))
         kiln__lod_warn(c, KILN_SEVERITY_WARNING, "W3", ch->path, rd.pos, "%llu unread byte(s) at the end of MAT1",

@@ -32,10 +32,8 @@ kiln_result kiln__lod_read_skl1(kiln__lod *c, const kiln__lod_chunk *ch)
     if (n > KILN__LOD_MAX_BONES)
         return kiln__lod_fail(c, KILN_ERR_IMPORT_UNSUPPORTED, "R12", ch->path, ch->off + 8,
                               "BonesCnt %u is more than %u", n, KILN__LOD_MAX_BONES);
-    if ((uint64_t)n * 8 > kiln__lod_left(&rd))
-        return kiln__lod_fail(c, KILN_ERR_IMPORT_TRUNCATED, "R7", ch->path, rd.pos,
-                              "%u bones of at least 8 bytes each cannot fit in the %llu bytes left", n,
-                              (unsigned long long)kiln__lod_left(&rd));
+    /* n <= 32768 bounds these arrays; the bones are then read in file order, so the first
+     * field that does not fit is the one reported. */
     kiln_source_skeleton *skel = kiln_source_alloc(c->scene, 1, sizeof *skel);
     uint32_t *id_to_index = kiln_source_alloc(c->scene, n, sizeof *id_to_index);
     uint32_t *index_to_id = kiln_source_alloc(c->scene, n, sizeof *index_to_id);
