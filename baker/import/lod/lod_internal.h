@@ -51,6 +51,7 @@ typedef struct kiln__lod_material {
     float       brightness, gamma, normal_map_scale;
     const char *normal_map, *specular_map; /* from the first bump shader naming this material */
     int         has_bump;
+    int         nonfinite;            /* a colour component was not finite (default kept) */
     float       bump_light_power, bump_specular_power;
 } kiln__lod_material;
 

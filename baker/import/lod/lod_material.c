@@ -1,4 +1,5 @@
 /* The libraries: MAT1 materials (B.2), TXTR embedded textures (B.3), SHDR bump shaders (B.4). */
+#include <math.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -52,19 +53,25 @@ static kiln_result kiln__lod_split_textures(kiln__lod *c, kiln__lod_material *m,
     return KILN_OK;
 }
 
-static void kiln__lod_read_color(kiln__lod *c, uint64_t off, float *out)
+/* A colour; a component that is not finite keeps its default (the one already in `out`): no
+ * rule covers material colours, and the source layer needs finite ones. */
+static void kiln__lod_read_color(kiln__lod *c, uint64_t off, float *out, int *replaced)
 {
-    for (int i = 0; i < 4; i++) out[i] = kiln__lod_ld_f32(c, off + 4 * (uint64_t)i);
+    for (int i = 0; i < 4; i++) {
+        float v = kiln__lod_ld_f32(c, off + 4 * (uint64_t)i);
+        if (isfinite(v)) out[i] = v;
+        else *replaced = 1;
+    }
 }
 
 /* The 100 or 101 bytes of MaterialOptions at `off` (bounds checked by the caller). */
 static void kiln__lod_read_options(kiln__lod *c, kiln__lod_material *m, uint64_t off, int has_mapping)
 {
-    kiln__lod_read_color(c, off + 0, m->ambient);
-    kiln__lod_read_color(c, off + 16, m->diffuse);
-    kiln__lod_read_color(c, off + 32, m->emission);
-    kiln__lod_read_color(c, off + 48, m->specular);
-    kiln__lod_read_color(c, off + 64, m->env);
+    kiln__lod_read_color(c, off + 0, m->ambient, &m->nonfinite);
+    kiln__lod_read_color(c, off + 16, m->diffuse, &m->nonfinite);
+    kiln__lod_read_color(c, off + 32, m->emission, &m->nonfinite);
+    kiln__lod_read_color(c, off + 48, m->specular, &m->nonfinite);
+    kiln__lod_read_color(c, off + 64, m->env, &m->nonfinite);
     m->shininess = c->data[off + 80];
     m->brightness = kiln__lod_ld_f32(c, off + 81);
     m->gamma = kiln__lod_ld_f32(c, off + 85);
