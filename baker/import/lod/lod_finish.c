@@ -76,13 +76,17 @@ static kiln_result kiln__lod_material_out(kiln__lod *c, const kiln__lod_material
 
     /* Out-of-range enumeration bytes are shown raw (B.2). */
     const char *blend = m->blending < 6 ? kiln__lod_blend_names[m->blending] : "out of range";
+    const char *bump = m->has_bump ? kiln_source_strfmt(c->scene, ", bump shader (light power %g, specular power %g)",
+                                                        (double)m->bump_light_power, (double)m->bump_specular_power)
+                                   : "";
+    if (!bump) return kiln__lod_oom(c, m->loc.path, m->loc.offset);
     const char *detail = kiln_source_strfmt(
         c->scene,
         "shininess %u, blending %s (%u), texture enabled %s, enabled %s, image alpha %u, texture mode %u, "
         "texture wrap %u, texture format %u, mapping %u, image brightness %g, image gamma %g, normal map scale %g%s%s",
         m->shininess, blend, m->blending, m->texture_enabled ? "yes" : "no", m->enabled ? "yes" : "no", m->image_alpha,
         m->texture_mode, m->texture_wrap, m->texture_format, m->mapping, (double)m->brightness, (double)m->gamma,
-        (double)m->normal_map_scale, m->has_bump ? ", bump shader" : "",
+        (double)m->normal_map_scale, bump,
         m->nonfinite ? ", a non-finite colour component was replaced by its default" : "");
     if (!detail) return kiln__lod_oom(c, m->loc.path, m->loc.offset);
     return kiln__lod_extra(c, "material", m->name, m->loc.path, m->loc.offset, m->loc.size, detail);
