@@ -94,7 +94,6 @@ typedef struct kiln__lod {
     kiln__lod_material *materials;  uint32_t material_count, material_cap;
     kiln__lod_shader   *shaders;    uint32_t shader_count, shader_cap;
     kiln__lod_mesh     *meshes;     uint32_t mesh_count, mesh_cap;
-    uint32_t            msh_index;     /* MSH1 chunks seen in MSL1 (for W13 proxy checks) */
     kiln_source_animation *anims;   uint32_t anim_count, anim_cap;
     kiln_source_extra  *extras;     uint32_t extra_count, extra_cap;
 } kiln__lod;

@@ -312,7 +312,6 @@ kiln_result kiln__lod_read_msh1(kiln__lod *c, const kiln__lod_chunk *ch)
     kiln__lod_msh s;
     memset(&s, 0, sizeof s);
     s.ch = ch;
-    c->msh_index++;
     kiln_result r = kiln__lod_msh_arrays(c, &rd, &s);
     if (r == KILN_OK) r = kiln__lod_read_skin(c, &rd, s.n, &s.skin);
     uint32_t groups;
