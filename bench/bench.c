@@ -50,10 +50,10 @@
 #include "../tests/anim_fixture.h"
 #include "bench_util.h"
 #include "kiln/anim.h"
-#include "kiln/bake.h"
+#include "kiln/bake/bake.h"
 #include "kiln/blob.h"
-#include "kiln/cast.h"
-#include "kiln/cast_scene.h"
+#include "kiln/bake/cast.h"
+#include "kiln/bake/cast_scene.h"
 #include "kiln/version.h"
 
 #define INSTANCES 256
@@ -503,7 +503,7 @@ static int bake_pair(const source *s, const reference *ref, int lossy, const opt
 {
     memset(out, 0, sizeof *out);
     out->mode = lossy ? "lossy" : "lossless";
-    kiln_bake_input in[2] = {{s->model_path, s->model, s->model_size}, {s->anim_path, s->anim, s->anim_size}};
+    kiln_bake_input in[2] = {{s->model_path, s->model, s->model_size, NULL}, {s->anim_path, s->anim, s->anim_size, NULL}};
     kiln_bake_options opt;
     memset(&opt, 0, sizeof opt);
     diag_count reports = {0, ""};

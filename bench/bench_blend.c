@@ -24,11 +24,11 @@
 
 #include "bench_util.h"
 #include "kiln/anim.h"
-#include "kiln/bake.h"
+#include "kiln/bake/bake.h"
 #include "kiln/blend_shape.h"
 #include "kiln/blob.h"
-#include "kiln/cast.h"
-#include "kiln/cast_write.h"
+#include "kiln/bake/cast.h"
+#include "kiln/bake/cast_write.h"
 
 #define COLS 400u
 #define ROWS 250u
@@ -134,7 +134,7 @@ int main(int argc, char **argv)
         fprintf(stderr, "kiln_bench_blend: cannot build the input\n");
         return 1;
     }
-    kiln_bake_input in = {"grid.cast", cast, (size_t)cast_size};
+    kiln_bake_input in = {"grid.cast", cast, (size_t)cast_size, NULL};
     kiln_bake_options opt;
     memset(&opt, 0, sizeof opt);
     kiln_bake_result res;

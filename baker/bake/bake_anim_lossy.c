@@ -1,0 +1,610 @@
+/* Lossy clips: per-track bit allocation against a model-space error bound.
+ *
+ * The bound (kiln_bake_options.anim_error_m at anim_distance_m) is a distance between the
+ * lossless and the quantised pose, at every joint's origin and at three virtual vertices along
+ * its local axes, in model space, at every frame. Every candidate encoding is measured exactly
+ * as the runtime will decode it (the same float arithmetic, qw rebuilt from qx, qy, qz) and
+ * composed through the bone hierarchy of the skeleton baked with the clip (rest pose, modes,
+ * CurveModeOverrides and segment scale compensation as the runtime applies them).
+ *
+ *   1. a first allocation from sensitivities: a track's error moves the joint's subtree by at
+ *      most (error × reach), reach being how far the subtree extends from the joint; the bound
+ *      is shared over the joints of the longest chain through the joint, in quadrature;
+ *   2. measure; widen the tracks of joints (and their ancestors) that miss the target;
+ *   3. greedy: try each track one width narrower, keep it when the measured error of the
+ *      joints it moves stays within the target; repeat while something narrows.
+ *
+ * Widths: 0 (constant: the midpoint of each lane's range), 3 to 24 bits with per-lane ranges,
+ * or 32 (raw float). The target is 97 % of the bound, leaving room for the runtime's
+ * float composition, which differs from the double precision used here by up to a few ulps of
+ * the largest translation.
+ */
+#include <math.h>
+#include <string.h>
+
+#include "bake_anim.h"
+#include "bake_report.h"
+#include "ds.h"
+
+#define KILN__STEPS 24
+static const uint32_t kiln__widths[KILN__STEPS] = {0, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21, 22, 23, 24, 32};
+
+/* Frames used for the sensitivity statistics (every frame is used for measuring). */
+#define KILN__STAT_FRAMES 512u
+
+typedef struct kiln__node {
+    int32_t  parent;       /* node index (lower), -1 for roots */
+    uint32_t ssc;
+    uint32_t joint;        /* clip joint driving it, or UINT32_MAX */
+    uint32_t depth, height;
+    double   rest[KILN_ANIM_COMPONENTS];
+} kiln__node;
+
+typedef struct kiln__xf {
+    double m[9];           /* 3x3, column-major */
+    double t[3];
+    double s[3];           /* local scale (segment scale compensation of children) */
+} kiln__xf;
+
+typedef struct kiln__lossy {
+    const kiln__anim *an;
+    const kiln_allocator *a;
+    uint32_t n, nj, blocks, nodes;
+    kiln__node *node;
+    uint32_t *joint_node;
+    uint32_t *modes;       /* per joint, overrides resolved */
+    kiln__anim_plan *plan; /* blocks x KILN_ANIM_COMPONENTS */
+    uint8_t *step;         /* index into kiln__widths, per plan */
+    float *dec;            /* decoded values, joint-major like the raw ones */
+    float *backup;         /* one track's lanes: KILN_SOA_WIDTH x n */
+    kiln__xf *wraw, *wdec; /* per node, current frame */
+    uint8_t *need, *measure;
+    double *node_err;      /* per node: largest error of the last measurement */
+    double target, distance;
+} kiln__lossy;
+
+/* ---- quantisation ------------------------------------------------------------------------ */
+
+/* 1 / (2^w - 1), rounded as the runtime's table has it. */
+static float kiln__inv(uint32_t width) { return 1.0f / (float)((1u << width) - 1u); }
+
+float kiln__anim_decode(uint32_t q, float min, float extent, uint32_t width)
+{
+    volatile float scale = extent * kiln__inv(width); /* rounded as the runtime rounds it */
+    volatile float prod = scale * (float)q;
+    return min + prod;
+}
+
+uint32_t kiln__anim_quantize(float x, float min, float extent, uint32_t width)
+{
+    uint32_t top = (1u << width) - 1u;
+    if (!(extent > 0.0f)) return 0;
+    double f = ((double)x - min) / extent * top;
+    uint32_t q = f <= 0.0 ? 0u : f >= top ? top : (uint32_t)(f + 0.5);
+    uint32_t best = q;
+    float err = fabsf(kiln__anim_decode(q, min, extent, width) - x);
+    for (int d = -1; d <= 1; d += 2) {
+        if ((d < 0 && q == 0) || (d > 0 && q == top)) continue;
+        uint32_t c = q + (uint32_t)d;
+        float e = fabsf(kiln__anim_decode(c, min, extent, width) - x);
+        if (e < err) err = e, best = c;
+    }
+    return best;
+}
+
+/* ---- plans and decoded values ----------------------------------------------------------------- */
+
+static float *kiln__dec(kiln__lossy *L, uint32_t joint, unsigned c)
+{
+    return L->dec + ((size_t)joint * KILN_ANIM_COMPONENTS + c) * L->n;
+}
+
+/* Sets the plan of (blk, c) to width index `step` and decodes it into L->dec. */
+static void kiln__apply(kiln__lossy *L, uint32_t blk, unsigned c, unsigned step)
+{
+    kiln__anim_plan *pl = &L->plan[blk * KILN_ANIM_COMPONENTS + c];
+    L->step[blk * KILN_ANIM_COMPONENTS + c] = (uint8_t)step;
+    pl->width = kiln__widths[step];
+    for (unsigned l = 0; l < KILN_SOA_WIDTH; l++) {
+        uint32_t j = blk * KILN_SOA_WIDTH + l;
+        const float *v = kiln__anim_track(L->an, j, c);
+        float lo = v ? v[0] : kiln__anim_identity(c), hi = lo;
+        for (uint32_t r = 1; v && r < L->n; r++) lo = v[r] < lo ? v[r] : lo, hi = v[r] > hi ? v[r] : hi;
+        pl->range_min[l] = lo;
+        pl->range_extent[l] = hi - lo;
+        pl->constant[l] = (float)(0.5 * ((double)lo + hi));
+        if (j >= L->nj) continue;
+        float *d = kiln__dec(L, j, c);
+        for (uint32_t r = 0; r < L->n; r++) {
+            float x = v ? v[r] : lo;
+            if (pl->width == 0) d[r] = pl->constant[l];
+            else if (pl->width == 32) d[r] = x;
+            else d[r] = kiln__anim_decode(kiln__anim_quantize(x, lo, hi - lo, pl->width), lo, hi - lo, pl->width);
+        }
+    }
+    if (pl->width == 32) memset(pl->range_min, 0, sizeof pl->range_min), memset(pl->range_extent, 0, sizeof pl->range_extent);
+}
+
+/* The runtime rebuilds qw when a block stores any of qx, qy, qz. */
+static int kiln__qw_rebuilt(const kiln__lossy *L, uint32_t blk)
+{
+    const uint8_t *s = &L->step[blk * KILN_ANIM_COMPONENTS];
+    return s[3] || s[4] || s[5];
+}
+
+/* ---- evaluation -------------------------------------------------------------------------------- */
+
+static void kiln__qmul(const double a[4], const double b[4], double o[4])
+{
+    o[0] = a[3] * b[0] + a[0] * b[3] + a[1] * b[2] - a[2] * b[1];
+    o[1] = a[3] * b[1] - a[0] * b[2] + a[1] * b[3] + a[2] * b[0];
+    o[2] = a[3] * b[2] + a[0] * b[1] - a[1] * b[0] + a[2] * b[3];
+    o[3] = a[3] * b[3] - a[0] * b[0] - a[1] * b[1] - a[2] * b[2];
+}
+
+/* slerp(I, k, a) along the short arc. */
+static void kiln__qpow(const double k[4], double a, double o[4])
+{
+    double s = k[3] < 0 ? -1.0 : 1.0, x = s * k[0], y = s * k[1], z = s * k[2], w = s * k[3];
+    double v = sqrt(x * x + y * y + z * z);
+    if (v < 1e-15) {
+        o[0] = o[1] = o[2] = 0.0, o[3] = 1.0;
+        return;
+    }
+    double th = atan2(v, w), f = sin(a * th) / v;
+    o[0] = x * f, o[1] = y * f, o[2] = z * f, o[3] = cos(a * th);
+}
+
+/* The local transform of `nd` at frame r from raw (dec == 0) or decoded values, composed with
+ * the rest pose by the joint's modes (the runtime's table, with the rest pose underneath). */
+static void kiln__local(const kiln__lossy *L, uint32_t nd, uint32_t r, int dec, double t[3], double q[4], double s[3])
+{
+    const kiln__node *N = &L->node[nd];
+    const double *rest = N->rest;
+    double k[KILN_ANIM_COMPONENTS];
+    uint32_t j = N->joint, modes = j == UINT32_MAX ? 0u : L->modes[j];
+    for (unsigned c = 0; c < KILN_ANIM_COMPONENTS; c++) {
+        if (j == UINT32_MAX) k[c] = kiln__anim_identity(c);
+        else if (dec) k[c] = kiln__dec((kiln__lossy *)L, j, c)[r];
+        else {
+            const float *v = kiln__anim_track(L->an, j, c);
+            k[c] = v ? v[r] : kiln__anim_identity(c);
+        }
+    }
+    if (dec && j != UINT32_MAX && kiln__qw_rebuilt(L, j / KILN_SOA_WIDTH)) {
+        float x = (float)k[3], y = (float)k[4], z = (float)k[5];
+        volatile float w2 = 1.0f - x * x;
+        w2 = w2 - y * y;
+        w2 = w2 - z * z;
+        k[6] = sqrtf(w2 > 0.0f ? w2 : 0.0f);
+    }
+    const float *ab = j == UINT32_MAX ? NULL : L->an->joints[j].ab;
+    for (unsigned c = 0; c < 3; c++) {
+        uint32_t mt = modes >> (2 * c) & 3u, ms = modes >> (2 * (7 + c)) & 3u;
+        double t0 = rest[c], s0 = rest[7 + c];
+        t[c] = mt == KILN_MODE_ABSOLUTE ? k[c] : mt == KILN_MODE_RELATIVE ? t0 + k[c]
+             : mt == KILN_MODE_ADDITIVE ? t0 + ab[0] * k[c] : t0;
+        s[c] = ms == KILN_MODE_ABSOLUTE ? k[7 + c] : ms == KILN_MODE_RELATIVE ? s0 * k[7 + c]
+             : ms == KILN_MODE_ADDITIVE ? s0 * (1.0 + ab[2] * (k[7 + c] - 1.0)) : s0;
+    }
+    uint32_t mr = modes >> 6 & 3u;
+    double kq[4] = {k[3], k[4], k[5], k[6]}, r0[4] = {rest[3], rest[4], rest[5], rest[6]};
+    if (mr == KILN_MODE_ABSOLUTE) {
+        memcpy(q, kq, sizeof kq);
+    } else if (mr == KILN_MODE_RELATIVE) {
+        kiln__qmul(r0, kq, q);
+    } else if (mr == KILN_MODE_ADDITIVE) {
+        double p[4];
+        kiln__qpow(kq, ab[1], p);
+        kiln__qmul(r0, p, q);
+    } else {
+        memcpy(q, r0, sizeof r0);
+    }
+}
+
+/* World transform of nd from its local and its parent's world (C.1, segment scale compensate). */
+static void kiln__world(const kiln__lossy *L, uint32_t nd, uint32_t r, int dec, kiln__xf *w)
+{
+    double t[3], q[4], s[3];
+    kiln__local(L, nd, r, dec, t, q, s);
+    double n2 = q[0] * q[0] + q[1] * q[1] + q[2] * q[2] + q[3] * q[3];
+    double inv = n2 > 0 ? 1.0 / sqrt(n2) : 0.0;
+    double x = q[0] * inv, y = q[1] * inv, z = q[2] * inv, ww = q[3] * inv;
+    double R[9] = {1 - 2 * (y * y + z * z), 2 * (x * y + z * ww), 2 * (x * z - y * ww),
+                   2 * (x * y - z * ww), 1 - 2 * (x * x + z * z), 2 * (y * z + x * ww),
+                   2 * (x * z + y * ww), 2 * (y * z - x * ww), 1 - 2 * (x * x + y * y)};
+    const kiln__node *N = &L->node[nd];
+    const kiln__xf *p = N->parent >= 0 ? &(dec ? L->wdec : L->wraw)[N->parent] : NULL;
+    double lm[9];
+    for (int col = 0; col < 3; col++)
+        for (int row = 0; row < 3; row++) {
+            double v = R[col * 3 + row] * s[col];
+            if (p && N->ssc) v /= p->s[row] != 0.0 ? p->s[row] : 1.0;
+            lm[col * 3 + row] = v;
+        }
+    memcpy(w->s, s, sizeof w->s);
+    if (!p) {
+        memcpy(w->m, lm, sizeof lm);
+        memcpy(w->t, t, sizeof w->t);
+        return;
+    }
+    for (int col = 0; col < 3; col++)
+        for (int row = 0; row < 3; row++)
+            w->m[col * 3 + row] = p->m[row] * lm[col * 3] + p->m[3 + row] * lm[col * 3 + 1] + p->m[6 + row] * lm[col * 3 + 2];
+    for (int row = 0; row < 3; row++)
+        w->t[row] = p->m[row] * t[0] + p->m[3 + row] * t[1] + p->m[6 + row] * t[2] + p->t[row];
+}
+
+/* Largest distance between the raw and decoded positions of the origin and the three virtual
+ * vertices of nd. */
+static double kiln__point_error(const kiln__lossy *L, uint32_t nd)
+{
+    const kiln__xf *a = &L->wraw[nd], *b = &L->wdec[nd];
+    double dt[3] = {b->t[0] - a->t[0], b->t[1] - a->t[1], b->t[2] - a->t[2]};
+    double worst = dt[0] * dt[0] + dt[1] * dt[1] + dt[2] * dt[2];
+    for (int col = 0; col < 3; col++) {
+        double e2 = 0;
+        for (int row = 0; row < 3; row++) {
+            double d = dt[row] + L->distance * (b->m[col * 3 + row] - a->m[col * 3 + row]);
+            e2 += d * d;
+        }
+        if (e2 > worst) worst = e2;
+    }
+    return sqrt(worst);
+}
+
+/* Measures the nodes flagged in L->measure (evaluating L->need), every frame, into
+ * L->node_err. With `allowed` (per node), stops as soon as a node exceeds its allowance and
+ * returns INFINITY; otherwise returns the largest error. */
+static double kiln__measure(kiln__lossy *L, const double *allowed)
+{
+    double worst = 0.0;
+    for (uint32_t i = 0; i < L->nodes; i++) L->node_err[i] = 0.0;
+    for (uint32_t r = 0; r < L->n; r++) {
+        for (uint32_t i = 0; i < L->nodes; i++) {
+            if (!L->need[i]) continue;
+            kiln__world(L, i, r, 0, &L->wraw[i]);
+            kiln__world(L, i, r, 1, &L->wdec[i]);
+            if (!L->measure[i]) continue;
+            double e = kiln__point_error(L, i);
+            if (e > L->node_err[i]) L->node_err[i] = e;
+            if (e > worst) worst = e;
+            if (allowed && e > allowed[i]) return INFINITY;
+        }
+    }
+    return worst;
+}
+
+/* Flags the nodes driven by block `blk` (every node when blk is UINT32_MAX), their
+ * descendants (measured) and ancestors (evaluated). */
+static void kiln__select(kiln__lossy *L, uint32_t blk)
+{
+    for (uint32_t i = 0; i < L->nodes; i++) {
+        uint32_t j = L->node[i].joint;
+        int own = blk == UINT32_MAX || (j != UINT32_MAX && j / KILN_SOA_WIDTH == blk);
+        int32_t p = L->node[i].parent;
+        L->measure[i] = (uint8_t)(own || (p >= 0 && L->measure[p]));
+        L->need[i] = L->measure[i];
+    }
+    for (uint32_t i = L->nodes; i-- > 0;)
+        if (L->need[i] && L->node[i].parent >= 0) L->need[L->node[i].parent] = 1;
+}
+
+/* ---- setup --------------------------------------------------------------------------------- */
+
+/* D.6 at bake time, against the skeleton the error is measured on (exact names). */
+static uint32_t kiln__resolved_modes(const kiln__anim *an, const kiln__skeleton *sk, const kiln__node *node,
+                                     uint32_t nd, uint32_t joint)
+{
+    uint32_t own = an->joints[joint].modes, out = 0;
+    for (unsigned c = 0; c < KILN_ANIM_COMPONENTS; c++) {
+        uint32_t m = own >> (2 * c) & 3u, g = c < 3 ? 0u : c < 7 ? 1u : 2u;
+        if (m != KILN_MODE_NONE && an->override_count) {
+            for (int32_t at = (int32_t)nd; at >= 0; at = node[at].parent) {
+                const char *name = sk && (uint32_t)at < sk->bone_count ? sk->names[at] : an->joints[joint].name;
+                uint32_t best = UINT32_MAX, mode = 0;
+                for (uint32_t o = 0; o < an->override_count; o++)
+                    if ((an->overrides[o].channels >> g & 1u) && name && strcmp(an->overrides[o].name, name) == 0 &&
+                        an->overrides[o].order < best)
+                        best = an->overrides[o].order, mode = an->overrides[o].mode;
+                if (best != UINT32_MAX) {
+                    m = mode;
+                    break;
+                }
+                if (!sk || (uint32_t)at >= sk->bone_count) break;
+            }
+        }
+        out |= m << (2 * c);
+    }
+    return out;
+}
+
+/* Nodes: the skeleton's bones (parent-first), then one root per clip joint that drives none. */
+static kiln_result kiln__nodes(kiln__lossy *L, const kiln__skeleton *sk)
+{
+    const kiln__anim *an = L->an;
+    uint32_t nb = sk ? sk->bone_count : 0, extra = 0;
+    for (uint32_t j = 0; j < L->nj; j++) {
+        L->joint_node[j] = UINT32_MAX;
+        if (!an->joints[j].name) continue;
+        for (uint32_t i = 0; i < nb && L->joint_node[j] == UINT32_MAX; i++)
+            if (strcmp(sk->names[i], an->joints[j].name) == 0) L->joint_node[j] = i;
+        if (L->joint_node[j] == UINT32_MAX) L->joint_node[j] = nb + extra++;
+        else for (uint32_t k = 0; k < j; k++) /* a bone drives one joint: the first */
+            if (L->joint_node[k] == L->joint_node[j]) { L->joint_node[j] = nb + extra++; break; }
+    }
+    L->nodes = nb + extra;
+    L->node = kiln__realloc(L->a, NULL, (size_t)L->nodes * sizeof *L->node + 1);
+    if (!L->node) return KILN_ERR_OUT_OF_MEMORY;
+    for (uint32_t i = 0; i < L->nodes; i++) {
+        kiln__node *N = &L->node[i];
+        memset(N, 0, sizeof *N);
+        N->joint = UINT32_MAX;
+        N->parent = i < nb ? sk->parents[i] : -1;
+        N->ssc = i < nb ? (sk->flags[i] & KILN_BONE_SEGMENT_SCALE_COMPENSATE) != 0 : 0;
+        for (unsigned c = 0; c < KILN_ANIM_COMPONENTS; c++) N->rest[c] = kiln__anim_identity(c);
+        if (i < nb) {
+            for (int c = 0; c < 3; c++) N->rest[c] = sk->local_t[i][c], N->rest[7 + c] = sk->local_s[i][c];
+            for (int c = 0; c < 4; c++) N->rest[3 + c] = sk->local_r[i][c];
+        }
+        N->depth = N->parent >= 0 ? L->node[N->parent].depth + 1 : 0;
+    }
+    for (uint32_t i = L->nodes; i-- > 0;) {
+        int32_t p = L->node[i].parent;
+        if (p >= 0 && L->node[p].height < L->node[i].height + 1) L->node[p].height = L->node[i].height + 1;
+    }
+    for (uint32_t j = 0; j < L->nj; j++)
+        if (L->joint_node[j] != UINT32_MAX) {
+            L->node[L->joint_node[j]].joint = j;
+            L->modes[j] = kiln__resolved_modes(an, sk, L->node, L->joint_node[j], j);
+        }
+    return KILN_OK;
+}
+
+/* ---- the first allocation ---------------------------------------------------------------- */
+
+/* Per node: how far its subtree (origins and virtual vertices) reaches from its origin, and
+ * the largest scale its parent applies, over a subset of frames (raw values). */
+static void kiln__stats(kiln__lossy *L, double *reach, double *pscale)
+{
+    uint32_t step = L->n > KILN__STAT_FRAMES ? L->n / KILN__STAT_FRAMES : 1u;
+    for (uint32_t i = 0; i < L->nodes; i++) reach[i] = L->distance, pscale[i] = 1.0, L->need[i] = 1;
+    for (uint32_t r = 0; r < L->n; r += step) {
+        for (uint32_t i = 0; i < L->nodes; i++) kiln__world(L, i, r, 0, &L->wraw[i]);
+        for (uint32_t i = 0; i < L->nodes; i++) {
+            const kiln__xf *w = &L->wraw[i];
+            if (L->node[i].parent >= 0) {
+                const double *m = L->wraw[L->node[i].parent].m;
+                for (int col = 0; col < 3; col++) {
+                    double n = sqrt(m[col * 3] * m[col * 3] + m[col * 3 + 1] * m[col * 3 + 1] + m[col * 3 + 2] * m[col * 3 + 2]);
+                    if (n > pscale[i]) pscale[i] = n;
+                }
+            }
+            for (int k = 0; k < 4; k++) {
+                double p[3];
+                for (int row = 0; row < 3; row++) p[row] = w->t[row] + (k ? L->distance * w->m[(k - 1) * 3 + row] : 0.0);
+                for (int32_t at = (int32_t)i; at >= 0; at = L->node[at].parent) {
+                    const double *o = L->wraw[at].t;
+                    double d = sqrt((p[0] - o[0]) * (p[0] - o[0]) + (p[1] - o[1]) * (p[1] - o[1]) + (p[2] - o[2]) * (p[2] - o[2]));
+                    if (d > reach[at]) reach[at] = d;
+                }
+            }
+        }
+    }
+}
+
+static void kiln__first_allocation(kiln__lossy *L, const double *reach, const double *pscale)
+{
+    for (uint32_t blk = 0; blk < L->blocks; blk++)
+        for (unsigned c = 0; c < KILN_ANIM_COMPONENTS; c++) {
+            unsigned best = 0;
+            if (c == 6) { /* qw is never stored in a lossy clip: rebuilt, or a constant */
+                kiln__apply(L, blk, c, 0);
+                continue;
+            }
+            for (unsigned l = 0; l < KILN_SOA_WIDTH; l++) {
+                uint32_t j = blk * KILN_SOA_WIDTH + l;
+                const float *v = kiln__anim_track(L->an, j, c);
+                if (!v || j >= L->nj || L->joint_node[j] == UINT32_MAX) continue;
+                uint32_t nd = L->joint_node[j];
+                const kiln__node *N = &L->node[nd];
+                double lo = v[0], hi = v[0], big = 0.0, qfac = 1.0;
+                for (uint32_t r = 0; r < L->n; r++) {
+                    lo = v[r] < lo ? v[r] : lo, hi = v[r] > hi ? v[r] : hi;
+                    if (fabs(v[r]) > big) big = fabs(v[r]);
+                    if (c >= 3 && c <= 5) {
+                        double w = kiln__anim_track(L->an, j, 6)[r], f = fabs(v[r]) / (w > 0.02 ? w : 0.02);
+                        if (sqrt(1 + f * f) > qfac) qfac = sqrt(1 + f * f);
+                    }
+                }
+                const float *ab = L->an->joints[j].ab;
+                double sens = c < 3 ? pscale[nd] * fmax(1.0, fabs(ab[0]))
+                            : c < 7 ? 2.0 * reach[nd] * qfac * fmax(1.0, fabs(ab[1]))
+                                    : reach[nd] / fmax(fmin(fabs(lo), fabs(hi)), 1e-3) * fmax(1.0, fabs(ab[2]));
+                double budget = 0.6 * L->target / sqrt(9.0 * (N->depth + N->height + 1));
+                double delta = budget / fmax(sens, 1e-12) - 2e-7 * big; /* minus float rounding */
+                unsigned s = 0;
+                while (s < KILN__STEPS - 1) {
+                    uint32_t w = kiln__widths[s];
+                    double half = w == 0 ? 0.5 * (hi - lo) : 0.5 * (hi - lo) / (double)((1u << w) - 1u);
+                    if (half <= delta) break;
+                    s++;
+                }
+                if (s > best) best = s;
+            }
+            kiln__apply(L, blk, c, best);
+        }
+}
+
+/* Widens every track of the blocks driving nodes that miss the target, and their ancestors'.
+ * Returns 0 when nothing could be widened. */
+static int kiln__widen(kiln__lossy *L)
+{
+    uint8_t *hit = L->need; /* reused as a per-block flag array (blocks <= nodes + joints) */
+    memset(hit, 0, L->blocks);
+    for (uint32_t i = 0; i < L->nodes; i++) {
+        if (L->node_err[i] <= L->target) continue;
+        for (int32_t at = (int32_t)i; at >= 0; at = L->node[at].parent)
+            if (L->node[at].joint != UINT32_MAX) hit[L->node[at].joint / KILN_SOA_WIDTH] = 1;
+    }
+    int any = 0;
+    for (uint32_t blk = 0; blk < L->blocks; blk++) {
+        if (!hit[blk]) continue;
+        for (unsigned c = 0; c < KILN_ANIM_COMPONENTS; c++) {
+            unsigned s = L->step[blk * KILN_ANIM_COMPONENTS + c];
+            if (c == 6 || s + 1 >= KILN__STEPS) continue;
+            kiln__apply(L, blk, c, s + 1);
+            any = 1;
+        }
+    }
+    return any;
+}
+
+/* One pass of narrowing. A track narrows when no joint it moves ends above `share` of the
+ * target, or above its current error if that is higher already: so every track is judged on
+ * what it adds itself, not on the budget earlier tracks have used, and rising shares hand
+ * the bound out evenly. Returns how many tracks narrowed. */
+static uint32_t kiln__narrow(kiln__lossy *L, double share, double *cur, double *allowed)
+{
+    uint32_t narrowed = 0;
+    for (uint32_t blk = 0; blk < L->blocks; blk++) {
+        kiln__select(L, blk);
+        for (uint32_t i = 0; i < L->nodes; i++) {
+            double own = cur[i] * (1.0 + 1e-6) + 1e-12, base = share * L->target;
+            allowed[i] = own > base ? own : base;
+            if (allowed[i] > L->target) allowed[i] = L->target;
+        }
+        for (unsigned c = 0; c < KILN_ANIM_COMPONENTS; c++) {
+            unsigned s = L->step[blk * KILN_ANIM_COMPONENTS + c];
+            if (c == 6 || s == 0) continue;
+            /* The narrowest width that passes, by bisection over the widths below the current
+             * one (the error grows as the width shrinks). */
+            kiln__anim_plan kept = L->plan[blk * KILN_ANIM_COMPONENTS + c];
+            for (unsigned l = 0; l < KILN_SOA_WIDTH && blk * KILN_SOA_WIDTH + l < L->nj; l++)
+                memcpy(L->backup + (size_t)l * L->n, kiln__dec(L, blk * KILN_SOA_WIDTH + l, c), L->n * sizeof(float));
+            unsigned lo = 0, hi = s, best = s;
+            while (lo < hi) {
+                unsigned mid = (lo + hi) / 2;
+                kiln__apply(L, blk, c, mid);
+                if (kiln__measure(L, allowed) <= L->target) {
+                    best = hi = mid;
+                    kept = L->plan[blk * KILN_ANIM_COMPONENTS + c];
+                    for (unsigned l = 0; l < KILN_SOA_WIDTH && blk * KILN_SOA_WIDTH + l < L->nj; l++)
+                        memcpy(L->backup + (size_t)l * L->n, kiln__dec(L, blk * KILN_SOA_WIDTH + l, c),
+                               L->n * sizeof(float));
+                    for (uint32_t i = 0; i < L->nodes; i++)
+                        if (L->measure[i]) cur[i] = L->node_err[i];
+                } else {
+                    lo = mid + 1;
+                }
+            }
+            /* restore the best passing state (or the original one) */
+            L->plan[blk * KILN_ANIM_COMPONENTS + c] = kept;
+            L->step[blk * KILN_ANIM_COMPONENTS + c] = (uint8_t)best;
+            for (unsigned l = 0; l < KILN_SOA_WIDTH && blk * KILN_SOA_WIDTH + l < L->nj; l++)
+                memcpy(kiln__dec(L, blk * KILN_SOA_WIDTH + l, c), L->backup + (size_t)l * L->n, L->n * sizeof(float));
+            narrowed += best < s;
+        }
+    }
+    return narrowed;
+}
+
+/* ---- entry ----------------------------------------------------------------------------------- */
+
+static kiln_result kiln__allocate(kiln__lossy *L, const kiln__skeleton *sk, double *max_error, int *met)
+{
+    size_t dense = (size_t)L->nj * KILN_ANIM_COMPONENTS * L->n;
+    L->joint_node = kiln__realloc(L->a, NULL, (size_t)L->nj * sizeof *L->joint_node + 1);
+    L->modes = kiln__realloc(L->a, NULL, (size_t)L->nj * sizeof *L->modes + 1);
+    L->plan = kiln__realloc(L->a, NULL, (size_t)L->blocks * KILN_ANIM_COMPONENTS * sizeof *L->plan + 1);
+    L->step = kiln__realloc(L->a, NULL, (size_t)L->blocks * KILN_ANIM_COMPONENTS + 1);
+    L->dec = kiln__realloc(L->a, NULL, dense * sizeof(float) + 1);
+    L->backup = kiln__realloc(L->a, NULL, (size_t)KILN_SOA_WIDTH * L->n * sizeof(float));
+    if (!L->joint_node || !L->modes || !L->plan || !L->step || !L->dec || !L->backup) return KILN_ERR_OUT_OF_MEMORY;
+    memset(L->plan, 0, (size_t)L->blocks * KILN_ANIM_COMPONENTS * sizeof *L->plan);
+    memset(L->step, 0, (size_t)L->blocks * KILN_ANIM_COMPONENTS);
+    kiln_result r = kiln__nodes(L, sk);
+    if (r != KILN_OK) return r;
+    size_t per_node = 2 * sizeof(kiln__xf) + 2 + 5 * sizeof(double);
+    size_t node_bytes = (size_t)(L->nodes > L->blocks ? L->nodes : L->blocks) * per_node + 1;
+    unsigned char *scratch = kiln__realloc(L->a, NULL, node_bytes);
+    if (!scratch) return KILN_ERR_OUT_OF_MEMORY;
+    uint32_t cap = L->nodes > L->blocks ? L->nodes : L->blocks;
+    L->wraw = (kiln__xf *)(void *)scratch;
+    L->wdec = L->wraw + cap;
+    L->node_err = (double *)(void *)(L->wdec + cap);
+    double *reach = L->node_err + cap, *pscale = reach + cap, *cur = pscale + cap, *allowed = cur + cap;
+    L->need = (uint8_t *)(allowed + cap);
+    L->measure = L->need + cap;
+
+    kiln__stats(L, reach, pscale);
+    kiln__first_allocation(L, reach, pscale);
+    kiln__select(L, UINT32_MAX);
+    double err = kiln__measure(L, NULL);
+    while (err > L->target) {
+        if (!kiln__widen(L)) break;
+        kiln__select(L, UINT32_MAX);
+        err = kiln__measure(L, NULL);
+    }
+    *met = err <= L->target;
+    if (*met) {
+        static const double share[] = {0.25, 0.5, 0.7, 0.85, 1.0};
+        memcpy(cur, L->node_err, L->nodes * sizeof *cur);
+        for (unsigned k = 0; k < sizeof share / sizeof share[0]; k++)
+            for (int pass = 0; pass < 3 && kiln__narrow(L, share[k], cur, allowed); pass++) {}
+        kiln__select(L, UINT32_MAX);
+        err = kiln__measure(L, NULL);
+    }
+    *max_error = err;
+    kiln__free(L->a, scratch);
+    L->wraw = L->wdec = NULL;
+    L->need = L->measure = NULL;
+    L->node_err = NULL;
+    return KILN_OK;
+}
+
+kiln_result kiln__encode_lossy(const kiln_allocator *a, const kiln_bake_options *o, const kiln_diag_sink *sink,
+                               kiln__anim *an, const kiln__skeleton *skeleton, int *met)
+{
+    *met = 0;
+    double bound = o->anim_error_m > 0.0f ? o->anim_error_m : KILN_BAKE_ANIM_ERROR_M;
+    double distance = o->anim_distance_m > 0.0f ? o->anim_distance_m : KILN_BAKE_ANIM_DISTANCE_M;
+    /* Stored rotations have qw >= 0: the runtime rebuilds qw as a non-negative root. */
+    for (uint32_t j = 0; j < an->joint_count; j++) {
+        float *v = an->joints[j].values;
+        if (!v) continue;
+        for (uint32_t r = 0; r < an->frame_count; r++)
+            if (v[(size_t)6 * an->frame_count + r] < 0.0f)
+                for (unsigned c = 3; c < 7; c++) v[(size_t)c * an->frame_count + r] = -v[(size_t)c * an->frame_count + r];
+    }
+    kiln__lossy L;
+    memset(&L, 0, sizeof L);
+    L.an = an;
+    L.a = a;
+    L.n = an->frame_count;
+    L.nj = an->joint_count;
+    L.blocks = (an->joint_count + KILN_SOA_WIDTH - 1) / KILN_SOA_WIDTH;
+    L.target = 0.97 * bound;
+    L.distance = distance;
+    double err = 0.0;
+    kiln_result r = kiln__allocate(&L, skeleton, &err, met);
+    if (r == KILN_OK && *met) r = kiln__anim_layout(a, an, L.plan, KILN__LOSSY_SLACK);
+    if (r == KILN_OK && *met) {
+        an->flags |= KILN_ANIM_LOSSY;
+        an->error_bound_m = (float)bound;
+        an->error_distance_m = (float)distance;
+        an->max_error_m = (float)err;
+    } else if (r == KILN_OK) {
+        kiln__bake_report(sink, KILN_ERR_LIMIT, KILN_SEVERITY_WARNING, NULL, NULL, KILN_NO_OFFSET,
+                          "animation '%s': no quantisation meets %g m at %g m (best %g m); stored lossless", an->name,
+                          bound, distance, err);
+    }
+    kiln__free(a, L.joint_node);
+    kiln__free(a, L.modes);
+    kiln__free(a, L.plan);
+    kiln__free(a, L.step);
+    kiln__free(a, L.dec);
+    kiln__free(a, L.backup);
+    kiln__free(a, L.node);
+    return r;
+}
