@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "import/lod/lod_import.h"
+#include "lod/lod_import.h"
 #include "kiln/bake/source.h"
 #include "test_util.h"
 
