@@ -1167,3 +1167,97 @@ Test(import_lod, truncations_and_byte_flips_are_handled)
         }
     lb_free(&b);
 }
+
+/* ---- end to end: `kiln pose --json` on every good case with a clip ----------------------- */
+
+#include "cli_run.h"
+
+static void frame_text(double f, char *out, size_t cap)
+{
+    /* `--frames` takes plain decimals: no exponent. */
+    snprintf(out, cap, "%.6f", f);
+    char *e = out + strlen(out) - 1;
+    while (e > out && *e == '0') *e-- = 0;
+    if (*e == '.') *e = 0;
+}
+
+Test(import_lod, kiln_pose_matches_expected_frames)
+{
+    char dir[1024];
+    lod_dir(dir, sizeof dir);
+    jr_value *cases = corpus_json(dir, "cases.json");
+    cr_assert_not_null(cases, "no cases.json in %s", dir);
+    int ran = 0;
+    for (size_t i = 0; i < jr_len(cases); i++) {
+        const jr_value *c = jr_at(cases, i);
+        const char *name = jstr(jr_get(c, "case"));
+        outcome o;
+        parse_outcome(jstr(jr_get(c, "outcome")), &o);
+        if (strcmp(o.kind, "reject") == 0 || !jr_is_str(jr_get(c, "anim"))) continue;
+        jr_value *exp = corpus_json(dir, jstr(jr_get(c, "expected")));
+        cr_assert_not_null(exp, "%s: no expected JSON", name);
+        const jr_value *frames = jr_get(exp, "frames");
+        if (!jr_len(frames)) {
+            jr_free(exp);
+            continue;
+        }
+        char list[4096] = "";
+        for (size_t f = 0; f < jr_len(frames); f++) {
+            char one[64];
+            frame_text(jr_num(jr_get(jr_at(frames, f), "frame")), one, sizeof one);
+            if (f) strncat(list, ",", sizeof list - strlen(list) - 1);
+            strncat(list, one, sizeof list - strlen(list) - 1);
+        }
+        char model[1200], anim[1200];
+        snprintf(model, sizeof model, "%s/%s", dir, jstr(jr_get(c, "model")));
+        snprintf(anim, sizeof anim, "%s/%s", dir, jstr(jr_get(c, "anim")));
+        const char *clip = jr_str(jr_get(c, "clip"));
+        const char *args[12];
+        int n = 0;
+        args[n++] = "pose";
+        args[n++] = "--json";
+        args[n++] = model;
+        if (strcmp(model, anim) != 0) args[n++] = anim;
+        if (clip) {
+            args[n++] = "--clip";
+            args[n++] = clip;
+        }
+        args[n++] = "--frames";
+        args[n++] = list;
+        args[n] = NULL;
+        cli_result r = cli_run(args);
+        cr_assert_eq(r.status, 0, "%s: kiln pose exit %d: %s", name, r.status, r.err);
+        char err[160];
+        jr_value *doc = jr_parse(r.out, strlen(r.out), err, sizeof err);
+        cr_assert_not_null(doc, "%s: pose output is not JSON (%s)", name, err);
+        cli_result_free(&r);
+
+        double tol = jr_num_or(jr_get(jr_get(exp, "tolerance"), "matrix"), 1e-4);
+        const jr_value *joints = jr_get(doc, "joints"), *got = jr_get(doc, "frames");
+        cr_assert_eq(jr_len(got), jr_len(frames), "%s: %zu frames", name, jr_len(got));
+        for (size_t f = 0; f < jr_len(frames); f++) {
+            const jr_value *ef = jr_at(frames, f), *gf = jr_at(got, f);
+            const jr_value *bones = jr_get(ef, "bones");
+            for (size_t b = 0; b < jr_len(bones); b++) {
+                const char *bone = jr_key(bones, b);
+                size_t k = 0;
+                while (k < jr_len(joints) && strcmp(jstr(jr_at(joints, k)), bone) != 0) k++;
+                cr_assert_lt(k, jr_len(joints), "%s: no joint '%s'", name, bone);
+                const jr_value *rows = jr_get(jr_at(bones, b), "model");
+                const jr_value *m = jr_at(jr_get(gf, "model"), k); /* column-major */
+                for (int row = 0; row < 4; row++)
+                    for (int col = 0; col < 4; col++) {
+                        double e = jr_num(jr_at(jr_at(rows, (size_t)row), (size_t)col));
+                        double g = jr_num(jr_at(m, (size_t)(col * 4 + row)));
+                        cr_expect(near(g, e, tol), "%s: frame %g bone %s model[%d][%d] = %.9g, expected %.9g", name,
+                                  jr_num(jr_get(ef, "frame")), bone, row, col, g, e);
+                    }
+            }
+        }
+        jr_free(doc);
+        jr_free(exp);
+        ran++;
+    }
+    cr_expect_gt(ran, 0, "no case with a clip");
+    jr_free(cases);
+}
