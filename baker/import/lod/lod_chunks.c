@@ -257,12 +257,12 @@ static void kiln__lod_after_model(kiln__lod *c, uint64_t pos)
             kiln__lod_warn(c, KILN_SEVERITY_WARNING, "W2", "LOD1", pos,
                            "a further LOD1 model after the first: only the first model is imported");
         else
-            kiln__lod_warn(c, KILN_SEVERITY_WARNING, "W1", "", pos,
+            kiln__lod_warn(c, KILN_SEVERITY_WARNING, "W1", ch.id, pos,
                            "unknown chunk '%s' after the model (%d bytes): skipped", ch.id, ch.size);
         pos = ch.end;
     }
     if (pos < c->size)
-        kiln__lod_warn(c, KILN_SEVERITY_WARNING, "W3", "", pos,
+        kiln__lod_warn(c, KILN_SEVERITY_WARNING, "W3", "(end of file)", pos,
                        "%llu byte(s) after the last complete chunk of the file: ignored",
                        (unsigned long long)(c->size - pos));
 }
@@ -289,19 +289,19 @@ kiln_result kiln__import_lod(const void *data, size_t size, const char *path, co
     scene->format = "lod";
 
     if (size < 8 || memcmp(data, KILN__LOD_SIGNATURE, 8) != 0)
-        return kiln__lod_fail(c, KILN_ERR_IMPORT_BAD_HEADER, "R1", "", 0,
+        return kiln__lod_fail(c, KILN_ERR_IMPORT_BAD_HEADER, "R1", "signature", 0,
                               size < 8 ? "the file has %llu byte(s), fewer than the 8-byte signature 'LODka3D1'"
                                        : "the signature is not 'LODka3D1' (%llu bytes)",
                               (unsigned long long)size);
     if (size - 8 < 12)
-        return kiln__lod_fail(c, KILN_ERR_IMPORT_TRUNCATED, "R2", "", 8,
+        return kiln__lod_fail(c, KILN_ERR_IMPORT_TRUNCATED, "R2", "LOD1", 8,
                               "only %llu byte(s) after the signature, fewer than a 12-byte LOD1 header",
                               (unsigned long long)(size - 8));
     kiln__lod_chunk lod1;
     kiln__lod_header(c, 8, &lod1);
     lod1.path = "LOD1";
     if (!kiln__lod_is(&lod1, "LOD1"))
-        return kiln__lod_fail(c, KILN_ERR_IMPORT_BAD_HEADER, "R3", "", 8, "the first chunk is '%s', not LOD1", lod1.id);
+        return kiln__lod_fail(c, KILN_ERR_IMPORT_BAD_HEADER, "R3", lod1.id, 8, "the first chunk is '%s', not LOD1", lod1.id);
     if (lod1.size < 0 || lod1.count < 0)
         return kiln__lod_fail(c, KILN_ERR_IMPORT_BAD_COUNT, "R4", "LOD1", lod1.size < 0 ? 12 : 16,
                               "LOD1 has a negative %s (%d)", lod1.size < 0 ? "Size" : "Count",

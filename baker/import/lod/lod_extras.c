@@ -34,7 +34,7 @@ kiln_result kiln__lod_read_inf1(kiln__lod *c, const kiln__lod_chunk *ch)
     }
     const char *text = kiln__lod_decode(c, ch->data, (uint64_t)ch->size, ch->path, "INF1 text");
     if (!text) return kiln__lod_oom(c, ch->path, ch->data);
-    return kiln__lod_extra(c, "info", NULL, ch->path, ch->off, (uint64_t)ch->size + 12, text);
+    return kiln__lod_extra(c, "info", "INF1", ch->path, ch->off, (uint64_t)ch->size + 12, text);
 }
 
 kiln_result kiln__lod_read_phs1(kiln__lod *c, const kiln__lod_chunk *ch)
@@ -65,7 +65,7 @@ kiln_result kiln__lod_read_phs1(kiln__lod *c, const kiln__lod_chunk *ch)
                                                   n[5], n[2])
                              : NULL;
     if (!detail) return kiln__lod_oom(c, ch->path, ch->data);
-    return kiln__lod_extra(c, "physics", NULL, ch->path, ch->off, (uint64_t)ch->size + 12, detail);
+    return kiln__lod_extra(c, "physics", "PHS1", ch->path, ch->off, (uint64_t)ch->size + 12, detail);
 }
 
 kiln_result kiln__lod_read_lig1(kiln__lod *c, const kiln__lod_chunk *ch, const char **name)
@@ -120,7 +120,7 @@ kiln_result kiln__lod_read_pxi1(kiln__lod *c, const kiln__lod_chunk *ch)
     const char *detail = kiln_source_strfmt(c->scene, "replaces mesh %d, %u items, %llu-byte records", ch->count, items,
                                             (unsigned long long)rec);
     if (!detail) return kiln__lod_oom(c, ch->path, ch->off);
-    return kiln__lod_extra(c, "proxy", NULL, ch->path, ch->off, (uint64_t)ch->size + 12, detail);
+    return kiln__lod_extra(c, "proxy", "PXI1", ch->path, ch->off, (uint64_t)ch->size + 12, detail);
 }
 
 kiln_result kiln__lod_read_col1(kiln__lod *c, const kiln__lod_chunk *ch)

@@ -30,16 +30,10 @@ static void kiln__lod_vfill(kiln_diag *d, kiln_result code, kiln_severity sev, c
     d->offset = offset;
     snprintf(d->path, sizeof d->path, "%s", path ? path : "");
     snprintf(d->rule, sizeof d->rule, "%s", rule ? rule : "");
-    /* A reject starts with what kind of failure it is; a repair's rule and detail say it all. */
-    const char *what = code == KILN_ERR_IMPORT_REPAIRED ? "" : kiln_result_str(code);
-    const char *sep = *what ? " " : "";
-    int n;
-    if (offset != KILN_NO_OFFSET)
-        n = snprintf(d->message, sizeof d->message, "%s%s(%s) at %s, byte %llu: ", what, sep,
-                     rule && *rule ? rule : "-", path && *path ? path : "file", (unsigned long long)offset);
-    else
-        n = snprintf(d->message, sizeof d->message, "%s%s(%s) at %s: ", what, sep, rule && *rule ? rule : "-",
-                     path && *path ? path : "file");
+    /* As the other importers word it: a reject says what kind of failure it is, then the
+     * specifics; a repair only the specifics. The rule, path and offset have their own fields. */
+    int n = 0;
+    if (code != KILN_ERR_IMPORT_REPAIRED) n = snprintf(d->message, sizeof d->message, "%s: ", kiln_result_str(code));
     if (n >= 0 && (size_t)n < sizeof d->message) vsnprintf(d->message + n, sizeof d->message - (size_t)n, fmt, ap);
 }
 
