@@ -11,16 +11,6 @@
 
 #include "anim_internal.h"
 
-/* Lane `lane` of a track of `width` bits per lane (little-endian bit packing). */
-static uint32_t kiln__lane_bits(const unsigned char *src, uint32_t width, unsigned lane)
-{
-    uint32_t bit = lane * width, first = bit >> 3, shift = bit & 7u;
-    unsigned nbytes = (shift + width + 7u) >> 3;
-    uint64_t acc = 0;
-    for (unsigned i = 0; i < nbytes; i++) acc |= (uint64_t)src[first + i] << (8u * i);
-    return (uint32_t)(acc >> shift) & ((1u << width) - 1u);
-}
-
 /* One row of a block: every component, so that interpolation reads plain SoA blocks. */
 static void kiln__decode_one(const kiln_anim_binding *b, uint32_t block, const unsigned char *row, kiln_soa_xform *dst)
 {
@@ -34,17 +24,13 @@ static void kiln__decode_one(const kiln_anim_binding *b, uint32_t block, const u
             memcpy(d, row + cb->offset[c], KILN__LANES * sizeof(float));
         } else if (cb->width[c]) {
             const kiln_blob_anim_track *tr = &b->tracks[cb->track[c]];
-            float inv = kiln__quant_inv(cb->width[c]);
             for (unsigned l = 0; l < KILN__LANES; l++)
-                d[l] = tr->range_min[l] + (tr->range_extent[l] * inv) * (float)kiln__lane_bits(row + cb->offset[c], cb->width[c], l);
+                d[l] = kiln__clip_dequant(kiln__clip_lane_bits(row + cb->offset[c], cb->width[c], l), tr->range_min[l],
+                                          kiln__clip_step(tr->range_extent[l], cb->width[c]));
         }
     }
     if (cb->flags & KILN__BLK_QW)
-        for (unsigned l = 0; l < KILN__LANES; l++) {
-            float x = dst->qx[l], y = dst->qy[l], z = dst->qz[l];
-            float w2 = 1.0f - x * x - y * y - z * z;
-            dst->qw[l] = sqrtf(w2 > 0.0f ? w2 : 0.0f);
-        }
+        for (unsigned l = 0; l < KILN__LANES; l++) dst->qw[l] = kiln__clip_rebuild_qw(dst->qx[l], dst->qy[l], dst->qz[l]);
 }
 
 void kiln__decode_block_scalar(const kiln_anim_binding *b, uint32_t block, const unsigned char *row0,
