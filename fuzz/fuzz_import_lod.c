@@ -1,6 +1,7 @@
 /* libFuzzer target: the LODka3D *.lod importer on arbitrary bytes.
  *
- * Imports the input, then walks everything the scene hands out: every name and path, every
+ * Imports the input, validates the scene (kiln_source_validate must accept whatever the importer
+ * accepted), then walks everything the scene hands out: every name and path, every
  * mesh array over its full length (faces index their vertices, skin bones index the skeleton),
  * bone parents (earlier bones only), curve keys and values, material slots and extras. Reads
  * out of bounds are ASan's to find; contract violations that would not crash abort here.
@@ -81,6 +82,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         return 0;
     }
     FUZZ_CHECK(scene.model_count == 1);
+    /* What the importer hands on must meet every invariant the bake relies on. */
+    FUZZ_CHECK(kiln_source_validate(&scene, &err) == KILN_OK);
     const kiln_source_model *model = &scene.models[0];
     const kiln_source_skeleton *sk = model->skeleton;
     uint32_t bones = sk ? sk->bone_count : 0;

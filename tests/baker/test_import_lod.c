@@ -571,6 +571,7 @@ Test(import_lod, good_cases_match_expected)
         memset(&log, 0, sizeof log);
         kiln_result r = import_file(dir, jr_str(jr_get(c, "model")), &scene, &err, &log, NULL);
         cr_assert_eq(r, KILN_OK, "%s: %s", name, err.message);
+        cr_expect_eq(kiln_source_validate(&scene, &err), KILN_OK, "%s: invalid scene: %s", name, err.message);
         for (int k = 0; k < o.count; k++) cr_expect(rule_log_has(&log, o.rules[k]), "%s: %s not reported", name, o.rules[k]);
         for (int k = 0; k < log.count; k++) {
             int listed = 0;
@@ -1031,6 +1032,7 @@ static kiln_result expect_outcome(const unsigned char *data, size_t size, const 
         return r;
     }
     cr_expect_eq(r, KILN_OK, "%s: %s", what, err.message);
+    if (r == KILN_OK) cr_expect_eq(kiln_source_validate(scene, &err), KILN_OK, "%s: invalid scene: %s", what, err.message);
     for (int k = 0; k < o.count; k++) cr_expect(rule_log_has(&log, o.rules[k]), "%s: %s not reported", what, o.rules[k]);
     for (int k = 0; k < log.count; k++) {
         int listed = 0;
