@@ -1,5 +1,6 @@
 /* SKL1: the skeleton (B.5). Bones keep SKL1 file order; every bone reference in the file is a
  * BoneID, mapped here to the file index. Rest transforms come later from the first clip (C.1). */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -18,6 +19,41 @@ static int kiln__lod_cmp_named(const void *a, const void *b)
     return x->index < y->index ? -1 : x->index > y->index;
 }
 
+/* First pass over the bones, in file order and without allocating: ids, parents and name
+ * lengths (R7, R8, R13, R14). Only once it passes are arrays sized by BonesCnt allocated, since
+ * the bones it walked prove the count is backed by bytes. */
+static kiln_result kiln__lod_check_bones(kiln__lod *c, const kiln__lod_chunk *ch, kiln__lod_rd rd, uint32_t n)
+{
+    uint8_t seen[KILN__LOD_MAX_BONES / 8];
+    memset(seen, 0, sizeof seen);
+    char path[192];
+    for (uint32_t i = 0; i < n; i++) {
+        uint64_t start = rd.pos, at;
+        snprintf(path, sizeof path, "%s/bone[%u]", ch->path, i);
+        rd.path = path;
+        int16_t id, parent;
+        uint32_t len;
+        kiln_result r = kiln__lod_i16(c, &rd, "BoneID", &id);
+        if (r == KILN_OK) r = kiln__lod_i16(c, &rd, "BoneParentID", &parent);
+        if (r != KILN_OK) return r;
+        if (id < 0 || (uint32_t)id >= n)
+            return kiln__lod_fail(c, KILN_ERR_IMPORT_BAD_VALUE, "R13", path, start,
+                                  "BoneID %d is outside 0..%u (BonesCnt - 1)", id, n ? n - 1 : 0);
+        if (seen[id >> 3] & (1u << (id & 7)))
+            return kiln__lod_fail(c, KILN_ERR_IMPORT_BAD_VALUE, "R13", path, start,
+                                  "BoneID %d is used twice (bone %u repeats an earlier one)", id, i);
+        if (parent < -1 || (parent >= 0 && ((uint32_t)parent >= n || !(seen[parent >> 3] & (1u << (parent & 7))))))
+            return kiln__lod_fail(c, KILN_ERR_IMPORT_BAD_REFERENCE, "R14", path, start + 2,
+                                  "BoneParentID %d of bone %d is not -1 nor the BoneID of a bone read earlier", parent,
+                                  id);
+        r = kiln__lod_count(c, &rd, "BoneNameLength", &len);
+        if (r == KILN_OK) r = kiln__lod_span(c, &rd, "BoneName", len, 1, &at);
+        if (r != KILN_OK) return r;
+        seen[id >> 3] |= (uint8_t)(1u << (id & 7));
+    }
+    return KILN_OK;
+}
+
 kiln_result kiln__lod_read_skl1(kiln__lod *c, const kiln__lod_chunk *ch)
 {
     kiln__lod_rd rd;
@@ -32,8 +68,8 @@ kiln_result kiln__lod_read_skl1(kiln__lod *c, const kiln__lod_chunk *ch)
     if (n > KILN__LOD_MAX_BONES)
         return kiln__lod_fail(c, KILN_ERR_IMPORT_UNSUPPORTED, "R12", ch->path, ch->off + 8,
                               "BonesCnt %u is more than %u", n, KILN__LOD_MAX_BONES);
-    /* n <= 32768 bounds these arrays; the bones are then read in file order, so the first
-     * field that does not fit is the one reported. */
+    r = kiln__lod_check_bones(c, ch, rd, n);
+    if (r != KILN_OK) return r;
     kiln_source_skeleton *skel = kiln_source_alloc(c->scene, 1, sizeof *skel);
     uint32_t *id_to_index = kiln_source_alloc(c->scene, n, sizeof *id_to_index);
     uint32_t *index_to_id = kiln_source_alloc(c->scene, n, sizeof *index_to_id);
