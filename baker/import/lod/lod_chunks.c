@@ -54,7 +54,7 @@ static kiln_result kiln__lod_walk(kiln__lod *c, const kiln__lod_chunk *parent, k
                                   (unsigned long long)(parent->end - pos), parent->id);
         kiln__lod_chunk ch;
         kiln__lod_header(c, pos, &ch);
-        ch.path = kiln_source_strfmt(c->scene, "%s/%s[%u]", parent->path, ch.id, n);
+        ch.path = kiln__lod_path(c, parent->path, ch.id, n);
         if (!ch.path) return kiln__lod_oom(c, parent->path, pos);
         if (ch.size < 0 || ch.count < 0)
             return kiln__lod_fail(c, KILN_ERR_IMPORT_BAD_COUNT, "R4", ch.path, pos + (ch.size < 0 ? 4 : 8),

@@ -136,6 +136,8 @@ uint32_t kiln__lod_ld_index(const kiln__lod *c, uint64_t off, uint32_t width);
 kiln_result kiln__lod_finite(kiln__lod *c, const char *path, uint64_t off, uint64_t count, const char *what);
 
 kiln_result kiln__lod_oom(kiln__lod *c, const char *path, uint64_t offset);
+/* "<base>/<label>[<index>]" in scene memory; NULL when out of memory. */
+const char *kiln__lod_path(kiln__lod *c, const char *base, const char *label, uint32_t index);
 
 /* Grows an arena array to hold count + 1 elements (doubling; the old block stays in the arena
  * until the scene is freed). Returns the array to use, NULL when out of memory. */

@@ -124,7 +124,7 @@ kiln_result kiln__lod_read_mat1(kiln__lod *c, const kiln__lod_chunk *ch)
         if (!m) return kiln__lod_oom(c, ch->path, rd.pos);
         uint64_t start = rd.pos;
         kiln__lod_material_defaults(m);
-        m->loc.path = kiln_source_strfmt(c->scene, "%s/material[%u]", ch->path, i);
+        m->loc.path = kiln__lod_path(c, ch->path, "material", i);
         if (!m->loc.path) return kiln__lod_oom(c, ch->path, start);
         rd.path = m->loc.path;
         const char *tex;
@@ -159,7 +159,7 @@ kiln_result kiln__lod_read_txtr(kiln__lod *c, const kiln__lod_chunk *ch)
     }
     for (uint32_t i = 0; i < (uint32_t)ch->count; i++) {
         uint64_t start = rd.pos;
-        const char *path = kiln_source_strfmt(c->scene, "%s/texture[%u]", ch->path, i);
+        const char *path = kiln__lod_path(c, ch->path, "texture", i);
         if (!path) return kiln__lod_oom(c, ch->path, start);
         rd.path = path;
         uint32_t opt_size, data_size;
@@ -204,7 +204,7 @@ kiln_result kiln__lod_read_shdr(kiln__lod *c, const kiln__lod_chunk *ch)
     }
     for (uint32_t i = 0; i < (uint32_t)ch->count; i++) {
         uint64_t start = rd.pos;
-        const char *path = kiln_source_strfmt(c->scene, "%s/shader[%u]", ch->path, i);
+        const char *path = kiln__lod_path(c, ch->path, "shader", i);
         if (!path) return kiln__lod_oom(c, ch->path, start);
         rd.path = path;
         uint32_t size;

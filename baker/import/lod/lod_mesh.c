@@ -220,7 +220,7 @@ static kiln_result kiln__lod_build(kiln__lod *c, const kiln__lod_msh *s, kiln__l
 static kiln_result kiln__lod_face_group(kiln__lod *c, kiln__lod_rd *rd, const kiln__lod_msh *s, uint32_t g)
 {
     uint64_t start = rd->pos;
-    const char *path = kiln_source_strfmt(c->scene, "%s/facegroup[%u]", s->ch->path, g);
+    const char *path = kiln__lod_path(c, s->ch->path, "facegroup", g);
     if (!path) return kiln__lod_oom(c, s->ch->path, start);
     rd->path = path;
     int32_t face_type;

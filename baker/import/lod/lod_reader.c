@@ -61,6 +61,29 @@ void kiln__lod_warn(kiln__lod *c, kiln_severity sev, const char *rule, const cha
     c->sink.fn(c->sink.user, &d);
 }
 
+const char *kiln__lod_path(kiln__lod *c, const char *base, const char *label, uint32_t index)
+{
+    /* Built by hand: one path per bone, face group or chunk, and printf would dominate. */
+    char digits[10];
+    int nd = 0;
+    do {
+        digits[nd++] = (char)('0' + index % 10);
+        index /= 10;
+    } while (index);
+    size_t lb = strlen(base), ll = strlen(label);
+    char *p = kiln_source_alloc(c->scene, lb + ll + (size_t)nd + 4, 1);
+    if (!p) return NULL;
+    memcpy(p, base, lb);
+    p[lb] = '/';
+    memcpy(p + lb + 1, label, ll);
+    size_t o = lb + 1 + ll;
+    p[o++] = '[';
+    while (nd) p[o++] = digits[--nd];
+    p[o++] = ']';
+    p[o] = 0;
+    return p;
+}
+
 kiln_result kiln__lod_oom(kiln__lod *c, const char *path, uint64_t offset)
 {
     return kiln__lod_fail(c, KILN_ERR_OUT_OF_MEMORY, "", path, offset, "out of memory");

@@ -22,33 +22,43 @@ static int kiln__lod_cmp_named(const void *a, const void *b)
 /* First pass over the bones, in file order and without allocating: ids, parents and name
  * lengths (R7, R8, R13, R14). Only once it passes are arrays sized by BonesCnt allocated, since
  * the bones it walked prove the count is backed by bytes. */
+/* Bone i's path in err (failures only: the first pass formats nothing while all is well). */
+static kiln_result kiln__lod_bone_fail(kiln__lod *c, const kiln__lod_chunk *ch, uint32_t i, kiln_result r)
+{
+    if (c->err && r != KILN_ERR_OUT_OF_MEMORY) snprintf(c->err->path, sizeof c->err->path, "%s/bone[%u]", ch->path, i);
+    return r;
+}
+
+/* First pass over the bones, in file order and without allocating: ids, parents and name
+ * lengths (R7, R8, R13, R14). Only once it passes are arrays sized by BonesCnt allocated, since
+ * the bones it walked prove the count is backed by bytes. */
 static kiln_result kiln__lod_check_bones(kiln__lod *c, const kiln__lod_chunk *ch, kiln__lod_rd rd, uint32_t n)
 {
     uint8_t seen[KILN__LOD_MAX_BONES / 8];
     memset(seen, 0, sizeof seen);
-    char path[192];
     for (uint32_t i = 0; i < n; i++) {
         uint64_t start = rd.pos, at;
-        snprintf(path, sizeof path, "%s/bone[%u]", ch->path, i);
-        rd.path = path;
         int16_t id, parent;
         uint32_t len;
         kiln_result r = kiln__lod_i16(c, &rd, "BoneID", &id);
         if (r == KILN_OK) r = kiln__lod_i16(c, &rd, "BoneParentID", &parent);
-        if (r != KILN_OK) return r;
+        if (r != KILN_OK) return kiln__lod_bone_fail(c, ch, i, r);
         if (id < 0 || (uint32_t)id >= n)
-            return kiln__lod_fail(c, KILN_ERR_IMPORT_BAD_VALUE, "R13", path, start,
-                                  "BoneID %d is outside 0..%u (BonesCnt - 1)", id, n ? n - 1 : 0);
+            return kiln__lod_bone_fail(c, ch, i,
+                                       kiln__lod_fail(c, KILN_ERR_IMPORT_BAD_VALUE, "R13", ch->path, start,
+                                                      "BoneID %d is outside 0..%u (BonesCnt - 1)", id, n ? n - 1 : 0));
         if (seen[id >> 3] & (1u << (id & 7)))
-            return kiln__lod_fail(c, KILN_ERR_IMPORT_BAD_VALUE, "R13", path, start,
-                                  "BoneID %d is used twice (bone %u repeats an earlier one)", id, i);
+            return kiln__lod_bone_fail(c, ch, i,
+                                       kiln__lod_fail(c, KILN_ERR_IMPORT_BAD_VALUE, "R13", ch->path, start,
+                                                      "BoneID %d is used twice (bone %u repeats an earlier one)", id, i));
         if (parent < -1 || (parent >= 0 && ((uint32_t)parent >= n || !(seen[parent >> 3] & (1u << (parent & 7))))))
-            return kiln__lod_fail(c, KILN_ERR_IMPORT_BAD_REFERENCE, "R14", path, start + 2,
-                                  "BoneParentID %d of bone %d is not -1 nor the BoneID of a bone read earlier", parent,
-                                  id);
+            return kiln__lod_bone_fail(
+                c, ch, i,
+                kiln__lod_fail(c, KILN_ERR_IMPORT_BAD_REFERENCE, "R14", ch->path, start + 2,
+                               "BoneParentID %d of bone %d is not -1 nor the BoneID of a bone read earlier", parent, id));
         r = kiln__lod_count(c, &rd, "BoneNameLength", &len);
         if (r == KILN_OK) r = kiln__lod_span(c, &rd, "BoneName", len, 1, &at);
-        if (r != KILN_OK) return r;
+        if (r != KILN_OK) return kiln__lod_bone_fail(c, ch, i, r);
         seen[id >> 3] |= (uint8_t)(1u << (id & 7));
     }
     return KILN_OK;
@@ -85,7 +95,7 @@ kiln_result kiln__lod_read_skl1(kiln__lod *c, const kiln__lod_chunk *ch)
 
     for (uint32_t i = 0; i < n; i++) {
         uint64_t start = rd.pos;
-        const char *path = kiln_source_strfmt(c->scene, "%s/bone[%u]", ch->path, i);
+        const char *path = kiln__lod_path(c, ch->path, "bone", i);
         if (!path) return kiln__lod_oom(c, ch->path, start);
         rd.path = path;
         int16_t id, parent;
