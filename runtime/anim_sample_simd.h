@@ -11,6 +11,13 @@
  * key k against the rest pose and the pose underneath with the binding's per-lane
  * coefficients. Everything stays in registers (kv_xf) between the loads and the stores; all
  * loads of a block's rest/base lanes happen before its stores, so `out` may alias `base`.
+ *
+ * Own layout, not cglm's: a register holds one component (tx, qx, ...) of KV_W joints, as the
+ * clip rows and kiln_soa_xform store them, so the dot products, quaternion products and
+ * normalisations are plain lane-wise arithmetic on KV_W joints at once. cglm's versor and vec4
+ * hold one joint per register: its glm_quat_mul and glm_vec4_dot would need a transpose of
+ * every block in and out and horizontal adds and shuffles inside (the scalar reference in
+ * anim_sample_scalar.c uses them one lane at a time).
  */
 
 /* Lanes [o, o + KV_W) of component c of one row: a constant, raw lanes, or a quantised track
