@@ -39,6 +39,7 @@ fi
 # Seeds, one directory per target and per run, so libFuzzer never writes into samples/ or
 # the shared corpus:
 #   fuzz_cast_*  samples/*.cast, every corpus .cast up to max_len, corpus/bad/*
+#   fuzz_import_shape  every corpus/shape .Shape file (good and bad/)
 #   every target whatever its LLVMFuzzerInitialize writes into $KILN_FUZZ_WRITE_SEEDS
 #                (fuzz_blob_load: generated blobs; fuzz_anim_sample: its built-in clips, raw
 #                and as patch lists), and fuzz/seeds/<target>/ if present
@@ -69,6 +70,8 @@ for bin in "${targets[@]}"; do
       copy_seeds "$seeds" samples -maxdepth 1 -name '*.cast'
       copy_seeds "$seeds" "$shared/corpus" -name '*.cast'
       copy_seeds "$seeds" "$shared/corpus/bad" -maxdepth 1 ;;
+    fuzz_import_shape)
+      copy_seeds "$seeds" "$shared/corpus/shape" -name '*.Shape' ;;
   esac
   copy_seeds "$seeds" "fuzz/seeds/$name"
   KILN_FUZZ_WRITE_SEEDS="$seeds" "$bin" -runs=0 >/dev/null 2>&1 || true
