@@ -555,3 +555,530 @@ Test(import_shape, good_cases_match_expected)
     }
     jr_free(cases);
 }
+
+/* ---- hand-made streams (tests/shape_fixture.h): the rules the corpus does not reach ---------- */
+#include "shape_fixture.h"
+
+static void import_stream(imported *im, const sf_buf *stream)
+{
+    size_t size;
+    unsigned char *file = sf_file(stream, &size);
+    import_bytes(im, file, size, "dir/hand.Shape");
+    free(file);
+}
+
+/* The import loaded and reported exactly the rules in `rules` (space separated; "" = none). */
+static void expect_rules(const imported *im, const char *rules)
+{
+    cr_assert_eq(im->result, KILN_OK, "rejected: %s %s", im->err.rule, im->err.message);
+    char copy[128];
+    snprintf(copy, sizeof copy, "%s", rules);
+    for (char *r = strtok(copy, " "); r; r = strtok(NULL, " ")) cr_expect(rule_log_has(&im->log, r), "%s not reported", r);
+    for (int i = 0; i < im->log.count && i < 256; i++) {
+        char padded[40];
+        snprintf(padded, sizeof padded, " %s ", im->log.rules[i]);
+        char all[140];
+        snprintf(all, sizeof all, " %s ", rules);
+        cr_expect(strstr(all, padded) != NULL, "unexpected %s: %s", im->log.rules[i], im->log.messages[i]);
+    }
+}
+
+static void expect_reject(const imported *im, const char *rule)
+{
+    cr_assert_neq(im->result, KILN_OK, "loaded, expected %s", rule);
+    cr_expect_str_eq(im->err.rule, rule, "rejected with %s (%s), expected %s", im->err.rule, im->err.message, rule);
+    cr_expect(im->err.offset != KILN_NO_OFFSET && im->err.path[0], "no place in %s", im->err.message);
+}
+
+static const float tri_pos[15] = {0, 0, 0, 1, 0, 0, 0, 1, 0, 1, 1, 0, 2, 1, 0};
+
+/* One root node named "root" referencing geometry 0 of the stream, then no layers. */
+static void sf_simple(sf_buf *b, uint32_t topology, unsigned materials, unsigned front_ccw, unsigned material,
+                      const uint32_t *idx, uint32_t icount)
+{
+    sf_head(b, 0, 0);
+    sf_u16(b, materials);
+    for (unsigned m = 0; m < materials; m++) sf_material(b, "m", front_ccw);
+    sf_no_blocks(b);
+    sf_u16(b, 1);
+    sf_geometry(b, topology, material, tri_pos, 5, idx, icount);
+    const uint16_t g = 0;
+    sf_node(b, "root", NULL, 0, &g, 1, 0);
+    sf_u16(b, 0);
+}
+
+static void expect_faces(const kiln_source_mesh *m, const uint32_t *faces, uint32_t count)
+{
+    cr_assert_eq(m->face_count, count, "%u faces, expected %u", m->face_count, count);
+    for (uint32_t k = 0; k < count * 3; k++) cr_expect_eq(m->faces[k], faces[k], "face index %u: %u, expected %u", k, m->faces[k], faces[k]);
+}
+
+Test(import_shape, strips_restart_at_cuts_keep_winding_and_drop_degenerates_silently)
+{
+    const uint32_t idx[9] = {0, 1, 2, 3, 0xFFFFFFFFu, 2, 3, 4, 4};
+    const uint32_t want[9] = {0, 1, 2, 1, 3, 2, 2, 3, 4};
+    const uint32_t swapped[9] = {0, 2, 1, 1, 2, 3, 2, 4, 3};
+    for (int ccw = 0; ccw < 2; ccw++) {
+        sf_buf b = {0};
+        sf_simple(&b, 5, 1, (unsigned)ccw, 0, idx, 9);
+        imported im;
+        import_stream(&im, &b);
+        expect_rules(&im, "");
+        cr_assert_eq(im.scene.models[0].mesh_count, 1u);
+        expect_faces(&im.scene.models[0].meshes[0], ccw ? swapped : want, 3);
+        cr_expect_str_eq(im.scene.models[0].meshes[0].name, "root#0");
+        cr_expect_str_eq(im.scene.models[0].name, "hand");
+        kiln_source_scene_free(&im.scene);
+        free(b.data);
+    }
+}
+
+Test(import_shape, list_triangles_out_of_range_degenerate_or_incomplete_are_dropped_with_w6)
+{
+    const uint32_t idx[11] = {0, 1, 2, 0, 0, 1, 0, 1, 9, 2, 1};
+    sf_buf b = {0};
+    sf_simple(&b, 4, 0, 0, 0xFFFF, idx, 11);
+    imported im;
+    import_stream(&im, &b);
+    expect_rules(&im, "W6");
+    const uint32_t want[3] = {0, 1, 2};
+    expect_faces(&im.scene.models[0].meshes[0], want, 1);
+    kiln_source_scene_free(&im.scene);
+    free(b.data);
+}
+
+Test(import_shape, unknown_topology_w5_and_bad_material_w7)
+{
+    sf_buf b = {0};
+    sf_simple(&b, 2, 0, 0, 0xFFFF, NULL, 0);
+    imported im;
+    import_stream(&im, &b);
+    expect_rules(&im, "W5");
+    cr_expect_eq(im.scene.models[0].mesh_count, 0u);
+    kiln_source_scene_free(&im.scene);
+    free(b.data);
+
+    sf_buf c = {0};
+    sf_simple(&c, 4, 1, 0, 3, NULL, 0);
+    import_stream(&im, &c);
+    expect_rules(&im, "W6 W7"); /* W6: 5 vertices, non-indexed: 2 left over */
+    cr_assert_eq(im.scene.models[0].mesh_count, 1u);
+    cr_expect_eq(im.scene.models[0].meshes[0].material, KILN_SOURCE_NONE);
+    cr_expect_eq(im.scene.models[0].meshes[0].face_count, 1u); /* 5 vertices non-indexed: one list triangle + 2 left */
+    kiln_source_scene_free(&im.scene);
+    free(c.data);
+}
+
+Test(import_shape, rigid_geometry_moves_to_model_space_and_binds_to_its_node)
+{
+    /* root -> child (rotated 90 degrees about Z, translated (1, 2, 3)) holding the geometry;
+     * a LOD 1 node references it too (no mesh, no warning), a bad reference is dropped (W8) and
+     * geometry 1 is referenced by nobody (W8). */
+    const float rot[16] = {0, 1, 0, 0, -1, 0, 0, 0, 0, 0, 1, 0, 1, 2, 3, 1};
+    sf_buf b = {0};
+    sf_head(&b, 0, 0);
+    sf_u16(&b, 0);
+    sf_no_blocks(&b);
+    sf_u16(&b, 2);
+    sf_geometry(&b, 4, 0xFFFF, tri_pos, 3, NULL, 0);
+    sf_geometry(&b, 4, 0xFFFF, tri_pos, 3, NULL, 0);
+    const uint16_t refs[2] = {0, 7};
+    sf_node(&b, "root", NULL, 0, NULL, 0, 2);
+    sf_node(&b, "child", rot, 0, refs, 2, 0);
+    sf_node(&b, "far", NULL, 1, refs, 1, 0);
+    sf_u16(&b, 0);
+    imported im;
+    import_stream(&im, &b);
+    expect_rules(&im, "W8");
+    const kiln_source_model *m = &im.scene.models[0];
+    cr_assert_eq(m->skeleton->bone_count, 3u);
+    cr_expect_eq(m->skeleton->bones[1].parent, 0);
+    cr_expect_eq(m->skeleton->bones[2].parent, 0);
+    cr_expect(fabsf(m->skeleton->bones[1].local_rotation[2] - 0.70710678f) < 1e-6f);
+    cr_expect(fabsf(m->skeleton->bones[1].local_rotation[3] - 0.70710678f) < 1e-6f);
+    cr_assert_eq(m->mesh_count, 1u);
+    const kiln_source_mesh *mesh = &m->meshes[0];
+    cr_expect_str_eq(mesh->name, "child#0");
+    /* (1,0,0) -> R(1,0,0) + t = (0,1,0) + (1,2,3) */
+    const float want[9] = {1, 2, 3, 1, 3, 3, 0, 2, 3};
+    for (int k = 0; k < 9; k++) cr_expect(fabsf(mesh->positions[k] - want[k]) < 1e-6f, "position %d: %g", k, (double)mesh->positions[k]);
+    cr_expect_eq(mesh->max_influence, 1u);
+    for (uint32_t v = 0; v < 3; v++) cr_expect_eq(mesh->weight_bones[v], 1u);
+    kiln_source_scene_free(&im.scene);
+    free(b.data);
+}
+
+/* Skinned geometry: nodes root + a..e (identity), bones a..e plus an unknown one. */
+static void sf_skinned(sf_buf *b, const float *b_matrix, const char *const *names, unsigned bone_count,
+                       const float *weights /* bone_count x 2 */)
+{
+    sf_head(b, 0, 0);
+    sf_u16(b, 0);
+    sf_no_blocks(b);
+    sf_u16(b, 1);
+    sf_u32(b, 4);
+    sf_u16(b, 0xFFFF);
+    sf_u8(b, 0); sf_u8(b, 0); sf_u8(b, 0);
+    sf_u8(b, bone_count);
+    sf_u8(b, 6);
+    sf_u32(b, 3);
+    sf_floats(b, tri_pos, 9);
+    sf_u8(b, 0);
+    sf_u32(b, 0);
+    for (unsigned i = 0; i < bone_count; i++) {
+        sf_str(b, names[i]);
+        sf_floats(b, sf_identity, 16);
+        sf_u32(b, 3);
+        sf_f32(b, weights[2 * i]);
+        sf_f32(b, weights[2 * i + 1]);
+        sf_f32(b, weights[2 * i]);
+    }
+    const uint16_t g = 0;
+    static const char *const nodes[5] = {"a", "b", "c", "d", "e"};
+    sf_node(b, "root", NULL, 0, &g, 1, 5);
+    for (int i = 0; i < 5; i++) sf_node(b, nodes[i], i == 1 ? b_matrix : NULL, 0, NULL, 0, 0);
+    sf_u16(b, 0);
+}
+
+Test(import_shape, skin_keeps_four_heaviest_normalised_and_repairs_with_w9)
+{
+    static const char *const names[6] = {"a", "b", "c", "d", "e", "nobody"};
+    /* vertex 0: 0.1..0.5 on a..e (5 influences); vertex 1: only a negative weight on a */
+    const float w[12] = {0.1f, -1.0f, 0.2f, 0, 0.3f, 0, 0.4f, 0, 0.5f, 0, 0.9f, 0.9f};
+    sf_buf b = {0};
+    sf_skinned(&b, NULL, names, 6, w);
+    imported im;
+    import_stream(&im, &b);
+    expect_rules(&im, "W9");
+    const kiln_source_mesh *m = &im.scene.models[0].meshes[0];
+    cr_assert_eq(m->max_influence, 4u);
+    const uint32_t bones0[4] = {5, 4, 3, 2}; /* e d c b: bone index = node index */
+    const double w0[4] = {0.5 / 1.4, 0.4 / 1.4, 0.3 / 1.4, 0.2 / 1.4};
+    for (int k = 0; k < 4; k++) {
+        cr_expect_eq(m->weight_bones[k], bones0[k], "influence %d bone %u", k, m->weight_bones[k]);
+        cr_expect(fabs(m->weight_values[k] - w0[k]) < 1e-6, "influence %d weight %g", k, (double)m->weight_values[k]);
+    }
+    cr_expect_eq(m->weight_bones[4], 0u, "zero-sum vertex bound to the referencing node");
+    cr_expect(fabs(m->weight_values[4] - 1.0) < 1e-9);
+    for (int k = 5; k < 8; k++) cr_expect_eq(m->weight_values[k], 0.0f);
+    kiln_source_scene_free(&im.scene);
+    free(b.data);
+}
+
+Test(import_shape, inconsistent_offset_matrices_bake_each_vertex_at_rest_with_w10)
+{
+    static const char *const names[2] = {"a", "b"};
+    const float up[16] = {1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, 0, 1, 0, 1}; /* node b at (0, 1, 0) */
+    const float w[4] = {0.5f, 0.5f, 0.5f, 0.5f};
+    sf_buf b = {0};
+    sf_skinned(&b, up, names, 2, w);
+    imported im;
+    import_stream(&im, &b);
+    expect_rules(&im, "W10");
+    const kiln_source_mesh *m = &im.scene.models[0].meshes[0];
+    /* G_a = I, G_b = T(0,1,0): half of each */
+    const float want[9] = {0, 0.5f, 0, 1, 0.5f, 0, 0, 1.5f, 0};
+    for (int k = 0; k < 9; k++) cr_expect(fabsf(m->positions[k] - want[k]) < 1e-6f, "position %d: %g", k, (double)m->positions[k]);
+    kiln_source_scene_free(&im.scene);
+    free(b.data);
+}
+
+Test(import_shape, node_matrix_repairs_w11_and_duplicate_names_w12)
+{
+    const float shear[16] = {1, 0, 0, 0, 0.5f, 1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1};
+    const float projective[16] = {1, 0, 0, 0.5f, 0, 1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1};
+    sf_buf b = {0};
+    sf_head(&b, 0, 0);
+    sf_u16(&b, 0);
+    sf_no_blocks(&b);
+    sf_u16(&b, 0);
+    sf_node(&b, "root", NULL, 0, NULL, 0, 2);
+    sf_node(&b, "x", shear, 0, NULL, 0, 0);
+    sf_node(&b, "x", projective, 0, NULL, 0, 0);
+    sf_u16(&b, 0);
+    imported im;
+    import_stream(&im, &b);
+    expect_rules(&im, "W11 W12");
+    const kiln_source_bone *x = &im.scene.models[0].skeleton->bones[1];
+    double len = 0;
+    for (int k = 0; k < 4; k++) len += (double)x->local_rotation[k] * x->local_rotation[k];
+    cr_expect(fabs(len - 1) < 1e-6, "repaired rotation is a unit quaternion");
+    cr_expect(fabsf(x->scale[1] - sqrtf(1.25f)) < 1e-6f, "scale = column length");
+    kiln_source_scene_free(&im.scene);
+    free(b.data);
+}
+
+Test(import_shape, strings_utf16_surrogates_inner_and_trailing_nuls)
+{
+    sf_buf b = {0};
+    sf_head(&b, 1, 0);
+    sf_u16(&b, 0);
+    sf_no_blocks(&b);
+    sf_u16(&b, 0);
+    /* root "a\xD800" (unpaired) with children "ab\0c" (cut, W3) and "ab\0\0" (silent) and U+1F642 */
+    const unsigned n0[2] = {'a', 0xD800};
+    sf_units(&b, n0, 2);
+    sf_floats(&b, sf_identity, 16);
+    sf_u32(&b, 0);
+    for (int i = 0; i < 2; i++) sf_f32(&b, 0);
+    for (int i = 0; i < 4; i++) sf_u8(&b, 0);
+    for (int i = 0; i < 13; i++) sf_f32(&b, 0);
+    sf_u8(&b, 0);
+    sf_u8(&b, 3);
+    const unsigned names[3][4] = {{'a', 'b', 0, 'c'}, {'a', 'b', 0, 0}, {0xD83D, 0xDE42, 'x', 0}};
+    for (int c = 0; c < 3; c++) {
+        sf_units(&b, names[c], c == 2 ? 3 : 4);
+        sf_floats(&b, sf_identity, 16);
+        sf_u32(&b, 0);
+        for (int i = 0; i < 2; i++) sf_f32(&b, 0);
+        for (int i = 0; i < 4; i++) sf_u8(&b, 0);
+        for (int i = 0; i < 13; i++) sf_f32(&b, 0);
+        sf_u8(&b, 0);
+        sf_u8(&b, 0);
+    }
+    sf_u16(&b, 0);
+    imported im;
+    import_stream(&im, &b);
+    expect_rules(&im, "W3 W12");
+    const kiln_source_bone *bones = im.scene.models[0].skeleton->bones;
+    cr_expect_str_eq(bones[0].name, "a\xEF\xBF\xBD");
+    cr_expect_str_eq(bones[1].name, "ab");
+    cr_expect_str_eq(bones[2].name, "ab");
+    cr_expect_str_eq(bones[3].name, "\xF0\x9F\x99\x82x");
+    kiln_source_scene_free(&im.scene);
+    free(b.data);
+}
+
+Test(import_shape, header_and_stream_level_rules)
+{
+    /* W2 (AllowEdit 2), W3 (invalid UTF-8 author), W1 (bytes after the last layer, then after the stream) */
+    sf_buf b = {0};
+    sf_u8(&b, 0);
+    const unsigned author[2] = {'a', 0xFF};
+    sf_units(&b, author, 2);
+    sf_str(&b, "");
+    sf_u8(&b, 2);
+    for (int i = 0; i < 10; i++) sf_f32(&b, 0);
+    sf_u16(&b, 0);
+    sf_u16(&b, 0);
+    sf_no_blocks(&b);
+    sf_u16(&b, 0);
+    sf_node(&b, "root", NULL, 0, NULL, 0, 0);
+    sf_u16(&b, 0);
+    sf_u8(&b, 0xAB);
+    imported im;
+    import_stream(&im, &b);
+    expect_rules(&im, "W1 W2 W3");
+    cr_expect_str_eq(im.scene.metadata.author, "a\xEF\xBF\xBD");
+    kiln_source_scene_free(&im.scene);
+
+    size_t size;
+    unsigned char *file = sf_file(&b, &size);
+    file = realloc(file, size + 3);
+    memset(file + size, 0, 3);
+    import_bytes(&im, file, size + 3, NULL);
+    expect_rules(&im, "W1 W2 W3");
+    kiln_source_scene_free(&im.scene);
+
+    file[17] = 2; /* HasUnicodeStrings */
+    import_bytes(&im, file, size, NULL);
+    expect_reject(&im, "V8");
+    kiln_source_scene_free(&im.scene);
+    free(file);
+    free(b.data);
+
+    /* V10: 65535 properties cannot fit in the stream */
+    sf_buf c = {0};
+    sf_u8(&c, 0);
+    sf_str(&c, "");
+    sf_str(&c, "");
+    sf_u8(&c, 0);
+    for (int i = 0; i < 10; i++) sf_f32(&c, 0);
+    sf_u16(&c, 0xFFFF);
+    import_stream(&im, &c);
+    expect_reject(&im, "V10");
+    kiln_source_scene_free(&im.scene);
+    free(c.data);
+}
+
+/* A root node "root" and one layer (header given) with the tracks written by `tracks`. */
+static void sf_anim_file(sf_buf *b, unsigned processing, double duration, double kft, unsigned track_count)
+{
+    sf_head(b, 0, 0);
+    sf_u16(b, 0);
+    sf_no_blocks(b);
+    sf_u16(b, 0);
+    sf_node(b, "root", NULL, 0, NULL, 0, 0);
+    sf_u16(b, 1);
+    sf_layer(b, "", processing, duration, kft, track_count);
+}
+
+static const kiln_source_curve *find_curve(const kiln_source_animation *a, kiln_source_channel ch)
+{
+    for (uint32_t c = 0; c < a->curve_count; c++)
+        if (a->curves[c].channel == ch) return &a->curves[c];
+    return NULL;
+}
+
+static void expect_curve(const kiln_source_curve *c, const uint32_t *frames, const float *values, uint32_t n)
+{
+    cr_assert_not_null(c);
+    cr_assert_eq(c->key_count, n, "%u keys, expected %u", c->key_count, n);
+    for (uint32_t k = 0; k < n; k++) {
+        cr_expect_eq(c->frames[k], frames[k], "key %u frame %u, expected %u", k, c->frames[k], frames[k]);
+        cr_expect(fabsf(c->values[k] - values[k]) < 1e-6f, "key %u value %g, expected %g", k, (double)c->values[k], (double)values[k]);
+    }
+}
+
+Test(import_shape, keys_are_sampled_at_integer_frames_and_held_to_the_last_frame)
+{
+    sf_buf b = {0};
+    sf_anim_file(&b, 2, 120.0, 40.0, 1);
+    sf_track(&b, "root", 2, 0, 0, 0);
+    sf_key3(&b, 0, 0, 0, 0);
+    sf_key3(&b, 80, 2, 0, 0);
+    imported im;
+    import_stream(&im, &b);
+    expect_rules(&im, "");
+    const kiln_source_animation *a = &im.scene.animations[0];
+    cr_expect_str_eq(a->name, "layer0");
+    cr_expect(fabsf(a->framerate - 25.0f) < 1e-6f);
+    cr_expect_eq(a->looping, 1u);
+    cr_expect_eq(a->curve_count, 3u);
+    const uint32_t frames[3] = {0, 2, 3};
+    const float tx[3] = {0, 2, 2};
+    expect_curve(find_curve(a, KILN_SOURCE_CHANNEL_TX), frames, tx, 3);
+    cr_expect_str_eq(find_curve(a, KILN_SOURCE_CHANNEL_TY)->target, "root");
+    kiln_source_scene_free(&im.scene);
+    free(b.data);
+}
+
+Test(import_shape, keys_between_frames_unsorted_and_after_duration_w14)
+{
+    sf_buf b = {0};
+    sf_anim_file(&b, 1, 40.0, 40.0, 1);
+    sf_track(&b, "root", 2, 0, 0, 1);
+    sf_key3(&b, 60, 3, 0, 0); /* frame 1.5, after Duration, and before the next key in the file */
+    sf_key3(&b, 0, 0, 0, 0);
+    sf_event(&b, 20, "half"); /* frame 0.5 -> rounded to 1 */
+    imported im;
+    import_stream(&im, &b);
+    expect_rules(&im, "W14");
+    const kiln_source_animation *a = &im.scene.animations[0];
+    const uint32_t frames[3] = {0, 1, 2};
+    const float tx[3] = {0, 2, 3};
+    expect_curve(find_curve(a, KILN_SOURCE_CHANNEL_TX), frames, tx, 3);
+    cr_assert_eq(a->notification_count, 1u);
+    cr_expect_str_eq(a->notifications[0].name, "half");
+    cr_expect_eq(a->notifications[0].frames[0], 1u);
+    cr_expect_eq(a->looping, 0u);
+    kiln_source_scene_free(&im.scene);
+    free(b.data);
+}
+
+Test(import_shape, tracks_w12_w13_rotations_w15_layer_header_w16_w17)
+{
+    sf_buf b = {0};
+    sf_anim_file(&b, 9, -5.0, 0.0, 3);
+    sf_track(&b, "root", 1, 0, 2, 0);
+    sf_key3(&b, 0, 1, 0, 0);
+    sf_key4(&b, 0, 0, 0, 0, 2);           /* length 2: normalised */
+    sf_key4(&b, 1000.0 / 30.0, 0, 0, 0, 0); /* length 0: identity */
+    sf_track(&b, "root", 1, 0, 0, 0);     /* the last track with position keys wins */
+    sf_key3(&b, 0, 2, 0, 0);
+    sf_track(&b, "nobody", 1, 0, 0, 2);   /* keys ignored, events kept */
+    sf_key3(&b, 0, 9, 9, 9);
+    sf_event(&b, 1000.0 / 30.0, "boom");
+    sf_event(&b, 0, "boom");
+    imported im;
+    import_stream(&im, &b);
+    expect_rules(&im, "W12 W13 W14 W15 W16 W17"); /* W14: keys after the repaired Duration 0 */
+    const kiln_source_animation *a = &im.scene.animations[0];
+    cr_expect(fabsf(a->framerate - 30.0f) < 1e-4f);
+    cr_expect_eq(a->looping, 0u);
+    const uint32_t f1[2] = {0, 1};
+    const float tx[2] = {2, 2};
+    expect_curve(find_curve(a, KILN_SOURCE_CHANNEL_TX), f1, tx, 2);
+    const kiln_source_curve *r = find_curve(a, KILN_SOURCE_CHANNEL_ROTATION);
+    cr_assert_not_null(r);
+    cr_assert_eq(r->key_count, 2u);
+    for (int k = 0; k < 8; k++) cr_expect(fabsf(r->values[k] - (k % 4 == 3 ? 1.0f : 0.0f)) < 1e-6f);
+    cr_assert_eq(a->notification_count, 1u);
+    cr_expect_eq(a->notifications[0].key_count, 2u);
+    cr_expect_eq(a->notifications[0].frames[0], 0u);
+    cr_expect_eq(a->notifications[0].frames[1], 1u);
+    kiln_source_scene_free(&im.scene);
+    free(b.data);
+}
+
+Test(import_shape, clip_length_limit_is_2_pow_20_frames)
+{
+    for (int over = 0; over < 2; over++) {
+        sf_buf b = {0};
+        sf_anim_file(&b, 0, (1048576.0 + over) * 2.0, 2.0, 0);
+        imported im;
+        import_stream(&im, &b);
+        if (over)
+            expect_reject(&im, "V16");
+        else
+            expect_rules(&im, "");
+        kiln_source_scene_free(&im.scene);
+        free(b.data);
+    }
+}
+
+Test(import_shape, zlib_stream_that_does_not_inflate_to_decoded_size_is_v6)
+{
+    char dir[1000];
+    shape_dir_or_skip(dir, sizeof dir);
+    file_bytes f;
+    if (!corpus_read(dir, "zlib_stream.Shape", &f)) cr_skip_test("no zlib_stream.Shape");
+    imported im;
+    f.data[9] = (unsigned char)(f.data[9] - 1); /* DecodedSize one less */
+    import_bytes(&im, f.data, f.size, NULL);
+    expect_reject(&im, "V6");
+    kiln_source_scene_free(&im.scene);
+    f.data[9] = (unsigned char)(f.data[9] + 1);
+    f.data[f.size / 2] ^= 0x55; /* damaged deflate data or checksum */
+    import_bytes(&im, f.data, f.size, NULL);
+    expect_reject(&im, "V6");
+    kiln_source_scene_free(&im.scene);
+    file_bytes_free(&f);
+}
+
+/* Every prefix of a stream (sizes in the header made consistent) is rejected as truncated (V7,
+ * or V10 when an array left half-read is larger than the whole shortened stream), and
+ * every single-byte change of a file either loads or is rejected with a rule: never a crash. */
+Test(import_shape, every_stream_prefix_is_rejected_and_byte_flips_never_crash)
+{
+    char dir[1000];
+    shape_dir_or_skip(dir, sizeof dir);
+    static const char *const files[2] = {"skinned_bind.Shape", "all_blocks.Shape"};
+    for (int fi = 0; fi < 2; fi++) {
+        file_bytes f;
+        if (!corpus_read(dir, files[fi], &f)) continue;
+        unsigned char *copy = malloc(f.size);
+        for (size_t len = 17; len < f.size; len++) {
+            memcpy(copy, f.data, len);
+            for (int i = 0; i < 4; i++) copy[9 + i] = copy[13 + i] = (unsigned char)((len - 17) >> (8 * i));
+            imported im;
+            import_bytes(&im, copy, len, NULL);
+            cr_expect_neq(im.result, KILN_OK, "%s: prefix of %zu bytes loaded", files[fi], len);
+            /* V10 where the cut leaves an array larger than the whole (shorter) stream */
+            if (im.result != KILN_OK)
+                cr_expect(strcmp(im.err.rule, "V7") == 0 || strcmp(im.err.rule, "V10") == 0, "%s: prefix %zu: %s",
+                          files[fi], len, im.err.message);
+            kiln_source_scene_free(&im.scene);
+        }
+        for (size_t at = 0; at < f.size; at += 3) {
+            memcpy(copy, f.data, f.size);
+            copy[at] ^= (unsigned char)(0x81 + at % 64);
+            imported im;
+            import_bytes(&im, copy, f.size, NULL);
+            if (im.result != KILN_OK) cr_expect(im.err.rule[0] || im.err.code == KILN_ERR_OUT_OF_MEMORY, "flip at %zu: no rule", at);
+            kiln_source_scene_free(&im.scene);
+        }
+        free(copy);
+        file_bytes_free(&f);
+    }
+}

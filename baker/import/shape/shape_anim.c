@@ -333,7 +333,7 @@ static kiln_result kiln__notifications(kiln__shape *ctx, kiln__layer *ly, kiln__
     kiln__shape_where(ctx, "Animation[%u]", ly->index);
     uint32_t g = 0;
     for (uint32_t k = 0; k < n; k++) {
-        double f = nearbyint(ev[k].frame);
+        double f = floor(ev[k].frame + 0.5); /* nearest, halves up */
         frames[k] = f <= 0.0 ? 0u : (f >= ly->last ? ly->last : (uint32_t)f);
         if (!k || strcmp(ev[k - 1].name, ev[k].name)) {
             kiln_source_notification *no = &anim->notifications[g];
