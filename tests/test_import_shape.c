@@ -1082,3 +1082,41 @@ Test(import_shape, every_stream_prefix_is_rejected_and_byte_flips_never_crash)
         file_bytes_free(&f);
     }
 }
+
+Test(import_shape, tangents_follow_the_uv_gradient_with_their_sign)
+{
+    /* One triangle in the XY plane, normal +Z, u = x; v = y (sign +1) or v = -y (sign -1). */
+    for (int flip = 0; flip < 2; flip++) {
+        sf_buf b = {0};
+        sf_head(&b, 0, 0);
+        sf_u16(&b, 0);
+        sf_no_blocks(&b);
+        sf_u16(&b, 1);
+        sf_u32(&b, 4);
+        sf_u16(&b, 0xFFFF);
+        sf_u8(&b, 1); sf_u8(&b, 1); sf_u8(&b, 0);
+        sf_u8(&b, 0);
+        sf_u8(&b, 6); sf_u32(&b, 3); sf_floats(&b, tri_pos, 9);
+        const float n[9] = {0, 0, 1, 0, 0, 1, 0, 0, 1};
+        sf_u8(&b, 6); sf_u32(&b, 3); sf_floats(&b, n, 9);
+        const float uv[6] = {0, 0, 1, 0, 0, flip ? -1.0f : 1.0f};
+        sf_u8(&b, 16); sf_u32(&b, 3); sf_floats(&b, uv, 6);
+        sf_u8(&b, 0); sf_u32(&b, 0);
+        const uint16_t g = 0;
+        sf_node(&b, "root", NULL, 0, &g, 1, 0);
+        sf_u16(&b, 0);
+        imported im;
+        import_stream(&im, &b);
+        expect_rules(&im, "");
+        const kiln_source_mesh *m = &im.scene.models[0].meshes[0];
+        cr_assert_not_null(m->tangents);
+        cr_assert_not_null(m->tangent_signs);
+        for (uint32_t v = 0; v < 3; v++) {
+            cr_expect(fabsf(m->tangents[3 * v] - 1.0f) < 1e-6f && fabsf(m->tangents[3 * v + 1]) < 1e-6f &&
+                          fabsf(m->tangents[3 * v + 2]) < 1e-6f, "vertex %u tangent", v);
+            cr_expect_eq(m->tangent_signs[v], flip ? -1.0f : 1.0f, "vertex %u sign", v);
+        }
+        kiln_source_scene_free(&im.scene);
+        free(b.data);
+    }
+}

@@ -143,6 +143,8 @@ kiln_result kiln__shape_read_nodes(kiln__shape *ctx);
 kiln_result kiln__shape_build_skeleton(kiln__shape *ctx);
 kiln_result kiln__shape_build_meshes(kiln__shape *ctx);
 kiln_result kiln__shape_read_animations(kiln__shape *ctx);
+/* Tangents and signs of a mesh with normals and UV0 (shape_tangent.c); no-op otherwise. */
+kiln_result kiln__shape_tangents(kiln__shape *ctx, kiln_source_mesh *m);
 /* Adds one out-of-scope item to scene->extras. */
 kiln_result kiln__shape_extra(kiln__shape *ctx, const char *kind, const char *name, kiln_source_loc loc,
                               const char *fmt, ...)

@@ -263,6 +263,13 @@ static kiln_result kiln__build_mesh(kiln__shape *ctx, uint32_t node, uint32_t gi
         m->weight_bones = bones;
         m->weight_values = NULL;
     }
+    /* Finite inputs can still overflow through large node matrices. */
+    for (uint64_t k = 0; k < (uint64_t)vc * 3u; k++)
+        if (!isfinite(pos[k]) || (nrm && !isfinite(nrm[k])))
+            return kiln__shape_fail(ctx, KILN_ERR_IMPORT_BAD_VALUE, "V14", g->offset, "Positions",
+                                    "vertex %llu is not finite once moved to model space",
+                                    (unsigned long long)(k / 3u));
+    TRY(kiln__shape_tangents(ctx, m));
     *made = 1;
     return KILN_OK;
 }
