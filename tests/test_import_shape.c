@@ -1018,10 +1018,17 @@ Test(import_shape, clip_length_limit_is_2_pow_20_frames)
         sf_anim_file(&b, 0, (1048576.0 + over) * 2.0, 2.0, 0);
         imported im;
         import_stream(&im, &b);
-        if (over)
+        if (over) {
             expect_reject(&im, "V16");
-        else
+        } else {
             expect_rules(&im, "");
+            /* no tracks: the clip keeps its Duration through a curve holding the root's rest */
+            const kiln_source_animation *a = &im.scene.animations[0];
+            cr_assert_eq(a->curve_count, 1u);
+            cr_expect_eq(a->curves[0].key_count, 2u);
+            cr_expect_eq(a->curves[0].frames[1], 1048576u);
+            cr_expect_eq(a->curves[0].values[7], 1.0f);
+        }
         kiln_source_scene_free(&im.scene);
         free(b.data);
     }

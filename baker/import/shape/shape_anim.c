@@ -200,7 +200,7 @@ static kiln_result kiln__channel_keys(kiln__shape *ctx, kiln__layer *ly, const k
         if (fabs(frame - nearbyint(frame)) > 1e-3)
             kiln__w14(ctx, ly, 1u, at, key_names[ch], "key between integer frames: honoured through the neighbouring frames");
         if (keys[k].t < 0.0) kiln__w14(ctx, ly, 2u, at, key_names[ch], "key before 0 ms");
-        if (keys[k].t > ly->duration) kiln__w14(ctx, ly, 4u, at, key_names[ch], "key after Duration; the clip grows");
+        if (keys[k].t / ly->kft > ly->duration / ly->kft + 1e-6) kiln__w14(ctx, ly, 4u, at, key_names[ch], "key after Duration; the clip grows");
         if (ch == KILN__CH_R) {
             double len = sqrt((double)keys[k].v[0] * keys[k].v[0] + (double)keys[k].v[1] * keys[k].v[1] +
                               (double)keys[k].v[2] * keys[k].v[2] + (double)keys[k].v[3] * keys[k].v[3]);
@@ -312,7 +312,7 @@ static kiln_result kiln__notifications(kiln__shape *ctx, kiln__layer *ly, kiln__
             ev[n].order = n;
             if (tracks[t].event_times[k] < 0.0)
                 kiln__w14(ctx, ly, 2u, tracks[t].offset, "EventKeys", "event key before 0 ms");
-            if (tracks[t].event_times[k] > ly->duration)
+            if (tracks[t].event_times[k] / ly->kft > ly->duration / ly->kft + 1e-6)
                 kiln__w14(ctx, ly, 4u, tracks[t].offset, "EventKeys", "event key after Duration; the clip grows");
             if (fabs(ev[n].frame - nearbyint(ev[n].frame)) > 1e-3)
                 kiln__w14(ctx, ly, 16u, tracks[t].offset, "EventKeys",
@@ -414,7 +414,7 @@ static kiln_result kiln__read_layer(kiln__shape *ctx, uint32_t index, kiln_sourc
     anim->name = name[0] ? name : kiln_source_strfmt(ctx->scene, "layer%u", index);
     anim->framerate = (float)(1000.0 / ly.kft);
     anim->looping = processing == 2;
-    anim->curves = kiln_source_alloc(ctx->scene, (uint64_t)track_count * 7u, sizeof *anim->curves);
+    anim->curves = kiln_source_alloc(ctx->scene, (uint64_t)track_count * 7u + 1u, sizeof *anim->curves);
     if (!anim->curves) return kiln__shape_fail(ctx, KILN_ERR_OUT_OF_MEMORY, NULL, at, NULL, "curves");
 
     /* Bind tracks; per node and channel the last track with keys wins (W12). */
@@ -452,6 +452,28 @@ static kiln_result kiln__read_layer(kiln__shape *ctx, uint32_t index, kiln_sourc
                 *w = -1; /* reset for the next layer */
             }
         }
+    }
+    /* A layer without curves keeps its length (Duration) through a curve holding the root's
+     * rest rotation at frames 0 and F: Kiln clips span their keys. */
+    if (!anim->curve_count && ly.last > 0) {
+        uint32_t *frames = kiln_source_alloc(ctx->scene, 2, sizeof *frames);
+        float *values = kiln_source_alloc(ctx->scene, 8, sizeof *values);
+        if (!frames || !values) return kiln__shape_fail(ctx, KILN_ERR_OUT_OF_MEMORY, NULL, at, NULL, "curves");
+        const kiln_source_bone *root = &ctx->model->skeleton->bones[0];
+        frames[1] = ly.last;
+        memcpy(values, root->local_rotation, 4 * sizeof *values);
+        memcpy(values + 4, root->local_rotation, 4 * sizeof *values);
+        kiln_source_curve *cv = &anim->curves[0];
+        kiln__shape_where(ctx, "Animation[%u]", index);
+        cv->loc = kiln__shape_loc(ctx, at, 0, "Duration");
+        cv->target = root->name;
+        cv->channel = KILN_SOURCE_CHANNEL_ROTATION;
+        cv->mode = KILN_SOURCE_ABSOLUTE;
+        cv->additive_weight = 1.0f;
+        cv->key_count = 2;
+        cv->frames = frames;
+        cv->values = values;
+        anim->curve_count = 1;
     }
     return kiln__notifications(ctx, &ly, tracks, track_count, anim);
 }

@@ -115,16 +115,14 @@ static kiln_result kiln__read_material(kiln__shape *ctx, uint32_t i, kiln_source
     TRY(kiln__shape_floats(ctx, 3, "LOD", NULL, lod));
     for (int k = 0; k < 8; k++) TRY(kiln__shape_u8(ctx, "Blend", &blend[k]));
     m->loc = kiln__shape_loc(ctx, at, ctx->pos - at, NULL);
-    if (st[9] && st[10])
-        kiln__shape_warn(ctx, KILN_SEVERITY_INFO, NULL, at, NULL,
-                         "AntialiasedLineEnable is set together with MultisampleEnable (reported only)");
+    /* The seed wants AntialiasedLineEnable off with MultisampleEnable on: reported, not validated. */
     return kiln__shape_extra(ctx, "render_state", name, m->loc,
-                             "opacity %u, no shadow %u, fill %u, cull %u, conservative %u, topology type %u, "
+                             "%sopacity %u, no shadow %u, fill %u, cull %u, conservative %u, topology type %u, "
                              "samples %u, front ccw %u, depth clip %u, multisample %u, aa lines %u, depth %u, "
                              "depth bounds %u; sampler filter 0x%02x, address %u/%u/%u, compare %u, border "
                              "(%g, %g, %g, %g), anisotropy %u, lod bias %g [%g, %g]; blend %u %u %u / %u %u %u, "
                              "logic %u, alpha to coverage %u",
-                             st[0], st[1], st[2], st[3], st[4], st[5], st[6], st[7], st[8], st[9], st[10], st[11],
+                             st[9] && st[10] ? "antialiased lines with multisampling (seed: not allowed); " : "", st[0], st[1], st[2], st[3], st[4], st[5], st[6], st[7], st[8], st[9], st[10], st[11],
                              st[12], sampler[0], sampler[1], sampler[2], sampler[3], sampler[4], (double)border[0],
                              (double)border[1], (double)border[2], (double)border[3], aniso, (double)lod[0],
                              (double)lod[1], (double)lod[2], blend[0], blend[1], blend[2], blend[3], blend[4],
