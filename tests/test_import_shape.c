@@ -1127,3 +1127,63 @@ Test(import_shape, tangents_follow_the_uv_gradient_with_their_sign)
         free(b.data);
     }
 }
+
+Test(import_shape, out_of_scope_blocks_become_extras_and_w18_never_rejects)
+{
+    sf_buf b = {0};
+    sf_u8(&b, 0);
+    sf_str(&b, "");
+    sf_str(&b, "");
+    sf_u8(&b, 0);
+    for (int i = 0; i < 10; i++) sf_f32(&b, i == 3 ? NAN : 0.0f); /* file volume: W18 */
+    sf_u16(&b, 1);
+    sf_str(&b, "key");
+    sf_str(&b, "value");
+    sf_u16(&b, 0); /* materials */
+    sf_u16(&b, 1); /* a light of type 9 naming lens flare 3 */
+    sf_str(&b, "lamp");
+    sf_str(&b, "");
+    sf_u8(&b, 9);
+    for (int i = 0; i < 19; i++) sf_f32(&b, 1.0f);
+    sf_u16(&b, 3);
+    sf_u16(&b, 0); /* lens flares */
+    sf_u8(&b, 1);  /* a camera with an infinite FOV */
+    sf_str(&b, "cam");
+    for (int i = 0; i < 8; i++) sf_f32(&b, i == 7 ? INFINITY : 0.0f);
+    sf_u8(&b, 0);  /* anchors */
+    sf_u8(&b, 2);  /* sub shapes: one without a name, one with a NaN position */
+    sf_str(&b, "");
+    sf_str(&b, "parts\\wheel.big.Shape");
+    const float tr[9] = {1, 2, 3, 0, 0, 0, 1, 1, 1};
+    sf_floats(&b, tr, 9);
+    sf_str(&b, "broken");
+    sf_str(&b, "x.Shape");
+    const float bad[9] = {NAN, 0, 0, 0, 0, 0, 1, 1, 1};
+    sf_floats(&b, bad, 9);
+    sf_u8(&b, 1); /* a script with one argument */
+    sf_str(&b, "a.sgs");
+    sf_str(&b, "run()");
+    sf_u16(&b, 1);
+    sf_str(&b, "speed");
+    sf_str(&b, "2");
+    sf_u8(&b, 0); /* sounds */
+    sf_u16(&b, 0);
+    sf_node(&b, "root", NULL, 0, NULL, 0, 0);
+    sf_u16(&b, 0);
+    imported im;
+    import_stream(&im, &b);
+    expect_rules(&im, "W18");
+    const kiln_source_scene *sc = &im.scene;
+    cr_assert_eq(sc->instance_count, 1u);
+    cr_expect_str_eq(sc->instances[0].name, "wheel.big");
+    cr_expect_str_eq(sc->instances[0].path, "parts\\wheel.big.Shape");
+    cr_expect_eq(sc->instances[0].rotation[3], 1.0f);
+    static const char *const kinds[4] = {"property", "light", "camera", "script"};
+    for (int k = 0; k < 4; k++) {
+        uint32_t n = 0;
+        for (uint32_t i = 0; i < sc->extra_count; i++) n += strcmp(sc->extras[i].kind, kinds[k]) == 0;
+        cr_expect_eq(n, 1u, "%u %s extras", n, kinds[k]);
+    }
+    kiln_source_scene_free(&im.scene);
+    free(b.data);
+}

@@ -184,9 +184,16 @@ static kiln_result kiln__read_sub_shapes(kiln__shape *ctx)
         kiln__shape_where(ctx, "SubShape[%u]", i);
         TRY(kiln__shape_string(ctx, "Name", &name));
         TRY(kiln__shape_string(ctx, "File", &file));
-        /* An instance transform must be finite: treat it like the other geometry (V14). */
-        TRY(kiln__shape_floats(ctx, 9, "Transform", "V14", f));
-        kiln_source_instance *in = &sc->instances[i];
+        uint64_t transform_at = ctx->pos;
+        TRY(kiln__shape_floats(ctx, 9, "Transform", NULL, f));
+        int finite = 1;
+        for (int k = 0; k < 9; k++) finite &= isfinite(kiln__shape_rd_f32(ctx->s + transform_at + 4u * (unsigned)k)) != 0;
+        if (!finite) { /* V14 does not list sub shapes: the floats() call reported W18; no instance */
+            TRY(kiln__shape_extra(ctx, "sub_shape", name, kiln__shape_loc(ctx, at, ctx->pos - at, NULL),
+                                  "file \"%s\": transform not finite, not placed", file));
+            continue;
+        }
+        kiln_source_instance *in = &sc->instances[sc->instance_count];
         in->loc = kiln__shape_loc(ctx, at, ctx->pos - at, NULL);
         in->name = name[0] ? name : kiln__file_stem(sc, file);
         in->path = file;
@@ -197,7 +204,7 @@ static kiln_result kiln__read_sub_shapes(kiln__shape *ctx)
             in->scale[k] = f[6 + k];
         }
         for (int k = 0; k < 4; k++) in->rotation[k] = (float)q[k];
-        sc->instance_count = i + 1;
+        sc->instance_count++;
     }
     return KILN_OK;
 }
