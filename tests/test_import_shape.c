@@ -519,6 +519,33 @@ static void check_frames(const char *cs, const jr_value *exp, const kiln_source_
     free(world);
 }
 
+/* Every item names a place in the file: a path and a byte offset inside it. */
+static void expect_loc(const char *cs, const char *what, uint32_t i, const kiln_source_loc *loc, size_t size)
+{
+    cr_expect(loc->path && loc->path[0], "%s: %s %u has no path", cs, what, i);
+    cr_expect(loc->offset < size, "%s: %s %u offset %llu outside the %zu-byte file", cs, what, i,
+              (unsigned long long)loc->offset, size);
+}
+
+static void check_locs(const char *cs, const kiln_source_scene *sc, size_t size)
+{
+    const kiln_source_model *m = &sc->models[0];
+    for (uint32_t i = 0; i < m->skeleton->bone_count; i++) expect_loc(cs, "bone", i, &m->skeleton->bones[i].loc, size);
+    for (uint32_t i = 0; i < m->mesh_count; i++) expect_loc(cs, "mesh", i, &m->meshes[i].loc, size);
+    for (uint32_t i = 0; i < m->material_count; i++) {
+        expect_loc(cs, "material", i, &m->materials[i].loc, size);
+        for (uint32_t k = 0; k < m->materials[i].slot_count; k++) expect_loc(cs, "slot", k, &m->materials[i].slots[k].loc, size);
+    }
+    for (uint32_t i = 0; i < sc->instance_count; i++) expect_loc(cs, "instance", i, &sc->instances[i].loc, size);
+    for (uint32_t i = 0; i < sc->extra_count; i++) expect_loc(cs, sc->extras[i].kind, i, &sc->extras[i].loc, size);
+    for (uint32_t i = 0; i < sc->animation_count; i++) {
+        const kiln_source_animation *a = &sc->animations[i];
+        expect_loc(cs, "clip", i, &a->loc, size);
+        for (uint32_t k = 0; k < a->curve_count; k++) expect_loc(cs, "curve", k, &a->curves[k].loc, size);
+        for (uint32_t k = 0; k < a->notification_count; k++) expect_loc(cs, "notification", k, &a->notifications[k].loc, size);
+    }
+}
+
 Test(import_shape, good_cases_match_expected)
 {
     char dir[1000];
@@ -548,6 +575,9 @@ Test(import_shape, good_cases_match_expected)
             check_instances(cs, exp, &im.scene);
             check_out_of_scope(cs, exp, &im.scene);
             check_frames(cs, exp, &im.scene);
+            const char *enc = jr_str(jr_get(c, "encoding"));
+            if ((!enc || strcmp(enc, "raw") == 0) && jr_is_num(jr_get(c, "bytes")))
+                check_locs(cs, &im.scene, (size_t)jr_num(jr_get(c, "bytes")));
         }
         cr_expect_not_null(exp, "%s: no expected file", cs);
         jr_free(exp);

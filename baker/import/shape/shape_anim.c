@@ -33,6 +33,8 @@ typedef struct kiln__key {
 
 typedef struct kiln__event {
     const char *name;
+    uint64_t    offset;    /* its track */
+    uint32_t    track;
     double      frame;
     uint32_t    order;
     uint32_t    seq;
@@ -308,6 +310,8 @@ static kiln_result kiln__notifications(kiln__shape *ctx, kiln__layer *ly, kiln__
     for (uint32_t t = 0; t < track_count; t++)
         for (uint32_t k = 0; k < tracks[t].counts[3]; k++) {
             ev[n].name = tracks[t].event_names[k];
+            ev[n].offset = tracks[t].offset;
+            ev[n].track = t;
             ev[n].frame = tracks[t].event_times[k] / ly->kft;
             ev[n].order = n;
             if (tracks[t].event_times[k] < 0.0)
@@ -339,8 +343,8 @@ static kiln_result kiln__notifications(kiln__shape *ctx, kiln__layer *ly, kiln__
             kiln_source_notification *no = &anim->notifications[g];
             no->name = ev[k].name;
             no->frames = frames + k;
-            no->loc = kiln__shape_loc(ctx, 0, 0, "EventKeys");
-            no->loc.offset = KILN_NO_OFFSET;
+            kiln__shape_where(ctx, "Animation[%u].Track[%u]", ly->index, ev[k].track);
+            no->loc = kiln__shape_loc(ctx, ev[k].offset, 0, "EventKeys");
             firsts[g] = ev[k].seq;
             g++;
         }

@@ -77,7 +77,7 @@ static kiln_result kiln__read_stream(kiln__shape *ctx)
     kiln_source_scene *sc = ctx->scene;
     sc->metadata.author = author[0] ? author : NULL;
     sc->metadata.software = "Shape 0.1";
-    sc->metadata.loc = kiln__shape_loc(ctx, 0, at, NULL);
+    sc->metadata.loc = kiln__shape_loc(ctx, 1, at - 1, "Author");
     if (website[0] || allow_edit)
         TRY(kiln__shape_extra(ctx, "file_info", website, sc->metadata.loc, "website \"%s\", allow edit %u", website,
                               allow_edit));
