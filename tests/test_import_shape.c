@@ -1217,3 +1217,49 @@ Test(import_shape, out_of_scope_blocks_become_extras_and_w18_never_rejects)
     kiln_source_scene_free(&im.scene);
     free(b.data);
 }
+
+Test(import_shape, node_tree_limits_256_levels_and_65535_nodes_v13)
+{
+    /* a chain of 256 nodes loads; 257 is V13 */
+    for (int extra = 0; extra < 2; extra++) {
+        sf_buf b = {0};
+        sf_head(&b, 0, 0);
+        sf_u16(&b, 0);
+        sf_no_blocks(&b);
+        sf_u16(&b, 0);
+        int depth = 256 + extra;
+        for (int d = 0; d < depth; d++) sf_node(&b, "n", NULL, 0, NULL, 0, d + 1 < depth ? 1 : 0);
+        sf_u16(&b, 0);
+        imported im;
+        import_stream(&im, &b);
+        if (extra) {
+            expect_reject(&im, "V13");
+        } else {
+            expect_rules(&im, "W12");
+            cr_expect_eq(im.scene.models[0].skeleton->bone_count, 256u);
+        }
+        kiln_source_scene_free(&im.scene);
+        free(b.data);
+    }
+    /* 1 + 255 + 255 * 255 = 65281 nodes, plus 255 under the first grandchild = 65536: V13 */
+    sf_buf b = {0};
+    sf_head(&b, 0, 0);
+    sf_u16(&b, 0);
+    sf_no_blocks(&b);
+    sf_u16(&b, 0);
+    sf_node(&b, "", NULL, 0, NULL, 0, 255);
+    for (int c = 0; c < 255; c++) {
+        sf_node(&b, "", NULL, 0, NULL, 0, 255);
+        for (int g = 0; g < 255; g++) {
+            sf_node(&b, "", NULL, 0, NULL, 0, c == 0 && g == 0 ? 255 : 0);
+            if (c == 0 && g == 0)
+                for (int k = 0; k < 255; k++) sf_node(&b, "", NULL, 0, NULL, 0, 0);
+        }
+    }
+    sf_u16(&b, 0);
+    imported im;
+    import_stream(&im, &b);
+    expect_reject(&im, "V13");
+    kiln_source_scene_free(&im.scene);
+    free(b.data);
+}
