@@ -1041,6 +1041,22 @@ Test(import_shape, tracks_w12_w13_rotations_w15_layer_header_w16_w17)
     free(b.data);
 }
 
+Test(import_shape, key_frame_times_without_a_usable_float_rate_are_w16)
+{
+    static const double kfts[3] = {1e-300, 1e300, -INFINITY};
+    for (int k = 0; k < 3; k++) {
+        sf_buf b = {0};
+        sf_anim_file(&b, 0, 0.0, kfts[k], 0);
+        imported im;
+        import_stream(&im, &b);
+        expect_rules(&im, "W16");
+        cr_expect(fabsf(im.scene.animations[0].framerate - 30.0f) < 1e-4f, "KeyFrameTime %g: %g fps", kfts[k],
+                  (double)im.scene.animations[0].framerate);
+        kiln_source_scene_free(&im.scene);
+        free(b.data);
+    }
+}
+
 Test(import_shape, clip_length_limit_is_2_pow_20_frames)
 {
     for (int over = 0; over < 2; over++) {

@@ -88,9 +88,13 @@ static kiln_result kiln__read_layer(kiln__shape *ctx, uint32_t index, kiln_sourc
     for (uint32_t t = 0; t < track_count; t++) TRY(kiln__read_track(ctx, index, t, &tracks[t]));
     kiln__shape_where(ctx, "Animation[%u]", index);
 
-    if (!(ly.kft > 0.0) || !isfinite(ly.kft)) {
+    /* A rate that a float cannot hold (KeyFrameTime near 0 or huge) is repaired like a
+     * non-positive one: the source layer needs a finite rate > 0. */
+    float fps = (float)(1000.0 / ly.kft);
+    if (!(ly.kft > 0.0) || !isfinite(ly.kft) || !(fps > 0.0f) || !isfinite(fps)) {
         kiln__shape_warn(ctx, KILN_SEVERITY_WARNING, "W16", fixed_at + 9, "KeyFrameTime",
-                         "KeyFrameTime %g ms is not positive and finite; 1000/30 ms used", ly.kft);
+                         "KeyFrameTime %g ms is not positive and finite, or gives no usable frame rate; "
+                         "1000/30 ms used", ly.kft);
         ly.kft = 1000.0 / 30.0;
     }
     if (!(ly.duration >= 0.0) || !isfinite(ly.duration)) {
