@@ -1224,6 +1224,7 @@ Test(import_shape, out_of_scope_blocks_become_extras_and_w18_never_rejects)
     cr_expect_str_eq(sc->instances[0].name, "wheel.big");
     cr_expect_str_eq(sc->instances[0].path, "parts\\wheel.big.Shape");
     cr_expect_eq(sc->instances[0].rotation[3], 1.0f);
+    cr_expect_str_eq(sc->metadata.scene_root, ".", "sub shapes resolve against the file's directory");
     static const char *const kinds[4] = {"property", "light", "camera", "script"};
     for (int k = 0; k < 4; k++) {
         uint32_t n = 0;

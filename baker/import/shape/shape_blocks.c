@@ -206,6 +206,8 @@ static kiln_result kiln__read_sub_shapes(kiln__shape *ctx)
         for (int k = 0; k < 4; k++) in->rotation[k] = (float)q[k];
         sc->instance_count++;
     }
+    /* Sub shape files are relative to the .Shape file's directory (4.8). */
+    if (sc->instance_count) sc->metadata.scene_root = ".";
     return KILN_OK;
 }
 
