@@ -9,6 +9,7 @@
 
 #include "import/shape/shape.h"
 #include "kiln/bake/source.h"
+#include "cli_run.h"
 #include "test_util.h"
 
 /* ---- diagnostics: every rule reported ------------------------------------------------------ */
@@ -562,6 +563,10 @@ Test(import_shape, good_cases_match_expected)
         cr_assert(import_file(&im, dir, jr_str(jr_get(c, "file"))), "%s cannot be read", cs);
         check_outcome(cs, &im, jr_str(jr_get(c, "outcome")));
         jr_value *exp = corpus_json(dir, jr_str(jr_get(c, "expected")));
+        if (im.result == KILN_OK) {
+            kiln_diag verr;
+            cr_expect_eq(kiln_source_validate(&im.scene, &verr), KILN_OK, "%s: %s", cs, verr.message);
+        }
         if (im.result == KILN_OK && exp) {
             cr_assert_eq(im.scene.model_count, 1u, "%s: one model", cs);
             const kiln_source_model *model = &im.scene.models[0];
@@ -601,6 +606,8 @@ static void import_stream(imported *im, const sf_buf *stream)
 static void expect_rules(const imported *im, const char *rules)
 {
     cr_assert_eq(im->result, KILN_OK, "rejected: %s %s", im->err.rule, im->err.message);
+    kiln_diag verr;
+    cr_expect_eq(kiln_source_validate(&im->scene, &verr), KILN_OK, "%s", verr.message);
     char copy[128];
     snprintf(copy, sizeof copy, "%s", rules);
     for (char *r = strtok(copy, " "); r; r = strtok(NULL, " ")) cr_expect(rule_log_has(&im->log, r), "%s not reported", r);
@@ -1278,5 +1285,113 @@ Test(import_shape, node_tree_limits_256_levels_and_65535_nodes_v13)
     import_stream(&im, &b);
     expect_reject(&im, "V13");
     kiln_source_scene_free(&im.scene);
+    free(b.data);
+}
+
+/* ---- end to end: `kiln pose --json` on every good case with frames ---------------------------- */
+Test(import_shape, kiln_pose_gives_the_expected_bone_matrices_at_every_listed_frame)
+{
+    char dir[1000];
+    shape_dir_or_skip(dir, sizeof dir);
+    jr_value *cases = corpus_json(dir, "cases.json");
+    cr_assert_not_null(cases);
+    const jr_value *good = jr_get(cases, "good");
+    int posed = 0;
+    for (size_t i = 0; i < jr_len(good); i++) {
+        const jr_value *c = jr_at(good, i);
+        const char *cs = jr_str(jr_get(c, "case"));
+        cr_assert_not_null(cs, "good case %zu has no name", i);
+        jr_value *exp = corpus_json(dir, jr_str(jr_get(c, "expected")));
+        cr_assert_not_null(exp, "%s: no expected file", cs);
+        const jr_value *frames = jr_get(exp, "frames");
+        const char *clip = jr_str(jr_get(jr_get(exp, "clip"), "name"));
+        if (!jr_len(frames) || !clip) {
+            jr_free(exp);
+            continue;
+        }
+        char model[1100], anim[1100], list[8192] = "";
+        const char *model_name = jr_str(jr_get(jr_get(exp, "files"), "model"));
+        const char *anim_name = jr_str(jr_get(jr_get(exp, "files"), "anim"));
+        snprintf(model, sizeof model, "%s/%s", dir, model_name ? model_name : jr_str(jr_get(c, "file")));
+        if (anim_name) snprintf(anim, sizeof anim, "%s/%s", dir, anim_name);
+        size_t used = 0;
+        for (size_t k = 0; k < jr_len(frames) && used < sizeof list - 32; k++)
+            used += (size_t)snprintf(list + used, sizeof list - used, "%s%.6f", k ? "," : "",
+                                     jr_num(jr_get(jr_at(frames, k), "frame")));
+        const char *args[10];
+        int n = 0;
+        args[n++] = "pose";
+        args[n++] = "--json";
+        args[n++] = model;
+        if (anim_name) args[n++] = anim;
+        args[n++] = "--clip";
+        args[n++] = clip;
+        args[n++] = "--frames";
+        args[n++] = list;
+        args[n] = NULL;
+        cli_result r = cli_run(args);
+        cr_expect_eq(r.status, 0, "%s: kiln pose exit %d: %s", cs, r.status, r.err);
+        char perr[160];
+        jr_value *doc = r.status == 0 ? jr_parse(r.out, strlen(r.out), perr, sizeof perr) : NULL;
+        if (doc) {
+            double tol = tol_of(exp, "matrix", 1e-4);
+            const jr_value *joints = jr_get(doc, "joints"), *out = jr_get(doc, "frames");
+            cr_expect_str_eq(jr_str(jr_get(doc, "clip")), clip, "%s: clip", cs);
+            cr_assert_eq(jr_len(out), jr_len(frames), "%s: %zu frames printed", cs, jr_len(out));
+            for (size_t k = 0; k < jr_len(frames); k++) {
+                const jr_value *ef = jr_at(frames, k), *of = jr_at(out, k);
+                double f = jr_num(jr_get(ef, "frame"));
+                const jr_value *bones = jr_get(ef, "bones");
+                for (size_t b = 0; b < jr_len(bones); b++) {
+                    const char *name = jr_key(bones, b);
+                    size_t j = 0;
+                    while (j < jr_len(joints) && strcmp(jr_str(jr_at(joints, j)), name ? name : "") != 0) j++;
+                    cr_expect(j < jr_len(joints), "%s: no joint %s", cs, name ? name : "?");
+                    if (j >= jr_len(joints)) continue;
+                    const jr_value *m = jr_at(jr_get(of, "model"), j);
+                    double col[16];
+                    for (int e = 0; e < 16; e++) col[e] = jr_num(jr_at(m, (size_t)e));
+                    char what[300];
+                    snprintf(what, sizeof what, "%s: kiln pose frame %g bone %s", cs, f, name ? name : "?");
+                    expect_matrix(what, jr_get(jr_at(bones, b), "model"), col, tol);
+                }
+            }
+            posed++;
+        } else if (r.status == 0) {
+            cr_expect_fail("%s: kiln pose printed no JSON: %s", cs, perr);
+        }
+        jr_free(doc);
+        cli_result_free(&r);
+        jr_free(exp);
+    }
+    cr_expect(posed > 0, "no good case with frames");
+    jr_free(cases);
+}
+
+Test(import_shape, registered_and_detected_by_its_identifier)
+{
+    const kiln_importer *shape = kiln_importer_find("shape");
+    cr_assert_not_null(shape);
+    cr_expect_eq(shape->import, kiln__import_shape);
+    static const unsigned char head[17] = {5, 'S', 'H', 'A', 'P', 'E', 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0};
+    cr_expect_eq(kiln_importer_detect(head, sizeof head), shape);
+    cr_expect_eq(kiln_importer_detect(head, 6), shape, "the identifier alone is enough to detect");
+    cr_expect_neq(kiln_importer_detect(head + 1, 16), shape, "SHAPE without its length byte is not detected");
+    /* through kiln_source_import: detection, import and validation */
+    sf_buf b = {0};
+    sf_simple(&b, 4, 0, 0, 0xFFFF, NULL, 0);
+    size_t size;
+    unsigned char *file = sf_file(&b, &size);
+    kiln_source_scene scene;
+    kiln_diag err;
+    kiln_import_options opt;
+    memset(&opt, 0, sizeof opt);
+    cr_expect_eq(kiln_source_import(file, size, "a/b.Shape", NULL, &opt, &scene, &err), KILN_OK, "%s", err.message);
+    cr_expect_str_eq(scene.format, "shape");
+    kiln_source_scene_free(&scene);
+    file[8] = 7; /* the error names its rule */
+    cr_expect_eq(kiln_source_import(file, size, "a/b.Shape", NULL, &opt, &scene, &err), KILN_ERR_IMPORT_UNSUPPORTED);
+    cr_expect_str_eq(err.rule, "V4");
+    free(file);
     free(b.data);
 }

@@ -7,6 +7,7 @@
  * which importer is asked first. */
 static const kiln_importer *const kiln__importers[] = {
     &kiln__importer_cast,
+    &kiln__importer_shape,
 };
 
 uint32_t kiln_importer_count(void)

@@ -5,5 +5,6 @@
 #include "kiln/bake/source.h"
 
 extern const kiln_importer kiln__importer_cast;
+extern const kiln_importer kiln__importer_shape;
 
 #endif

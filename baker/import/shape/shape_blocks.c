@@ -183,6 +183,7 @@ static kiln_result kiln__read_sub_shapes(kiln__shape *ctx)
         float f[9];
         kiln__shape_where(ctx, "SubShape[%u]", i);
         TRY(kiln__shape_string(ctx, "Name", &name));
+        uint64_t file_at = ctx->pos;
         TRY(kiln__shape_string(ctx, "File", &file));
         uint64_t transform_at = ctx->pos;
         TRY(kiln__shape_floats(ctx, 9, "Transform", NULL, f));
@@ -197,6 +198,7 @@ static kiln_result kiln__read_sub_shapes(kiln__shape *ctx)
         in->loc = kiln__shape_loc(ctx, at, ctx->pos - at, NULL);
         in->name = name[0] ? name : kiln__file_stem(sc, file);
         in->path = file;
+        in->path_loc = kiln__shape_loc(ctx, file_at, transform_at - file_at, "File");
         double q[4];
         kiln__shape_quat_from_ypr(f[3], f[4], f[5], q);
         for (int k = 0; k < 3; k++) {
