@@ -3,7 +3,8 @@
  * Imports the input, then reads every array of the scene it produced, checking the importer's
  * own guarantees on the way (faces inside their vertices, skin bones inside the skeleton,
  * parents before children, materials in range, curve frames at most 2^20, NUL-terminated
- * diagnostics), so AddressSanitizer sees any view that reaches outside its allocation. A second
+ * diagnostics) and kiln_source_validate, so AddressSanitizer sees any view that reaches outside
+ * its allocation and a scene the bake stages would refuse aborts. A second
  * import with an allocator that fails part-way checks that every out-of-memory path frees what
  * it took. The scene is freed each time; LeakSanitizer reports anything left.
  *
@@ -151,9 +152,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     fuzz_sink += (uint64_t)kiln__detect_shape(data, size);
     kiln_source_scene_init(&scene, NULL);
     kiln_result r = kiln__import_shape(data, size, "fuzz/input.Shape", &opt, &scene, &err);
-    if (r == KILN_OK)
+    if (r == KILN_OK) {
         walk_scene(&scene);
-    else
+        FUZZ_CHECK(kiln_source_validate(&scene, &err) == KILN_OK); /* the source layer's invariants */
+    } else
         on_diag(NULL, &err);
     kiln_source_scene_free(&scene);
 
