@@ -1395,3 +1395,35 @@ Test(import_shape, registered_and_detected_by_its_identifier)
     free(file);
     free(b.data);
 }
+
+Test(import_shape, undecodable_formats_and_empty_geometry_w4)
+{
+    /* geometry 0: normals as R16G16B16A16_FLOAT (sized, not decoded): the normals are dropped;
+     * geometry 1: positions as R32G32B32A32_FLOAT: not imported; geometry 2: no positions. */
+    sf_buf b = {0};
+    sf_head(&b, 0, 0);
+    sf_u16(&b, 0);
+    sf_no_blocks(&b);
+    sf_u16(&b, 3);
+    sf_u32(&b, 4); sf_u16(&b, 0xFFFF); sf_u8(&b, 1); sf_u8(&b, 0); sf_u8(&b, 0); sf_u8(&b, 0);
+    sf_u8(&b, 6); sf_u32(&b, 3); sf_floats(&b, tri_pos, 9);
+    sf_u8(&b, 10); sf_u32(&b, 3); for (int i = 0; i < 6; i++) sf_u32(&b, 0x3C003C00u);
+    sf_u8(&b, 0); sf_u32(&b, 0);
+    sf_u32(&b, 4); sf_u16(&b, 0xFFFF); sf_u8(&b, 0); sf_u8(&b, 0); sf_u8(&b, 0); sf_u8(&b, 0);
+    sf_u8(&b, 2); sf_u32(&b, 3); for (int i = 0; i < 12; i++) sf_f32(&b, 1.0f);
+    sf_u8(&b, 0); sf_u32(&b, 0);
+    sf_geometry(&b, 4, 0xFFFF, tri_pos, 0, NULL, 0);
+    const uint16_t refs[3] = {0, 1, 2};
+    sf_node(&b, "root", NULL, 0, refs, 3, 0);
+    sf_u16(&b, 0);
+    imported im;
+    import_stream(&im, &b);
+    expect_rules(&im, "W4");
+    const kiln_source_model *m = &im.scene.models[0];
+    cr_assert_eq(m->mesh_count, 1u);
+    cr_expect_str_eq(m->meshes[0].name, "root#0");
+    cr_expect_null(m->meshes[0].normals);
+    cr_expect_null(m->meshes[0].tangents);
+    kiln_source_scene_free(&im.scene);
+    free(b.data);
+}
