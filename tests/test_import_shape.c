@@ -1242,6 +1242,23 @@ Test(import_shape, out_of_scope_blocks_become_extras_and_w18_never_rejects)
     free(b.data);
 }
 
+Test(import_shape, node_matrix_whose_scale_overflows_a_float_is_v14)
+{
+    const float big[16] = {3e38f, 3e38f, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1}; /* |column 0| > FLT_MAX */
+    sf_buf b = {0};
+    sf_head(&b, 0, 0);
+    sf_u16(&b, 0);
+    sf_no_blocks(&b);
+    sf_u16(&b, 0);
+    sf_node(&b, "root", big, 0, NULL, 0, 0);
+    sf_u16(&b, 0);
+    imported im;
+    import_stream(&im, &b);
+    expect_reject(&im, "V14");
+    kiln_source_scene_free(&im.scene);
+    free(b.data);
+}
+
 Test(import_shape, node_tree_limits_256_levels_and_65535_nodes_v13)
 {
     /* a chain of 256 nodes loads; 257 is V13 */

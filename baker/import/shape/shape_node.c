@@ -167,16 +167,17 @@ kiln_result kiln__shape_build_skeleton(kiln__shape *ctx)
                              "node \"%.100s\" matrix has%s%s%s; decomposition repaired", n->name,
                              repairs & 1u ? " a projective row" : "", repairs & 2u ? " shear" : "",
                              repairs & 4u ? " a zero scale" : "");
-        for (int k = 0; k < 4; k++)
-            if (!isfinite(q[k]) || (k < 3 && (!isfinite(t[k]) || !isfinite(s[k]))))
-                return kiln__shape_fail(ctx, KILN_ERR_IMPORT_BAD_VALUE, "V14", n->offset, "Transformation",
-                                        "node \"%.100s\" matrix overflows when decomposed", n->name);
         b->has_local_position = b->has_local_rotation = b->has_scale = 1;
         for (int k = 0; k < 3; k++) {
             b->local_position[k] = (float)t[k];
             b->scale[k] = (float)s[k];
         }
         for (int k = 0; k < 4; k++) b->local_rotation[k] = (float)q[k];
+        /* Finite floats can still overflow: a column length, or its float, past FLT_MAX. */
+        for (int k = 0; k < 4; k++)
+            if (!isfinite(b->local_rotation[k]) || (k < 3 && (!isfinite(b->local_position[k]) || !isfinite(b->scale[k]))))
+                return kiln__shape_fail(ctx, KILN_ERR_IMPORT_BAD_VALUE, "V14", n->offset, "Transformation",
+                                        "node \"%.100s\" matrix overflows when decomposed", n->name);
         kiln__shape_mat_from_trs(t, q, s, local);
         if (n->parent < 0)
             memcpy(n->rest_model, local, sizeof local);
