@@ -10,6 +10,7 @@ static const kiln_importer *const kiln__importers[] = {
     &kiln__importer_unigine_mesh,
     &kiln__importer_unigine_anim,
     &kiln__importer_lod,
+    &kiln__importer_shape,
 };
 
 uint32_t kiln_importer_count(void)

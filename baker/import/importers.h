@@ -8,5 +8,6 @@ extern const kiln_importer kiln__importer_cast;
 extern const kiln_importer kiln__importer_unigine_mesh;
 extern const kiln_importer kiln__importer_unigine_anim;
 extern const kiln_importer kiln__importer_lod;
+extern const kiln_importer kiln__importer_shape;
 
 #endif
