@@ -556,6 +556,9 @@ static kiln_result kiln__roots(kiln__cast_import *im)
             } else if (n->id == KILN_CAST_ID_ANIMATION) {
                 r = kiln__cast_import_animation(im, c, &s->animations[s->animation_count]);
                 if (r == KILN_OK) s->animation_count++;
+            } else if (n->id != KILN_CAST_ID_METADATA) { /* the first Metadata was read up front (C.10) */
+                kiln__diag_report(im->sink, KILN_ERR_CAST_UNEXPECTED_PARENT, KILN_SEVERITY_WARNING, doc, c, NULL,
+                                  n->offset, "a %s node cannot be a child of a Root; skipped", kiln_cast_id_name(n->id));
             }
             if (r == KILN_ERR_OUT_OF_MEMORY) return r; /* other failures: reported, node dropped */
         }

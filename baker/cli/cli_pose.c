@@ -251,6 +251,7 @@ static void kiln__pose_free(kiln__pose *p)
     free(p->ts);
     free(p->shown);
     free(p->shapes);
+    kiln_source_scene_free(&p->shape_scene);
     free(p->binding_mem);
     free(p->context_mem);
     free(p->pose);
