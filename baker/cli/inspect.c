@@ -1,5 +1,5 @@
-/* `kiln inspect`: a readable (or JSON) summary of one Cast file or baked blob, plus every
- * diagnostic the reader and the typed accessors produce.
+/* `kiln inspect`: a readable (or JSON) summary of one Cast file, baked blob or imported source
+ * scene, plus every diagnostic the reader, the typed accessors or the importer produce.
  *
  * This file holds the verb: its options, its help and the dispatch by the file's leading bytes.
  * A Cast file is read into a summary by the walk (inspect_walk.c, inspect_summary.h) and printed
@@ -44,6 +44,9 @@ static void kiln__inspect_help(FILE *out)
           "faces, layers, skin, material, faces the baker will drop), hair, blend shapes and\n"
           "materials; per animation its rate, looping, frame range, curves by property and mode,\n"
           "mode overrides and notification tracks; instances grouped by referenced file; metadata.\n"
+          "A blob is summarised likewise; a file in another format an importer reads (found\n"
+          "from its bytes, or named by --format) and --source show the imported source scene.\n"
+          "Bytes no importer recognises fail, naming the formats this build reads.\n"
           "Diagnostics go to stderr as 'FILE: severity: node-path: message (byte offset N)'.\n"
           "FILE may be '-' for standard input.\n"
           "\n"
