@@ -256,7 +256,7 @@ typedef struct kiln_blob_material_slot {
 typedef struct kiln_blob_instance {
     uint32_t name;          /* string */
     uint32_t reference;     /* index into REFERENCES */
-    uint32_t source_index;  /* position of the Instance in the baked input (file order) */
+    uint32_t source_index;  /* position among the input's imported Instances (file order) */
     uint32_t source;        /* input file index */
     float    position[3];
     float    rotation[4];   /* unit quaternion */
