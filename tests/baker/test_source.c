@@ -503,3 +503,55 @@ Test(source_walk, unknown_bytes_fail_naming_the_formats)
     cr_assert_eq(r, KILN_ERR_FORMAT_UNKNOWN);
     cr_assert(strstr(err.message, "'gltf'"), "%s", err.message);
 }
+
+typedef struct report_log {
+    uint32_t count;
+    kiln_diag items[16];
+} report_log;
+
+static void report_sink(void *user, const kiln_diag *d)
+{
+    report_log *l = user;
+    if (l->count < 16) l->items[l->count] = *d;
+    l->count++;
+}
+
+/* What the Cast importer drops is reported once, in file order, as the node walk did: an empty
+ * mesh (its accessor's warning, no second "dropped"), an empty skeleton (before the mesh),
+ * a node its accessor failed silently ("Mesh dropped"). */
+Test(source_walk, cast_drops_reported_once_in_file_order)
+{
+    char dir[1024];
+    corpus_dir_or_skip(dir, sizeof dir);
+    static const struct {
+        const char *file;
+        uint32_t    count, errors;
+        const char *first_path, *last_message;
+    } cases[] = {
+        {"bad/zero_length_arrays.cast", 4, 0, "zero_length_arrays.cast:Root[0]/Model[0]/Skeleton[0]",
+         "baked as an empty clip"},
+        {"bad/unknown_prop_type.cast", 2, 2, "unknown_prop_type.cast:Root[0]/Model[0]/Mesh[0].xx", "Mesh dropped"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        file_bytes f;
+        cr_assert(corpus_read(dir, cases[i].file, &f));
+        kiln_bake_input in = {cases[i].file + 4, f.data, f.size, NULL};
+        report_log log;
+        memset(&log, 0, sizeof log);
+        kiln_bake_options o;
+        memset(&o, 0, sizeof o);
+        o.diag.fn = report_sink;
+        o.diag.user = &log;
+        kiln_bake_result res;
+        kiln_diag err;
+        cr_assert_eq(kiln_bake(&in, 1, &o, &res, &err), KILN_OK, "%s: %s", cases[i].file, err.message);
+        cr_expect_eq(log.count, cases[i].count, "%s: %u reports", cases[i].file, log.count);
+        cr_expect_eq(res.stats.errors, cases[i].errors, "%s", cases[i].file);
+        cr_expect_str_eq(log.items[0].path, cases[i].first_path, "%s", cases[i].file);
+        const char *last = log.items[(log.count < 16 ? log.count : 16) - 1].message;
+        size_t n = strlen(last), m = strlen(cases[i].last_message);
+        cr_expect(n >= m && strcmp(last + n - m, cases[i].last_message) == 0, "%s: last report '%s'", cases[i].file, last);
+        kiln_bake_result_free(&res);
+        file_bytes_free(&f);
+    }
+}
