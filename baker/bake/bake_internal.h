@@ -78,7 +78,6 @@ typedef struct kiln__material {
     char       *name;
     char       *type;
     uint32_t    model;
-    uint32_t    cast_node;          /* the Cast walk links meshes by it (KILN_BLOB_NONE otherwise) */
     kiln__slot *slots;
     uint32_t    slot_count;
 } kiln__material;

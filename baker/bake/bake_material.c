@@ -56,7 +56,6 @@ kiln_result kiln__bake_material(const kiln__bake_ctx *ctx, const kiln_source_mat
     out->name = m->name ? kiln__strdup(a, m->name) : kiln__strfmt(a, "material%u", index);
     out->type = kiln__strdup(a, m->type ? m->type : "");
     out->model = model;
-    out->cast_node = KILN_BLOB_NONE;
     if (m->slot_count) out->slots = kiln__realloc(a, NULL, (size_t)m->slot_count * sizeof *out->slots);
     if (!out->name || !out->type || (m->slot_count && !out->slots)) {
         kiln__material_free(a, out);

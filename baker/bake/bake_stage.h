@@ -11,11 +11,6 @@
 #include "bake_internal.h"
 #include "blob_write.h"
 
-/* Private bake flag: bake Cast inputs through the importer and the source-layer walk
- * (bake_walk.c) instead of the node-by-node Cast walk. The blob is the same; the reports come
- * in another order. The tests use it to hold the two walks to the same bytes. */
-#define KILN__BAKE_SOURCE_WALK 0x80000000u
-
 /* Diagnostics kept per input; further ones are counted, and summarised when replayed. */
 #define KILN__DIAG_KEEP 1000u
 

@@ -1,7 +1,5 @@
 /* Stage 1 on an imported scene: the walk over the source layer (kiln/bake/source.h) that
- * hands each model, instance and clip to its stage. The stages are the same ones the Cast walk
- * (bake_unit.c) uses node by node; only the order of the reports differs (an importer reports
- * all of its findings before the stages report theirs).
+ * hands each model, instance and clip to its stage, whatever format the scene came from.
  */
 #include <stdint.h>
 #include <string.h>

@@ -82,14 +82,47 @@ static const char *kiln__default_name(kiln__cast_import *im, uint32_t node, cons
 /* Counts the ERROR reports passing through to the import's sink. */
 typedef struct kiln__counting_sink {
     const kiln_diag_sink *next;
-    uint64_t              errors;
+    uint64_t              errors, empty;
 } kiln__counting_sink;
 
 static void kiln__counting_fn(void *user, const kiln_diag *d)
 {
     kiln__counting_sink *c = user;
     c->errors += d->severity == KILN_SEVERITY_ERROR;
+    c->empty += d->code == KILN_ERR_CAST_EMPTY;
     if (c->next && c->next->fn) c->next->fn(c->next->user, d);
+}
+
+/* Around the import of one node that may be dropped: counts what is reported meanwhile, so
+ * that every drop is in the log (strict mode sees the ones that lose data) exactly once. */
+typedef struct kiln__watch {
+    kiln__counting_sink   counting;
+    kiln_diag_sink        sink;
+    const kiln_diag_sink *saved;
+} kiln__watch;
+
+static void kiln__watch_begin(kiln__cast_import *im, kiln__watch *w)
+{
+    w->counting.next = im->sink;
+    w->counting.errors = w->counting.empty = 0;
+    w->sink.fn = kiln__counting_fn;
+    w->sink.user = &w->counting;
+    w->saved = im->sink;
+    im->sink = &w->sink;
+}
+
+/* The node's import returned `r`: unless it succeeded or ran out of memory, the node is
+ * dropped, reported here when nothing was ("<Kind> dropped"; a node dropped for being empty
+ * loses nothing, hence a warning, and none when its emptiness was reported). */
+static kiln_result kiln__watch_end(kiln__cast_import *im, kiln__watch *w, uint32_t node, kiln_result r)
+{
+    im->sink = w->saved;
+    if (r == KILN_OK || r == KILN_ERR_OUT_OF_MEMORY) return r;
+    int empty = r == KILN_ERR_CAST_EMPTY;
+    if (w->counting.errors || (empty && w->counting.empty)) return r;
+    kiln__diag_report(im->sink, r, empty ? KILN_SEVERITY_WARNING : KILN_SEVERITY_ERROR, im->doc, node, NULL,
+                      KILN_NO_OFFSET, "%s dropped", kiln_cast_id_name(kiln_cast_node_at(im->doc, node)->id));
+    return r;
 }
 
 kiln_result kiln__cast_import_skeleton(kiln__cast_import *im, uint32_t skel, kiln_source_skeleton *sk)
@@ -148,7 +181,7 @@ static int kiln__bone_in(int32_t bone, uint32_t count)
 kiln_result kiln__cast_import_ik_handle(kiln__cast_import *im, uint32_t node, uint32_t bone_count,
                                         kiln_source_ik_handle *h)
 {
-    kiln__counting_sink counting = {im->sink, 0};
+    kiln__counting_sink counting = {im->sink, 0, 0};
     kiln_diag_sink sink = {kiln__counting_fn, &counting};
     kiln_cast_ik_handle ch;
     kiln_result r = kiln_cast_get_ik_handle(im->doc, node, &ch, &sink);
@@ -176,7 +209,7 @@ kiln_result kiln__cast_import_ik_handle(kiln__cast_import *im, uint32_t node, ui
 kiln_result kiln__cast_import_constraint(kiln__cast_import *im, uint32_t node, uint32_t bone_count,
                                          kiln_source_constraint *o)
 {
-    kiln__counting_sink counting = {im->sink, 0};
+    kiln__counting_sink counting = {im->sink, 0, 0};
     kiln_diag_sink sink = {kiln__counting_fn, &counting};
     kiln_cast_constraint cc;
     kiln_result r = kiln_cast_get_constraint(im->doc, node, &cc, &sink);
@@ -209,8 +242,15 @@ static kiln_result kiln__skeleton(kiln__cast_import *im, uint32_t skel, kiln_sou
     const kiln_cast_doc *doc = im->doc;
     kiln_source_skeleton *sk = kiln_source_alloc(im->scene, 1, sizeof *sk);
     if (!sk) return KILN_ERR_OUT_OF_MEMORY;
-    kiln_result r = kiln__cast_import_skeleton(im, skel, sk);
+    kiln__watch w;
+    kiln__watch_begin(im, &w);
+    kiln_result r = kiln__watch_end(im, &w, skel, kiln__cast_import_skeleton(im, skel, sk));
     if (r != KILN_OK) return r == KILN_ERR_OUT_OF_MEMORY ? r : KILN_OK; /* reported: no skeleton */
+    if (sk->bone_count == 0) {
+        kiln__diag_report(im->sink, KILN_ERR_CAST_EMPTY, KILN_SEVERITY_WARNING, doc, skel, NULL, KILN_NO_OFFSET,
+                          "skeleton has no bones; the model is baked without one");
+        return KILN_OK;
+    }
     uint32_t iks = kiln_cast_child_count(doc, skel, KILN_CAST_ID_IKHANDLE);
     uint32_t cns = kiln_cast_child_count(doc, skel, KILN_CAST_ID_CONSTRAINT);
     sk->ik_handles = kiln_source_alloc(im->scene, iks, sizeof *sk->ik_handles);
@@ -385,7 +425,7 @@ static kiln_result kiln__blend_shape(kiln__cast_import *im, uint32_t node, const
 kiln_result kiln__cast_import_blend_shape(kiln__cast_import *im, uint32_t node, kiln_source_blend_shape *out,
                                           uint32_t *base_node)
 {
-    kiln__counting_sink counting = {im->sink, 0};
+    kiln__counting_sink counting = {im->sink, 0, 0};
     kiln_diag_sink sink = {kiln__counting_fn, &counting};
     kiln_cast_blend_shape cb;
     kiln_result r = kiln_cast_get_blend_shape(im->doc, node, &cb, &sink);
@@ -418,7 +458,9 @@ static kiln_result kiln__model_parts(kiln__cast_import *im, uint32_t node, const
     for (uint32_t c = kiln_cast_node_at(doc, node)->first_child; c != KILN_CAST_NONE;
          c = kiln_cast_node_at(doc, c)->next_sibling) {
         if (kiln_cast_node_at(doc, c)->id != KILN_CAST_ID_MATERIAL || m->material_count >= cm->material_count) continue;
-        kiln_result r = kiln__cast_import_material(im, c, &m->materials[m->material_count]);
+        kiln__watch w;
+        kiln__watch_begin(im, &w);
+        kiln_result r = kiln__watch_end(im, &w, c, kiln__cast_import_material(im, c, &m->materials[m->material_count]));
         if (r == KILN_ERR_OUT_OF_MEMORY) return r;
         if (r == KILN_OK) material_nodes[m->material_count++] = c;
     }
@@ -427,7 +469,12 @@ static kiln_result kiln__model_parts(kiln__cast_import *im, uint32_t node, const
         uint32_t id = kiln_cast_node_at(doc, c)->id;
         if (id == KILN_CAST_ID_MESH && m->mesh_count < cm->mesh_count) {
             kiln_source_mesh *out = &m->meshes[m->mesh_count];
+            kiln__watch w;
+            kiln__watch_begin(im, &w);
             kiln_result r = kiln__cast_import_mesh(im, c, out);
+            /* nothing to draw: dropped here (the stage would), its emptiness reported once */
+            if (r == KILN_OK && (!out->vertex_count || !out->face_count)) r = KILN_ERR_CAST_EMPTY;
+            r = kiln__watch_end(im, &w, c, r);
             if (r == KILN_ERR_OUT_OF_MEMORY) return r;
             if (r != KILN_OK) continue; /* reported */
             kiln_cast_mesh me; /* again, silently, for the Material it resolved */
@@ -436,7 +483,11 @@ static kiln_result kiln__model_parts(kiln__cast_import *im, uint32_t node, const
             mesh_nodes[m->mesh_count++] = c;
         } else if (id == KILN_CAST_ID_HAIR && m->hair_count < cm->hair_count) {
             kiln_source_hair *out = &m->hairs[m->hair_count];
+            kiln__watch w;
+            kiln__watch_begin(im, &w);
             kiln_result r = kiln__cast_import_hair(im, c, out);
+            if (r == KILN_OK && (!out->strand_count || !out->particle_count)) r = KILN_ERR_CAST_EMPTY;
+            r = kiln__watch_end(im, &w, c, r);
             if (r == KILN_ERR_OUT_OF_MEMORY) return r;
             if (r != KILN_OK) continue; /* reported */
             kiln_cast_hair ch;
@@ -547,6 +598,8 @@ static kiln_result kiln__roots(kiln__cast_import *im)
             const kiln_cast_node *n = kiln_cast_node_at(doc, c);
             if (n->flags & KILN_CAST_NODE_OPAQUE) continue; /* reported by the parser */
             kiln_result r = KILN_OK;
+            kiln__watch w;
+            kiln__watch_begin(im, &w);
             if (n->id == KILN_CAST_ID_MODEL) {
                 r = kiln__model(im, c, &s->models[s->model_count]);
                 if (r == KILN_OK) s->model_count++;
@@ -556,7 +609,11 @@ static kiln_result kiln__roots(kiln__cast_import *im)
             } else if (n->id == KILN_CAST_ID_ANIMATION) {
                 r = kiln__cast_import_animation(im, c, &s->animations[s->animation_count]);
                 if (r == KILN_OK) s->animation_count++;
+            } else if (n->id != KILN_CAST_ID_METADATA) { /* the first Metadata was read up front (C.10) */
+                kiln__diag_report(im->sink, KILN_ERR_CAST_UNEXPECTED_PARENT, KILN_SEVERITY_WARNING, doc, c, NULL,
+                                  n->offset, "a %s node cannot be a child of a Root; skipped", kiln_cast_id_name(n->id));
             }
+            r = kiln__watch_end(im, &w, c, r);
             if (r == KILN_ERR_OUT_OF_MEMORY) return r; /* other failures: reported, node dropped */
         }
     }

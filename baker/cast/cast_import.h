@@ -17,8 +17,10 @@ typedef struct kiln__cast_import {
  * size. ERR_OUT_OF_MEMORY when the path cannot be copied. */
 kiln_result kiln__cast_loc(kiln__cast_import *im, uint32_t node, kiln_source_loc *loc);
 
-/* Per-node steps of the walk (also used by the bake's Cast walk while it moves onto the source
- * layer): KILN_OK, ERR_OUT_OF_MEMORY, or the accessor's error (reported; the node is dropped). */
+/* Per-node steps of the walk (also used by tests that bake one node): KILN_OK,
+ * ERR_OUT_OF_MEMORY, or the accessor's error (reported; the node is dropped). The whole-scene
+ * walk also drops, reporting once, what the stages would drop or the validator reject: nodes
+ * whose accessor failed silently ("<Kind> dropped"), empty meshes, hair and skeletons. */
 kiln_result kiln__cast_import_instance(kiln__cast_import *im, uint32_t node, kiln_source_instance *out);
 kiln_result kiln__cast_import_material(kiln__cast_import *im, uint32_t node, kiln_source_material *out);
 /* The material index is left KILN_SOURCE_NONE (the model's walk links it). */

@@ -50,8 +50,9 @@ static void kiln__pose_help(FILE *out)
           "visibility values. With --skin, also the skinned position of every vertex of MESH\n"
           "(its blend shapes applied first, at the clip's weights).\n"
           "\n"
-          "MODEL and ANIM are Cast files or baked blobs. Cast files are baked in memory, both in\n"
-          "one bake, so that --lossy-anim bounds the error through MODEL's skeleton. The skeleton is\n"
+          "MODEL and ANIM are source files (Cast, or any format `kiln --version` lists) or baked\n"
+          "blobs. Source files are baked in memory, both in one bake, so that --lossy-anim bounds\n"
+          "the error through MODEL's skeleton; MODEL may be given again as ANIM. The skeleton is\n"
           "that of the first model in MODEL that has one. The clip is the first one in ANIM (in\n"
           "MODEL when ANIM is omitted), or the one --clip names (a name, else a 0-based index\n"
           "among that file's clips).\n"
@@ -251,6 +252,7 @@ static void kiln__pose_free(kiln__pose *p)
     free(p->ts);
     free(p->shown);
     free(p->shapes);
+    kiln_source_scene_free(&p->shape_scene);
     free(p->binding_mem);
     free(p->context_mem);
     free(p->pose);

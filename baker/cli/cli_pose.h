@@ -15,6 +15,7 @@
 #include "cli.h"
 #include "kiln/anim.h"
 #include "kiln/bake/bake.h"
+#include "kiln/bake/source.h"
 #include "kiln/blob.h"
 #include "kiln/rig.h"
 #include "kiln/skin.h"
@@ -53,7 +54,7 @@ typedef struct kiln__pose_input {
 } kiln__pose_input;
 
 typedef struct kiln__pose_bs {
-    const char *name;             /* points into MODEL's bytes */
+    const char *name;             /* points into shape_scene (or a blob's strings) */
     float       ts;
 } kiln__pose_bs;
 
@@ -75,8 +76,9 @@ typedef struct kiln__pose {
     const kiln_blob_anim_scalar *scalars;
     float            *ts;         /* per scalar: blend shape clamp, or < 0 for none */
     uint8_t          *shown;      /* per scalar: 0 when a later track of the same kind and name wins */
-    kiln__pose_bs    *shapes;     /* BlendShapes of MODEL's model (its Cast nodes, or a blob's records) */
+    kiln__pose_bs    *shapes;     /* BlendShapes of MODEL's model (its imported scene, or a blob's records) */
     uint32_t          shape_count;
+    kiln_source_scene shape_scene; /* MODEL imported again for its shapes (blocks NULL: none) */
     /* runtime memory */
     void             *binding_mem, *context_mem;
     kiln_anim_binding *binding;

@@ -1,4 +1,4 @@
-/* `kiln pose`, its inputs: read the files, bake the Cast ones together, load the blobs; find
+/* `kiln pose`, its inputs: read the files, bake the source ones together, load the blobs; find
  * the skeleton, the clip and its scalar tracks; bind; sample one frame.
  */
 #define _POSIX_C_SOURCE 200809L
@@ -11,8 +11,7 @@
 #include "cli_pose.h"
 #include "inspect_blob.h"
 #include "kiln/blend_shape.h"
-#include "kiln/bake/cast.h"
-#include "kiln/bake/cast_scene.h"
+#include "kiln/bake/source.h"
 
 void kiln__pose_out_of_memory(void) { fprintf(stderr, KILN_CLI_NAME ": " KILN__POSE_VERB ": out of memory\n"); }
 
@@ -33,7 +32,7 @@ static void kiln__pose_sink(void *user, const kiln_diag *d)
     kiln__cli_print_diag(stderr, NULL, d);
 }
 
-/* Reads every input, bakes the Cast ones together and loads the blobs. */
+/* Reads every input, bakes the source ones (any importable format) together and loads the blobs. */
 int kiln__pose_load(kiln__pose *p)
 {
     p->in[0].path = p->args.model_path;
@@ -73,7 +72,7 @@ int kiln__pose_load(kiln__pose *p)
         bake_count++;
     }
     if (p->args.lossy && !bake_count)
-        fprintf(stderr, KILN_CLI_NAME ": " KILN__POSE_VERB ": warning: --lossy-anim has no effect: no input is a Cast file\n");
+        fprintf(stderr, KILN_CLI_NAME ": " KILN__POSE_VERB ": warning: --lossy-anim has no effect: every input is a blob\n");
     if (!bake_count) return KILN_EXIT_OK;
 
     kiln_bake_options o;
@@ -247,18 +246,16 @@ int kiln__pose_find_clip(kiln__pose *p)
 
 /* ---- blend shape clamps ---------------------------------------------------------------------- */
 
-/* The Model node of MODEL's Cast document that matches the blob model: the first with a
- * skeleton and the same name, else the first with a skeleton. */
-static uint32_t kiln__pose_cast_model(const kiln_cast_doc *doc, const char *name)
+/* The model of MODEL's imported scene that matches the blob model: the first with a skeleton
+ * and the same name, else the first with a skeleton; NULL when none has one. */
+static const kiln_source_model *kiln__pose_source_model(const kiln_source_scene *s, const char *name)
 {
-    uint32_t first = KILN_CAST_NONE;
-    uint32_t n = kiln_cast_node_count(doc);
-    for (uint32_t i = 0; i < n; i++) {
-        if (kiln_cast_node_at(doc, i)->id != KILN_CAST_ID_MODEL) continue;
-        kiln_cast_model m;
-        if (kiln_cast_get_model(doc, i, &m, NULL) != KILN_OK || m.skeleton == KILN_CAST_NONE) continue;
-        if (first == KILN_CAST_NONE) first = i;
-        if (m.name && strcmp(m.name, name) == 0) return i;
+    const kiln_source_model *first = NULL;
+    for (uint32_t i = 0; i < s->model_count; i++) {
+        const kiln_source_model *m = &s->models[i];
+        if (!m->skeleton) continue;
+        if (!first) first = m;
+        if (m->name && strcmp(m->name, name) == 0) return m;
     }
     return first;
 }
@@ -283,35 +280,36 @@ static int kiln__pose_blob_shapes(kiln__pose *p)
     return KILN_EXIT_OK;
 }
 
-/* Collects the BlendShapes (name, ts) of MODEL's animated model: from the Cast file (names
- * pointing into MODEL's bytes, which outlive the pose), so that shapes the bake dropped still
+/* Collects the BlendShapes (name, ts) of MODEL's animated model: from MODEL imported again (any
+ * format an importer reads; names in p->shape_scene), so that shapes the bake dropped still
  * clamp, or from a blob's records. Diagnostics were printed by the bake already, so this pass
- * reads silently. */
+ * imports silently. */
 int kiln__pose_collect_shapes(kiln__pose *p)
 {
     const kiln__pose_input *in = &p->in[0];
     if (in->is_blob) return kiln__pose_blob_shapes(p);
-    kiln_cast_doc *doc = NULL;
-    if (kiln_cast_parse(in->file.data, in->file.size, NULL, &doc, NULL) != KILN_OK) return KILN_EXIT_OK;
-    const char *name = kiln_blob_string(p->skel_blob, kiln_blob_models(p->skel_blob, NULL)[p->model].name);
-    uint32_t model = kiln__pose_cast_model(doc, name);
-    uint32_t count = model == KILN_CAST_NONE ? 0 : kiln_cast_child_count(doc, model, KILN_CAST_ID_BLENDSHAPE);
-    p->shapes = malloc((count ? count : 1) * sizeof *p->shapes);
-    if (!p->shapes) {
-        kiln_cast_free(doc);
+    kiln_source_scene *s = &p->shape_scene;
+    kiln_result r = kiln_source_import(in->file.data, in->file.size, in->path, NULL, NULL, s, NULL);
+    if (r == KILN_ERR_OUT_OF_MEMORY) {
         kiln__pose_out_of_memory();
         return KILN_EXIT_INPUT;
     }
-    for (uint32_t c = model == KILN_CAST_NONE ? KILN_CAST_NONE : kiln_cast_node_at(doc, model)->first_child;
-         c != KILN_CAST_NONE; c = kiln_cast_node_at(doc, c)->next_sibling) {
-        if (kiln_cast_node_at(doc, c)->id != KILN_CAST_ID_BLENDSHAPE) continue;
-        kiln_cast_blend_shape bs;
-        if (kiln_cast_get_blend_shape(doc, c, &bs, NULL) != KILN_OK || !bs.name) continue; /* skipped by the baker too */
-        p->shapes[p->shape_count].name = bs.name;
-        p->shapes[p->shape_count].ts = bs.target_scale;
+    if (r != KILN_OK) return KILN_EXIT_OK; /* the bake read it; no shapes to clamp by */
+    const char *name = kiln_blob_string(p->skel_blob, kiln_blob_models(p->skel_blob, NULL)[p->model].name);
+    const kiln_source_model *model = kiln__pose_source_model(s, name);
+    uint32_t count = model ? model->blend_shape_count : 0;
+    p->shapes = malloc((count ? count : 1) * sizeof *p->shapes);
+    if (!p->shapes) {
+        kiln__pose_out_of_memory();
+        return KILN_EXIT_INPUT;
+    }
+    for (uint32_t i = 0; i < count; i++) {
+        const kiln_source_blend_shape *bs = &model->blend_shapes[i];
+        if (!bs->name) continue; /* skipped by the baker too */
+        p->shapes[p->shape_count].name = bs->name;
+        p->shapes[p->shape_count].ts = bs->target_scale;
         p->shape_count++;
     }
-    kiln_cast_free(doc);
     return KILN_EXIT_OK;
 }
 

@@ -306,11 +306,18 @@ int kiln__inspect_source(const char *path, const void *data, size_t size, const 
     memset(&err, 0, sizeof err);
     kiln_result r = kiln_source_import(data, size, path, format, &o, &scene, &err);
     int status = r == KILN_OK ? KILN_EXIT_OK : KILN_EXIT_INPUT;
+    if (r != KILN_OK) {
+        /* The fault joins the diagnostics (as in the Cast view), printed like them; an error
+         * about the whole input (ERR_FORMAT_UNKNOWN) names the input, not a path inside it. */
+        if (err.code == KILN_OK) err.code = r;
+        err.severity = KILN_SEVERITY_ERROR;
+        if (path && strcmp(err.path, path) == 0) err.path[0] = 0;
+        kiln__src_sink(&d, &err);
+    }
     if (json) kiln__src_json(path, size, &scene, r == KILN_OK ? NULL : &err, &d, status);
     else if (r == KILN_OK) kiln__src_text(path, &scene);
     for (uint32_t i = 0; i < d.count; i++)
         if (!quiet || d.items[i].severity == KILN_SEVERITY_ERROR) kiln__cli_print_diag(stderr, path, &d.items[i]);
-    if (r != KILN_OK) kiln__cli_print_diag(stderr, NULL, &err);
     if (r == KILN_OK) kiln_source_scene_free(&scene);
     free(d.items);
     return status;

@@ -256,7 +256,7 @@ typedef struct kiln_blob_material_slot {
 typedef struct kiln_blob_instance {
     uint32_t name;          /* string */
     uint32_t reference;     /* index into REFERENCES */
-    uint32_t source_index;  /* position of the Instance in the baked input (file order) */
+    uint32_t source_index;  /* position among the input's imported Instances (file order) */
     uint32_t source;        /* input file index */
     float    position[3];
     float    rotation[4];   /* unit quaternion */
@@ -431,7 +431,7 @@ typedef struct kiln_blob_constraint {
     uint32_t target;            /* target bone, index within the skeleton (!= bone) */
     uint32_t flags;             /* KILN_CONSTRAINT_SKIP_* */
     float    weight;            /* [0, 1] */
-    uint32_t order;             /* position among the skeleton's constraints in the Cast file */
+    uint32_t order;             /* position among the skeleton's imported constraints (file order) */
     float    offset[4];
     uint32_t reserved[4];
 } kiln_blob_constraint;
@@ -452,7 +452,7 @@ typedef struct kiln_blob_ik_handle {
     uint32_t pole_bone;         /* or KILN_BLOB_NONE */
     uint32_t flags;             /* KILN_IK_* */
     uint32_t chain_length;      /* bones from start to end inclusive (>= 2) */
-    uint32_t order;             /* position among the skeleton's IK handles in the Cast file */
+    uint32_t order;             /* position among the skeleton's imported IK handles (file order) */
     float    target_offset[3];
     uint32_t reserved[3];
 } kiln_blob_ik_handle;

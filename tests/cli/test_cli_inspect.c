@@ -1459,7 +1459,9 @@ Test(corpus, bad_files_exit_with_the_expected_status_and_a_specific_error)
         char path[2048];
         snprintf(path, sizeof path, "%s/%s", bad, e->d_name);
 
-        const char *text_args[] = {"inspect", path, NULL};
+        /* --format cast: the Cast reader's view, whose codes the MANIFEST rows name (without it,
+         * bytes that are no Cast file at all fail as ERR_FORMAT_UNKNOWN: tested below) */
+        const char *text_args[] = {"inspect", "--format", "cast", path, NULL};
         run_result r = run_kiln(text_args);
         cr_expect_eq(r.status, status, "%s: status %d, expected %d; stderr:\n%s", e->d_name, r.status, status, r.err);
         if (status == 2) {
@@ -1472,7 +1474,7 @@ Test(corpus, bad_files_exit_with_the_expected_status_and_a_specific_error)
         }
         run_free(&r);
 
-        const char *json_args[] = {"inspect", "--json", "--quiet", path, NULL};
+        const char *json_args[] = {"inspect", "--format", "cast", "--json", "--quiet", path, NULL};
         r = run_kiln(json_args);
         cr_expect_eq(r.status, status, "%s (--json)", e->d_name);
         jv doc = json_parse(r.out);
@@ -1552,5 +1554,36 @@ Test(cli_inspect_source, unrecognised_input_names_the_formats)
     cr_expect(strstr(r.err, "ERR_FORMAT_UNKNOWN") != NULL || strstr(r.err, "no format this build reads") != NULL,
               "%s", r.err);
     cr_expect(strstr(r.err, "cast") != NULL, "%s", r.err);
+    run_free(&r);
+}
+
+/* Bytes no importer recognises (the corpus' wrong magic): ERR_FORMAT_UNKNOWN, naming the input
+ * and the formats this build reads, in text and JSON; an unknown --format name likewise. */
+Test(corpus, unknown_bytes_name_the_formats_this_build_reads)
+{
+    char dir[1024], path[1200];
+    if (!corpus_dir(dir, sizeof dir)) cr_skip_test("corpus not found at %s: skipping", dir);
+    snprintf(path, sizeof path, "%s/bad/wrong_magic.cast", dir);
+    const char *text_args[] = {"inspect", path, NULL};
+    run_result r = run_kiln(text_args);
+    cr_expect_eq(r.status, 2);
+    char want[1300];
+    snprintf(want, sizeof want, "%s: error: %s", path, kiln_result_str(KILN_ERR_FORMAT_UNKNOWN));
+    cr_expect(strstr(r.err, want) && strstr(r.err, "match none of: cast"), "stderr:\n%s", r.err);
+    run_free(&r);
+    const char *json_args[] = {"inspect", "--json", path, NULL};
+    r = run_kiln(json_args);
+    cr_expect_eq(r.status, 2);
+    jv doc = json_parse(r.out);
+    const jv *diags = jget(&doc, "diagnostics");
+    cr_assert(diags && diags->type == J_ARR && diags->count == 1, "%s", r.out);
+    cr_expect_str_eq(jstr(jget(&diags->items[0], "code"), "code"), "ERR_FORMAT_UNKNOWN");
+    cr_expect_str_eq(jstr(jget(&diags->items[0], "severity"), "severity"), "error");
+    json_free(&doc);
+    run_free(&r);
+    const char *named_args[] = {"inspect", "--format", "gltf", path, NULL};
+    r = run_kiln(named_args);
+    cr_expect_eq(r.status, 2);
+    cr_expect(strstr(r.err, "'gltf'") && strstr(r.err, "this build reads: cast"), "%s", r.err);
     run_free(&r);
 }

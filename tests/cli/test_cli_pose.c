@@ -34,6 +34,7 @@
 
 #include "anim_fixture.h"
 #include "cli_run.h"
+#include "test_util.h"
 #include "json_read.h"
 #include "kiln/bake/cast_write.h"
 
@@ -873,4 +874,31 @@ Test(cli_pose, ik_constraints_and_skinned_vertices)
               "%s", r.out);
     cli_result_free(&r);
     scratch_done(&s);
+}
+
+/* A model with embedded clips (crowd.cast: six models, four clips), given as MODEL and again
+ * as ANIM: --clip picks the named clip among ANIM's, and the pose is the one MODEL alone gives
+ * for that clip. */
+Test(cli_pose, model_and_anim_the_same_file)
+{
+    char dir[1024], path[1100];
+    if (!corpus_dir(dir, sizeof dir)) cr_skip_test("corpus not found at %s: skipping", dir);
+    snprintf(path, sizeof path, "%s/crowd.cast", dir);
+    const char *alone[] = {"pose", "--json", "--clip", "crowd_clip_1", path, "--frames", "3,17.5", NULL};
+    const char *twice[] = {"pose", "--json", "--clip", "crowd_clip_1", path, path, "--frames", "3,17.5", NULL};
+    const char *other[] = {"pose", "--json", "--clip", "crowd_clip_2", path, path, "--frames", "3,17.5", NULL};
+    jr_value *a = pose_json(alone), *b = pose_json(twice), *c = pose_json(other);
+    cr_expect_str_eq(jr_str(jr_get(a, "clip")), "crowd_clip_1");
+    cr_expect_str_eq(jr_str(jr_get(b, "clip")), "crowd_clip_1");
+    cr_expect_str_eq(jr_str(jr_get(c, "clip")), "crowd_clip_2");
+    expect_same_numbers(jr_get(a, "frames"), jr_get(b, "frames"), 0, "MODEL alone vs MODEL MODEL");
+    /* another clip moves the bones elsewhere */
+    const jr_value *fb = frame_at(b, 0), *fc = frame_at(c, 0);
+    double diff = 0;
+    for (size_t k = 0; k < jr_len(jr_get(fb, "local")); k++)
+        for (size_t i = 0; i < 3; i++) diff += fabs(local_of(fb, k, i) - local_of(fc, k, i));
+    cr_expect_gt(diff, 1e-6, "crowd_clip_1 and crowd_clip_2 give the same pose");
+    jr_free(a);
+    jr_free(b);
+    jr_free(c);
 }
