@@ -913,6 +913,34 @@ Test(cast_export, bad_indices_and_arrays_fail_naming_the_item)
     cr_expect_str_eq(err.path, "in.mesh:c0");
     s.animations[0].curves[0].channel = KILN_SOURCE_CHANNEL_ROTATION;
 
+    /* More slots than a Cast reader reads (n and t count among its first 256 properties). */
+    kiln_source_material *mat = &s.models[0].materials[0];
+    kiln_source_material_slot *slots = mat->slots;
+    uint32_t slot_count = mat->slot_count;
+    mat->slot_count = 255;
+    mat->slots = kiln_source_alloc(&s, 255, sizeof *mat->slots);
+    for (uint32_t k = 0; k < 255; k++) {
+        mat->slots[k].name = kiln_source_strfmt(&s, "extra%u", k);
+        mat->slots[k].path = "x.png";
+    }
+    cr_expect_eq(export_fails(&s, &err), KILN_ERR_LIMIT);
+    cr_expect_str_eq(err.path, "in.mesh:Root[0]/Model[0]/Material[0]");
+    mat->slot_count = 254;
+    const kiln_source_scene *one[1] = {&s};
+    kiln_cast_export_result fits;
+    cr_assert_eq(kiln_cast_export(one, 1, NULL, &fits, &err), KILN_OK, "%s", err.message);
+    kiln_cast_doc *doc;
+    cr_assert_eq(kiln_cast_parse(fits.data, fits.size, NULL, &doc, &err), KILN_OK);
+    uint32_t matl = kiln_cast_child(doc, kiln_cast_child(doc, kiln_cast_root(doc, 0), KILN_CAST_ID_MODEL, 0),
+                                    KILN_CAST_ID_MATERIAL, 0);
+    kiln_cast_material cm;
+    cr_assert_eq(kiln_cast_get_material(doc, matl, &cm, NULL), KILN_OK);
+    cr_expect_eq(cm.slot_count, 254, "every slot within the reader's reach");
+    kiln_cast_free(doc);
+    kiln_cast_export_result_free(&fits);
+    mat->slots = slots;
+    mat->slot_count = slot_count;
+
     /* More faces than a Cast array can count. */
     mesh->face_count = 0x60000000u;
     cr_expect_eq(export_fails(&s, &err), KILN_ERR_LIMIT);

@@ -361,9 +361,11 @@ static void kiln__slot_names(kiln__exp *x, const kiln_source_material *m, char (
 static uint64_t kiln__material(kiln__exp *x, uint32_t model, const kiln_source_material *m)
 {
     if (!kiln__have(x, m->slots, m->slot_count, 1, &m->loc, "slots")) return 0;
-    if (m->slot_count > 256) {
-        /* Cast readers read the first 256 properties of a Material as slots. */
-        kiln__fail(x, KILN_ERR_LIMIT, &m->loc, "%u slots: Cast readers read at most 256", m->slot_count);
+    uint64_t props = (uint64_t)m->slot_count + (m->name != NULL) + (m->type != NULL);
+    if (props > 256) {
+        /* Cast readers read slots among the first 256 properties of a Material (n and t too). */
+        kiln__fail(x, KILN_ERR_LIMIT, &m->loc, "%u slots: a Cast reader reads a material's first 256 properties only",
+                   m->slot_count);
         return 0;
     }
     for (uint32_t k = 0; k < m->slot_count; k++) {
