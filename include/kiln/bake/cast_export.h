@@ -92,8 +92,8 @@ typedef struct kiln_cast_export_result {
 /* Writes `scene_count` scenes (>= 1) into one Cast file in memory. `options` may be NULL. On
  * failure *out is zeroed and err (may be NULL) says why, naming the item's source location:
  * ERR_INVALID_ARGUMENT (NULL arguments, a NULL array with a non-zero count, an index or an
- * enumeration out of range), ERR_LIMIT (an array or a node over the format's 32-bit sizes),
- * ERR_OUT_OF_MEMORY. */
+ * enumeration out of range), ERR_LIMIT (an array or a node over the format's 32-bit sizes, a
+ * material with more than the 256 properties a Cast reader scans for slots), ERR_OUT_OF_MEMORY. */
 KILN_API kiln_result kiln_cast_export(const kiln_source_scene *const *scenes, uint32_t scene_count,
                                       const kiln_cast_export_options *options, kiln_cast_export_result *out,
                                       kiln_diag *err);
