@@ -245,6 +245,7 @@ static int kiln__convert_import(kiln__convert_cli *c)
             if (!err.message[0]) snprintf(err.message, sizeof err.message, "%s", kiln_result_str(r));
             err.severity = KILN_SEVERITY_ERROR;
             kiln__convert_print(c->inputs[i], &err);
+            fprintf(stderr, KILN_CLI_NAME ": convert: nothing written\n");
             return KILN_EXIT_INPUT;
         }
         c->scene_count++;
