@@ -39,7 +39,7 @@ typedef struct kiln__cli_verb {
 } kiln__cli_verb;
 
 /* Verb descriptors, one per verb file. */
-extern const kiln__cli_verb kiln__cli_verb_inspect; /* inspect.c */
+extern const kiln__cli_verb kiln__cli_verb_inspect; /* inspect.c (+ inspect_*.c) */
 extern const kiln__cli_verb kiln__cli_verb_bake;    /* cli_bake.c */
 extern const kiln__cli_verb kiln__cli_verb_verify;  /* cli_verify.c */
 extern const kiln__cli_verb kiln__cli_verb_pose;    /* cli_pose.c */

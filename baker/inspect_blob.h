@@ -1,4 +1,4 @@
-/* Private: `kiln inspect` for baked blobs (the Cast summary lives in inspect.c). */
+/* Private: `kiln inspect` for baked blobs (the Cast summary lives in inspect_summary.h). */
 #ifndef KILN_BAKER_INSPECT_BLOB_H
 #define KILN_BAKER_INSPECT_BLOB_H
 
