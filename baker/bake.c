@@ -18,7 +18,7 @@
 #include "bake_stage.h"
 #include "bake_util.h"
 #include "blob_write.h"
-#include "diag.h"
+#include "bake_report.h"
 #include "ds.h"
 #include "file_atomic.h"
 #include "kiln/blob.h"
@@ -62,7 +62,7 @@ static void kiln__replay(const kiln_bake_options *o, const kiln__job *job)
     for (uint32_t i = 0; i < job->diag_count; i++) o->diag.fn(o->diag.user, &job->diags[i]);
     if (job->diag_overflow) {
         kiln_diag d;
-        kiln__diag_fill(&d, KILN_ERR_LIMIT, KILN_SEVERITY_INFO, NULL, KILN_CAST_NONE, NULL, KILN_NO_OFFSET,
+        kiln__bake_report_fill(&d, KILN_ERR_LIMIT, KILN_SEVERITY_INFO, NULL, NULL, KILN_NO_OFFSET,
                         "%llu more diagnostics not shown (counted in the statistics)",
                         (unsigned long long)job->diag_overflow);
         size_t n = strlen(job->unit.input->path ? job->unit.input->path : "");
@@ -202,7 +202,7 @@ static kiln_result kiln__encode_clips(kiln__job *jobs, uint32_t count, const kil
             kiln_result r = kiln__anim_align(o->allocator, an, sk);
             if (r == KILN_OK) r = kiln__anim_encode(o->allocator, o, &sink, an, sk);
             if (r != KILN_OK) {
-                kiln__diag_fill(err, r, KILN_SEVERITY_ERROR, NULL, KILN_CAST_NONE, NULL, KILN_NO_OFFSET,
+                kiln__bake_report_fill(err, r, KILN_SEVERITY_ERROR, NULL, NULL, KILN_NO_OFFSET,
                                 "while encoding animation '%s'", an->name);
                 snprintf(err->path, sizeof err->path, "%s", u->input->path ? u->input->path : "");
                 return r;
@@ -258,7 +258,7 @@ static kiln_result kiln__verify(const void *blob, size_t size, kiln_diag *err)
     memset(&why, 0, sizeof why);
     kiln_result r = kiln_blob_load(blob, size, 0, &view, &why);
     if (r == KILN_OK) return KILN_OK;
-    kiln__diag_fill(err, r, KILN_SEVERITY_ERROR, NULL, KILN_CAST_NONE, NULL, why.offset,
+    kiln__bake_report_fill(err, r, KILN_SEVERITY_ERROR, NULL, NULL, why.offset,
                     "internal error: the baked blob does not verify (%s%s%s)", why.path,
                     why.path[0] ? ": " : "", why.message);
     return r;
@@ -275,7 +275,7 @@ static kiln_result kiln__stage23(kiln__job *jobs, uint32_t count, const kiln_all
     if (r == KILN_OK) kiln__count_records(&out->stats, &b);
     kiln__builder_free(&b, a);
     if (r != KILN_OK) {
-        kiln__diag_fill(err, r, KILN_SEVERITY_ERROR, NULL, KILN_CAST_NONE, NULL, KILN_NO_OFFSET,
+        kiln__bake_report_fill(err, r, KILN_SEVERITY_ERROR, NULL, NULL, KILN_NO_OFFSET,
                         "while laying out the blob");
         return r;
     }
@@ -301,13 +301,13 @@ kiln_result kiln_bake(const kiln_bake_input *inputs, uint32_t count, const kiln_
     if (options) o = *options;
     if (o.max_influences == 0) o.max_influences = 8;
     if (!out || (count && !inputs) || o.max_influences > 8) {
-        kiln__diag_fill(err, KILN_ERR_INVALID_ARGUMENT, KILN_SEVERITY_ERROR, NULL, KILN_CAST_NONE, NULL,
+        kiln__bake_report_fill(err, KILN_ERR_INVALID_ARGUMENT, KILN_SEVERITY_ERROR, NULL, NULL,
                         KILN_NO_OFFSET, "%s", !out ? "no result" : o.max_influences > 8 ? "max_influences above 8" : "no inputs");
         return KILN_ERR_INVALID_ARGUMENT;
     }
     for (uint32_t i = 0; i < count; i++) {
         if (!inputs[i].data && inputs[i].size) {
-            kiln__diag_fill(err, KILN_ERR_INVALID_ARGUMENT, KILN_SEVERITY_ERROR, NULL, KILN_CAST_NONE, NULL,
+            kiln__bake_report_fill(err, KILN_ERR_INVALID_ARGUMENT, KILN_SEVERITY_ERROR, NULL, NULL,
                             KILN_NO_OFFSET, "input %u has no data", i);
             return KILN_ERR_INVALID_ARGUMENT;
         }
@@ -315,7 +315,7 @@ kiln_result kiln_bake(const kiln_bake_input *inputs, uint32_t count, const kiln_
     const kiln_allocator *a = o.allocator;
     kiln__job *jobs = count ? kiln__realloc(a, NULL, (size_t)count * sizeof *jobs) : NULL;
     if (count && !jobs) {
-        kiln__diag_fill(err, KILN_ERR_OUT_OF_MEMORY, KILN_SEVERITY_ERROR, NULL, KILN_CAST_NONE, NULL, KILN_NO_OFFSET,
+        kiln__bake_report_fill(err, KILN_ERR_OUT_OF_MEMORY, KILN_SEVERITY_ERROR, NULL, NULL, KILN_NO_OFFSET,
                         "baking %u inputs", count);
         return KILN_ERR_OUT_OF_MEMORY;
     }
@@ -345,7 +345,7 @@ kiln_result kiln_bake(const kiln_bake_input *inputs, uint32_t count, const kiln_
 kiln_result kiln_bake_save(const kiln_bake_result *res, const char *path, kiln_diag *err)
 {
     if (!res || !res->blob) {
-        kiln__diag_fill(err, KILN_ERR_INVALID_ARGUMENT, KILN_SEVERITY_ERROR, NULL, KILN_CAST_NONE, NULL,
+        kiln__bake_report_fill(err, KILN_ERR_INVALID_ARGUMENT, KILN_SEVERITY_ERROR, NULL, NULL,
                         KILN_NO_OFFSET, "no baked blob to save");
         return KILN_ERR_INVALID_ARGUMENT;
     }

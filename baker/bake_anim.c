@@ -16,7 +16,7 @@
 
 #include "bake_anim.h"
 #include "bake_util.h"
-#include "diag.h"
+#include "bake_report.h"
 #include "ds.h"
 
 /* Frames a clip may span, and dense samples it may hold (components x frames): beyond these a
@@ -32,7 +32,7 @@ typedef struct kiln__keys {
 
 typedef struct kiln__curve_in {
     const char          *name;
-    kiln_cast_curve_prop prop;
+    kiln_source_channel  prop;
     uint32_t             mode;  /* KILN_MODE_* */
     float                ab;
     kiln__keys           keys;
@@ -40,7 +40,7 @@ typedef struct kiln__curve_in {
 
 typedef struct kiln__anim_build {
     const kiln__bake_ctx *ctx;
-    uint32_t              node;
+    const kiln_source_animation *src;
     kiln__anim           *out;
     kiln__curve_in       *curves;
     uint32_t              curve_count;
@@ -91,10 +91,11 @@ static void kiln__condition_quat(float *q, uint64_t *renormalised)
 
 /* Reads, filters, sorts and de-duplicates the keys of one curve. Returns ERR_OUT_OF_MEMORY or
  * KILN_OK (an empty result is legal: the curve has no effect). */
-static kiln_result kiln__read_keys(kiln__anim_build *b, uint32_t node, const kiln_cast_curve *c, kiln__keys *k)
+static kiln_result kiln__read_keys(kiln__anim_build *b, const kiln_source_curve *c, kiln__keys *k)
 {
     const kiln_allocator *a = kiln__alloc_of(b);
-    uint32_t n = c->key_count, comps = c->property == KILN_CAST_CURVE_RQ ? 4u : 1u;
+    const kiln_source_loc *loc = &c->loc;
+    uint32_t n = c->key_count, comps = c->channel == KILN_SOURCE_CHANNEL_ROTATION ? 4u : 1u;
     memset(k, 0, sizeof *k);
     k->comps = comps;
     if (n == 0) return KILN_OK;
@@ -105,8 +106,8 @@ static kiln_result kiln__read_keys(kiln__anim_build *b, uint32_t node, const kil
     k->values = kiln__alloc_array(a, (uint64_t)n * comps, sizeof *k->values);
     kiln_result r = KILN_ERR_OUT_OF_MEMORY;
     if (!frames || !values || !order || !k->frames || !k->values) goto done;
-    kiln_cast_array_read_u32(&c->key_frames, 0, n, frames);
-    kiln_cast_array_read_f32(&c->key_values, 0, n, values);
+    memcpy(frames, c->frames, (size_t)n * sizeof *frames);
+    memcpy(values, c->values, (size_t)n * comps * sizeof *values);
 
     /* Non-finite values: the key is dropped (F). */
     uint32_t kept = 0;
@@ -116,7 +117,7 @@ static kiln_result kiln__read_keys(kiln__anim_build *b, uint32_t node, const kil
         if (ok) order[kept].frame = frames[i], order[kept].index = i, kept++;
     }
     if (kept < n)
-        kiln__diag_report(&b->ctx->sink, KILN_ERR_CAST_BAD_VALUE, KILN_SEVERITY_WARNING, b->ctx->doc, node, "kv",
+        kiln__bake_report(&b->ctx->sink, KILN_ERR_CAST_BAD_VALUE, KILN_SEVERITY_WARNING, loc, "kv",
                           KILN_NO_OFFSET, "%u key(s) with NaN or infinite values dropped", n - kept);
 
     /* Sorted by frame, file order among equal frames; the last of equal frames wins (D.2). */
@@ -132,7 +133,7 @@ static kiln_result kiln__read_keys(kiln__anim_build *b, uint32_t node, const kil
         out++;
     }
     if (duplicates)
-        kiln__diag_report(&b->ctx->sink, KILN_ERR_CAST_BAD_VALUE, KILN_SEVERITY_WARNING, b->ctx->doc, node, "kb",
+        kiln__bake_report(&b->ctx->sink, KILN_ERR_CAST_BAD_VALUE, KILN_SEVERITY_WARNING, loc, "kb",
                           KILN_NO_OFFSET, "%u key(s) share a frame with a later key; the later value is used",
                           duplicates);
     k->count = out;
@@ -150,7 +151,7 @@ static kiln_result kiln__read_keys(kiln__anim_build *b, uint32_t node, const kil
             }
         }
         if (renormalised)
-            kiln__diag_report(&b->ctx->sink, KILN_ERR_CAST_BAD_VALUE, KILN_SEVERITY_INFO, b->ctx->doc, node, "kv",
+            kiln__bake_report(&b->ctx->sink, KILN_ERR_CAST_BAD_VALUE, KILN_SEVERITY_INFO, loc, "kv",
                               KILN_NO_OFFSET, "%llu rotation key(s) were not unit quaternions and were normalised",
                               (unsigned long long)renormalised);
     }
@@ -276,13 +277,13 @@ static uint32_t kiln__lookup(kiln__anim_build *b, uint32_t kind, const char *nam
 }
 
 /* Component range and channel group of a t/r/s curve property. */
-static void kiln__components_of(kiln_cast_curve_prop p, unsigned *c0, unsigned *n, unsigned *group)
+static void kiln__components_of(kiln_source_channel p, unsigned *c0, unsigned *n, unsigned *group)
 {
     switch (p) {
-    case KILN_CAST_CURVE_RQ: *c0 = 3, *n = 4, *group = 1; return;
-    case KILN_CAST_CURVE_TX: case KILN_CAST_CURVE_TY: case KILN_CAST_CURVE_TZ:
-        *c0 = (unsigned)(p - KILN_CAST_CURVE_TX), *n = 1, *group = 0; return;
-    default: *c0 = 7u + (unsigned)(p - KILN_CAST_CURVE_SX), *n = 1, *group = 2; return;
+    case KILN_SOURCE_CHANNEL_ROTATION: *c0 = 3, *n = 4, *group = 1; return;
+    case KILN_SOURCE_CHANNEL_TX: case KILN_SOURCE_CHANNEL_TY: case KILN_SOURCE_CHANNEL_TZ:
+        *c0 = (unsigned)(p - KILN_SOURCE_CHANNEL_TX), *n = 1, *group = 0; return;
+    default: *c0 = 7u + (unsigned)(p - KILN_SOURCE_CHANNEL_SX), *n = 1, *group = 2; return;
     }
 }
 
@@ -290,29 +291,25 @@ static void kiln__components_of(kiln_cast_curve_prop p, unsigned *c0, unsigned *
 
 static kiln_result kiln__read_curves(kiln__anim_build *b)
 {
-    const kiln_cast_doc *doc = b->ctx->doc;
-    for (uint32_t c = kiln_cast_node_at(doc, b->node)->first_child; c != KILN_CAST_NONE;
-         c = kiln_cast_node_at(doc, c)->next_sibling) {
-        if (kiln_cast_node_at(doc, c)->id != KILN_CAST_ID_CURVE) continue;
-        kiln_cast_curve cc;
-        if (kiln_cast_get_curve(doc, c, &cc, &b->ctx->sink) != KILN_OK) continue; /* reported: dropped */
+    for (uint32_t c = 0; c < b->src->curve_count; c++) {
+        const kiln_source_curve *cc = &b->src->curves[c];
         kiln__curve_in *in = &b->curves[b->curve_count];
         memset(in, 0, sizeof *in);
-        kiln_result r = kiln__read_keys(b, c, &cc, &in->keys);
+        kiln_result r = kiln__read_keys(b, cc, &in->keys);
         if (r != KILN_OK) {
             kiln__keys_free(kiln__alloc_of(b), &in->keys);
             return r;
         }
         if (in->keys.count == 0) {
-            kiln__diag_report(&b->ctx->sink, KILN_ERR_CAST_EMPTY, KILN_SEVERITY_WARNING, doc, c, NULL, KILN_NO_OFFSET,
+            kiln__bake_report(&b->ctx->sink, KILN_ERR_CAST_EMPTY, KILN_SEVERITY_WARNING, &cc->loc, NULL, KILN_NO_OFFSET,
                               "curve has no usable keys; it has no effect");
             kiln__keys_free(kiln__alloc_of(b), &in->keys);
             continue;
         }
-        in->name = cc.node_name;
-        in->prop = cc.property;
-        in->mode = KILN_MODE_ABSOLUTE + (uint32_t)cc.mode;
-        in->ab = cc.additive_weight;
+        in->name = cc->target;
+        in->prop = cc->channel;
+        in->mode = KILN_MODE_ABSOLUTE + (uint32_t)cc->mode;
+        in->ab = cc->additive_weight;
         b->out->key_count += in->keys.count;
         b->curve_count++;
     }
@@ -321,38 +318,32 @@ static kiln_result kiln__read_curves(kiln__anim_build *b)
 
 static kiln_result kiln__read_overrides_and_events(kiln__anim_build *b, uint32_t overrides, uint64_t events)
 {
-    const kiln_cast_doc *doc = b->ctx->doc;
     const kiln_allocator *a = kiln__alloc_of(b);
     kiln__anim *an = b->out;
     an->overrides = kiln__alloc_array(a, overrides, sizeof *an->overrides);
     an->events = kiln__alloc_array(a, events, sizeof *an->events);
     if (!an->overrides || !an->events) return KILN_ERR_OUT_OF_MEMORY;
     uint32_t order = 0;
-    for (uint32_t c = kiln_cast_node_at(doc, b->node)->first_child; c != KILN_CAST_NONE;
-         c = kiln_cast_node_at(doc, c)->next_sibling) {
-        uint32_t id = kiln_cast_node_at(doc, c)->id;
-        if (id == KILN_CAST_ID_CURVE_MODE_OVERRIDE) {
-            kiln_cast_mode_override o;
-            if (kiln_cast_get_mode_override(doc, c, &o, &b->ctx->sink) != KILN_OK) continue;
-            uint32_t channels = (o.translation ? 1u : 0u) | (o.rotation ? 2u : 0u) | (o.scale ? 4u : 0u);
-            if (!channels) continue; /* no effect (D.6); the accessor said so */
-            kiln__anim_override *ov = &an->overrides[an->override_count];
-            ov->name = kiln__strdup(a, o.node_name);
-            if (!ov->name) return KILN_ERR_OUT_OF_MEMORY;
-            ov->mode = KILN_MODE_ABSOLUTE + (uint32_t)o.mode;
-            ov->channels = channels;
-            ov->order = order++;
-            an->override_count++;
-        } else if (id == KILN_CAST_ID_NOTIFICATION_TRACK) {
-            kiln_cast_notification t;
-            if (kiln_cast_get_notification(doc, c, &t, &b->ctx->sink) != KILN_OK) continue;
-            for (uint32_t i = 0; i < t.key_frames.count; i++) {
-                kiln__anim_event *e = &an->events[an->event_count];
-                e->name = kiln__strdup(a, t.name);
-                if (!e->name) return KILN_ERR_OUT_OF_MEMORY;
-                e->frame = kiln_cast_array_u32(&t.key_frames, i);
-                e->order = an->event_count++;
-            }
+    for (uint32_t c = 0; c < b->src->override_count; c++) {
+        const kiln_source_mode_override *o = &b->src->overrides[c];
+        uint32_t channels = (o->translation ? 1u : 0u) | (o->rotation ? 2u : 0u) | (o->scale ? 4u : 0u);
+        if (!channels) continue; /* no effect (D.6); the importer said so */
+        kiln__anim_override *ov = &an->overrides[an->override_count];
+        ov->name = kiln__strdup(a, o->target);
+        if (!ov->name) return KILN_ERR_OUT_OF_MEMORY;
+        ov->mode = KILN_MODE_ABSOLUTE + (uint32_t)o->mode;
+        ov->channels = channels;
+        ov->order = order++;
+        an->override_count++;
+    }
+    for (uint32_t c = 0; c < b->src->notification_count; c++) {
+        const kiln_source_notification *t = &b->src->notifications[c];
+        for (uint32_t i = 0; i < t->key_count; i++) {
+            kiln__anim_event *e = &an->events[an->event_count];
+            e->name = kiln__strdup(a, t->name);
+            if (!e->name) return KILN_ERR_OUT_OF_MEMORY;
+            e->frame = t->frames[i];
+            e->order = an->event_count++;
         }
     }
     return KILN_OK;
@@ -384,7 +375,7 @@ static kiln_result kiln__range(kiln__anim_build *b)
     uint64_t frames = (uint64_t)(hi - lo) + 1u;
     uint64_t tracks = (uint64_t)b->curve_count * KILN_ANIM_COMPONENTS + 1u;
     if (frames > KILN__ANIM_MAX_FRAMES || frames * tracks > KILN__ANIM_MAX_SAMPLES) {
-        kiln__diag_report(&b->ctx->sink, KILN_ERR_LIMIT, KILN_SEVERITY_ERROR, b->ctx->doc, b->node, NULL,
+        kiln__bake_report(&b->ctx->sink, KILN_ERR_LIMIT, KILN_SEVERITY_ERROR, &b->src->loc, NULL,
                           KILN_NO_OFFSET,
                           "keys span frames %lld to %lld (%llu frames for %u curves): more than the %u frames "
                           "and %llu samples a clip may hold; the animation is dropped",
@@ -416,8 +407,8 @@ static kiln_result kiln__resample_all(kiln__anim_build *b)
 
     for (uint32_t i = 0; i < b->curve_count; i++) {
         const kiln__curve_in *in = &b->curves[i];
-        if (in->prop == KILN_CAST_CURVE_BS || in->prop == KILN_CAST_CURVE_VB) {
-            int vis = in->prop == KILN_CAST_CURVE_VB;
+        if (in->prop == KILN_SOURCE_CHANNEL_BLEND_SHAPE || in->prop == KILN_SOURCE_CHANNEL_VISIBILITY) {
+            int vis = in->prop == KILN_SOURCE_CHANNEL_VISIBILITY;
             uint32_t s = kiln__lookup(b, vis ? KILN_SCALAR_VISIBILITY : KILN_SCALAR_BLEND_SHAPE, in->name);
             if (s == UINT32_MAX) return KILN_ERR_OUT_OF_MEMORY;
             kiln__anim_scalar *sc = &an->scalars[s];
@@ -446,7 +437,7 @@ static kiln_result kiln__resample_all(kiln__anim_build *b)
         /* One additive weight per channel group is stored; curves of a group normally agree. */
         if (in->mode == KILN_MODE_ADDITIVE) {
             if (jt->ab[group] != 1.0f && jt->ab[group] != in->ab)
-                kiln__diag_report(&b->ctx->sink, KILN_ERR_CAST_BAD_VALUE, KILN_SEVERITY_WARNING, b->ctx->doc, b->node,
+                kiln__bake_report(&b->ctx->sink, KILN_ERR_CAST_BAD_VALUE, KILN_SEVERITY_WARNING, &b->src->loc,
                                   NULL, KILN_NO_OFFSET,
                                   "bone '%s': additive curves of one channel have different weights (ab %g and %g); "
                                   "%g is used for all of them",
@@ -469,52 +460,43 @@ static char *kiln__anim_name(const kiln__bake_ctx *ctx, const char *name, uint32
     return numbered;
 }
 
-static kiln_result kiln__build(kiln__anim_build *b)
+static kiln_result kiln__build(kiln__anim_build *b, uint32_t index)
 {
-    const kiln_cast_doc *doc = b->ctx->doc;
+    const kiln_source_animation *src = b->src;
     kiln__anim *an = b->out;
-    kiln_cast_animation ca;
-    kiln_result r = kiln_cast_get_animation(doc, b->node, &ca, &b->ctx->sink);
-    if (r != KILN_OK) return r;
-    const kiln_cast_node *node = kiln_cast_node_at(doc, b->node);
-    an->cast_node = b->node;
-    an->input_bytes = node->size;
-    an->name = kiln__anim_name(b->ctx, ca.name, node->ordinal);
+    an->input_bytes = src->loc.size;
+    an->name = kiln__anim_name(b->ctx, src->name, index);
     if (!an->name) return KILN_ERR_OUT_OF_MEMORY;
-    an->framerate = ca.framerate;
-    an->looping = ca.looping;
+    an->framerate = src->framerate;
+    an->looping = src->looping;
 
     uint64_t events = 0;
-    for (uint32_t c = node->first_child; c != KILN_CAST_NONE; c = kiln_cast_node_at(doc, c)->next_sibling) {
-        kiln_cast_notification t;
-        if (kiln_cast_node_at(doc, c)->id == KILN_CAST_ID_NOTIFICATION_TRACK &&
-            kiln_cast_get_notification(doc, c, &t, NULL) == KILN_OK)
-            events += t.key_frames.count;
-    }
-    b->curves = kiln__alloc_array(kiln__alloc_of(b), ca.curve_count, sizeof *b->curves);
+    for (uint32_t c = 0; c < src->notification_count; c++) events += src->notifications[c].key_count;
+    b->curves = kiln__alloc_array(kiln__alloc_of(b), src->curve_count, sizeof *b->curves);
     if (!b->curves) return KILN_ERR_OUT_OF_MEMORY;
-    r = kiln__read_curves(b);
-    if (r == KILN_OK) r = kiln__read_overrides_and_events(b, ca.override_count, events);
+    kiln_result r = kiln__read_curves(b);
+    if (r == KILN_OK) r = kiln__read_overrides_and_events(b, src->override_count, events);
     if (r != KILN_OK) return r;
     /* Sorted by frame; duplicates are kept, in file order (D.9). */
     if (an->event_count > 1) qsort(an->events, an->event_count, sizeof *an->events, kiln__cmp_event);
     if (b->curve_count == 0 && an->event_count == 0)
-        kiln__diag_report(&b->ctx->sink, KILN_ERR_CAST_EMPTY, KILN_SEVERITY_WARNING, doc, b->node, NULL,
-                          KILN_NO_OFFSET, "animation has no usable curves or notification keys; baked as an empty clip");
+        kiln__bake_report(&b->ctx->sink, KILN_ERR_CAST_EMPTY, KILN_SEVERITY_WARNING, &src->loc, NULL, KILN_NO_OFFSET,
+                          "animation has no usable curves or notification keys; baked as an empty clip");
     r = kiln__range(b);
     if (r == KILN_OK) r = kiln__resample_all(b);
     return r;
 }
 
-kiln_result kiln__bake_anim(const kiln__bake_ctx *ctx, uint32_t anim_node, kiln__anim *out)
+kiln_result kiln__bake_anim(const kiln__bake_ctx *ctx, const kiln_source_animation *anim, uint32_t index,
+                            kiln__anim *out)
 {
     memset(out, 0, sizeof *out);
     kiln__anim_build b;
     memset(&b, 0, sizeof b);
     b.ctx = ctx;
-    b.node = anim_node;
+    b.src = anim;
     b.out = out;
-    kiln_result r = kiln__build(&b);
+    kiln_result r = kiln__build(&b, index);
     for (uint32_t i = 0; i < b.curve_count; i++) kiln__keys_free(ctx->allocator, &b.curves[i].keys);
     kiln__free(ctx->allocator, b.curves);
     kiln__free(ctx->allocator, b.map);

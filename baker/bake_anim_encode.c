@@ -10,7 +10,7 @@
 
 #include "bake_anim.h"
 #include "bake_util.h"
-#include "diag.h"
+#include "bake_report.h"
 #include "ds.h"
 
 /* ---- slot order ------------------------------------------------------------------------------ */

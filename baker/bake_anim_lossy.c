@@ -23,7 +23,7 @@
 #include <string.h>
 
 #include "bake_anim.h"
-#include "diag.h"
+#include "bake_report.h"
 #include "ds.h"
 
 #define KILN__STEPS 24
@@ -595,7 +595,7 @@ kiln_result kiln__encode_lossy(const kiln_allocator *a, const kiln_bake_options 
         an->error_distance_m = (float)distance;
         an->max_error_m = (float)err;
     } else if (r == KILN_OK) {
-        kiln__diag_report(sink, KILN_ERR_LIMIT, KILN_SEVERITY_WARNING, NULL, KILN_CAST_NONE, NULL, KILN_NO_OFFSET,
+        kiln__bake_report(sink, KILN_ERR_LIMIT, KILN_SEVERITY_WARNING, NULL, NULL, KILN_NO_OFFSET,
                           "animation '%s': no quantisation meets %g m at %g m (best %g m); stored lossless", an->name,
                           bound, distance, err);
     }

@@ -25,36 +25,21 @@
 
 #include "bake_blend_shape.h"
 #include "bake_geom.h"
-#include "diag.h"
+#include "bake_report.h"
 #include "ds.h"
 
 /* ---- reading the shapes --------------------------------------------------------------------- */
 
-kiln_result kiln__blend_shapes_begin(const kiln__bake_ctx *ctx, uint32_t model_node, kiln__model_shapes *out)
+kiln_result kiln__blend_shapes_begin(const kiln__bake_ctx *ctx, const kiln_source_blend_shape *shapes, uint32_t count,
+                                     kiln__model_shapes *out)
 {
     memset(out, 0, sizeof *out);
-    const kiln_cast_doc *doc = ctx->doc;
-    uint32_t n = kiln_cast_child_count(doc, model_node, KILN_CAST_ID_BLENDSHAPE);
-    if (!n) return KILN_OK;
-    out->shapes = kiln__realloc(ctx->allocator, NULL, (size_t)n * sizeof *out->shapes);
+    if (!count) return KILN_OK;
+    out->shapes = kiln__realloc(ctx->allocator, NULL, (size_t)count * sizeof *out->shapes);
     if (!out->shapes) return KILN_ERR_OUT_OF_MEMORY;
-
-    for (uint32_t c = kiln_cast_node_at(doc, model_node)->first_child; c != KILN_CAST_NONE;
-         c = kiln_cast_node_at(doc, c)->next_sibling) {
-        if (kiln_cast_node_at(doc, c)->id != KILN_CAST_ID_BLENDSHAPE) continue;
-        kiln__shape_src *s = &out->shapes[out->count];
-        memset(s, 0, sizeof *s);
-        uint64_t errors = ctx->stats->errors; /* what the accessor reports, the job's sink counts */
-        kiln_result r = kiln_cast_get_blend_shape(doc, c, &s->cs, &ctx->sink);
-        if (r == KILN_ERR_OUT_OF_MEMORY) return r;
-        if (r == KILN_OK && s->cs.base_mesh != KILN_CAST_NONE) {
-            s->node = c;
-            out->count++;
-        } else if (ctx->stats->errors == errors) { /* a drop the accessor did not report */
-            kiln__diag_report(&ctx->sink, r == KILN_OK ? KILN_ERR_CAST_UNRESOLVED : r, KILN_SEVERITY_ERROR, doc, c,
-                              NULL, KILN_NO_OFFSET, "BlendShape dropped");
-        }
-    }
+    memset(out->shapes, 0, (size_t)count * sizeof *out->shapes);
+    for (uint32_t i = 0; i < count; i++) out->shapes[i].src = &shapes[i];
+    out->count = count;
     return KILN_OK;
 }
 
@@ -63,9 +48,9 @@ void kiln__blend_shapes_end(const kiln__bake_ctx *ctx, kiln__model_shapes *s, in
     for (uint32_t i = 0; report && i < s->count; i++) {
         const kiln__shape_src *src = &s->shapes[i];
         if (src->baked) continue;
-        kiln__diag_report(&ctx->sink, KILN_ERR_CAST_UNRESOLVED, KILN_SEVERITY_ERROR, ctx->doc, src->node, "b",
+        kiln__bake_report(&ctx->sink, KILN_ERR_CAST_UNRESOLVED, KILN_SEVERITY_ERROR, &src->src->loc, "b",
                           KILN_NO_OFFSET, "blend shape '%s' dropped: its base mesh was not baked",
-                          src->cs.name ? src->cs.name : "");
+                          src->src->name ? src->src->name : "");
     }
     kiln__free(ctx->allocator, s->shapes);
     memset(s, 0, sizeof *s);
@@ -111,7 +96,7 @@ static kiln_result kiln__read_deltas(kiln__mesh_shapes *m, uint32_t j)
 {
     const kiln_allocator *a = kiln__alloc_of(m);
     kiln__shape_src *s = m->src[j];
-    uint32_t n = s->cs.pair_count;
+    uint32_t n = s->src->pair_count;
     uint32_t *vi = kiln__realloc(a, NULL, ((size_t)n + 1) * sizeof *vi);
     float *vp = kiln__realloc(a, NULL, ((size_t)n + 1) * 3 * sizeof *vp);
     kiln__delta *out = kiln__realloc(a, NULL, ((size_t)n + 1) * sizeof *out);
@@ -122,8 +107,8 @@ static kiln_result kiln__read_deltas(kiln__mesh_shapes *m, uint32_t j)
         return KILN_ERR_OUT_OF_MEMORY;
     }
     if (n) {
-        kiln_cast_array_read_u32(&s->cs.indices, 0, n, vi);
-        kiln_cast_array_read_f32(&s->cs.targets, 0, n, vp);
+        memcpy(vi, s->src->indices, (size_t)n * sizeof *vi);
+        memcpy(vp, s->src->targets, (size_t)n * 3 * sizeof *vp);
     }
     uint32_t kept = 0;
     for (uint32_t k = 0; k < n; k++) {
@@ -161,16 +146,14 @@ static kiln_result kiln__read_deltas(kiln__mesh_shapes *m, uint32_t j)
 
 /* Collects the shapes whose base is `mesh_node` and reads the base positions. Returns KILN_OK
  * with m->count 0 when there are none or the mesh cannot be read (the mesh bake reports that). */
-static kiln_result kiln__collect(kiln__mesh_shapes *m, uint32_t mesh_node, kiln__model_shapes *shapes)
+static kiln_result kiln__collect(kiln__mesh_shapes *m, const kiln_source_mesh *mesh, uint32_t mesh_index,
+                                 kiln__model_shapes *shapes)
 {
     const kiln_allocator *a = kiln__alloc_of(m);
     uint32_t on_mesh = 0;
-    for (uint32_t i = 0; i < shapes->count; i++) on_mesh += shapes->shapes[i].cs.base_mesh == mesh_node;
-    kiln_cast_mesh cm;
-    if (!on_mesh || kiln_cast_get_mesh(m->ctx->doc, mesh_node, &cm, NULL) != KILN_OK || !cm.vertex_count ||
-        cm.positions.count != cm.vertex_count)
-        return KILN_OK;
-    uint32_t vc = m->vertex_count = cm.vertex_count;
+    for (uint32_t i = 0; i < shapes->count; i++) on_mesh += shapes->shapes[i].src->mesh == mesh_index;
+    if (!on_mesh || !mesh->vertex_count || !mesh->positions) return KILN_OK;
+    uint32_t vc = m->vertex_count = mesh->vertex_count;
     m->src = kiln__realloc(a, NULL, on_mesh * sizeof *m->src);
     m->deltas = kiln__realloc(a, NULL, on_mesh * sizeof *m->deltas);
     m->delta_count = kiln__realloc(a, NULL, on_mesh * sizeof *m->delta_count);
@@ -179,8 +162,8 @@ static kiln_result kiln__collect(kiln__mesh_shapes *m, uint32_t mesh_node, kiln_
     if (!m->src || !m->deltas || !m->delta_count || !m->base || !m->slot) return KILN_ERR_OUT_OF_MEMORY;
     memset(m->deltas, 0, on_mesh * sizeof *m->deltas);
     for (uint32_t i = 0; i < shapes->count; i++)
-        if (shapes->shapes[i].cs.base_mesh == mesh_node) m->src[m->count++] = &shapes->shapes[i];
-    kiln_cast_array_read_f32(&cm.positions, 0, vc, m->base);
+        if (shapes->shapes[i].src->mesh == mesh_index) m->src[m->count++] = &shapes->shapes[i];
+    memcpy(m->base, mesh->positions, (size_t)vc * 3 * sizeof *m->base);
     for (size_t i = 0; i < (size_t)vc * 3; i++)
         if (!isfinite(m->base[i])) m->base[i] = 0.0f;
     memset(m->slot, 0xFF, (size_t)vc * sizeof *m->slot);
@@ -294,13 +277,13 @@ static kiln_result kiln__emit_shape(kiln__mesh_shapes *m, uint32_t j, const uint
 
     kiln__blend_shape *bs = &u->blend_shapes[u->blend_shape_count];
     memset(bs, 0, sizeof *bs);
-    bs->name = kiln__strdup(a, m->src[j]->cs.name ? m->src[j]->cs.name : "");
+    bs->name = kiln__strdup(a, m->src[j]->src->name ? m->src[j]->src->name : "");
     bs->indices = kiln__realloc(a, NULL, ((size_t)distinct + 1) * sizeof *bs->indices);
     bs->deltas = kiln__realloc(a, NULL, ((size_t)distinct + 1) * 3 * sizeof *bs->deltas);
     u->blend_shape_count++; /* owned by the unit from here, even half-built */
     if (!bs->name || !bs->indices || !bs->deltas) return KILN_ERR_OUT_OF_MEMORY;
     bs->mesh = mesh_index;
-    bs->target_scale = m->src[j]->cs.target_scale > 0.0f ? m->src[j]->cs.target_scale : 1.0f;
+    bs->target_scale = m->src[j]->src->target_scale > 0.0f ? m->src[j]->src->target_scale : 1.0f;
     bs->delta_count = distinct;
     for (uint32_t k = 0; k < distinct; k++) {
         bs->indices[k] = d[k].vertex;
@@ -316,22 +299,23 @@ static void kiln__report_pairs(const kiln__mesh_shapes *m, uint32_t j)
 {
     const kiln__shape_src *s = m->src[j];
     const kiln__bake_ctx *ctx = m->ctx;
-    const char *name = s->cs.name ? s->cs.name : "";
+    const char *name = s->src->name ? s->src->name : "";
     if (s->out_of_range)
-        kiln__diag_report(&ctx->sink, KILN_ERR_CAST_INDEX_RANGE, KILN_SEVERITY_ERROR, ctx->doc, s->node, "vi",
+        kiln__bake_report(&ctx->sink, KILN_ERR_CAST_INDEX_RANGE, KILN_SEVERITY_ERROR, &s->src->loc, "vi",
                           KILN_NO_OFFSET, "blend shape '%s': %u of %u pairs index past the base mesh's %u vertices; "
-                          "they are dropped", name, s->out_of_range, s->cs.pair_count, m->vertex_count);
+                          "they are dropped", name, s->out_of_range, s->src->pair_count, m->vertex_count);
     if (s->nonfinite)
-        kiln__diag_report(&ctx->sink, KILN_ERR_CAST_BAD_VALUE, KILN_SEVERITY_ERROR, ctx->doc, s->node, "vp",
+        kiln__bake_report(&ctx->sink, KILN_ERR_CAST_BAD_VALUE, KILN_SEVERITY_ERROR, &s->src->loc, "vp",
                           KILN_NO_OFFSET, "blend shape '%s': %u target positions are NaN or infinite; their pairs "
                           "are dropped", name, s->nonfinite);
     if (s->duplicates)
-        kiln__diag_report(&ctx->sink, KILN_ERR_CAST_DUPLICATE, KILN_SEVERITY_WARNING, ctx->doc, s->node, "vi",
+        kiln__bake_report(&ctx->sink, KILN_ERR_CAST_DUPLICATE, KILN_SEVERITY_WARNING, &s->src->loc, "vi",
                           KILN_NO_OFFSET, "blend shape '%s': %u vertex indices are listed more than once; the last "
                           "pair wins", name, s->duplicates);
 }
 
-kiln_result kiln__bake_mesh_shaped(const kiln__bake_ctx *ctx, uint32_t mesh_node, const kiln__skeleton *skeleton,
+kiln_result kiln__bake_mesh_shaped(const kiln__bake_ctx *ctx, const kiln_source_mesh *mesh, uint32_t mesh_source,
+                                   const kiln__skeleton *skeleton,
                                    kiln__model_shapes *shapes, kiln__bake_unit *u, uint32_t mesh_index,
                                    kiln__mesh *out)
 {
@@ -341,16 +325,16 @@ kiln_result kiln__bake_mesh_shaped(const kiln__bake_ctx *ctx, uint32_t mesh_node
     m.ctx = ctx;
     uint32_t *keys = NULL, *map = NULL;
     memset(out, 0, sizeof *out);
-    kiln_result r = kiln__collect(&m, mesh_node, shapes);
+    kiln_result r = kiln__collect(&m, mesh, mesh_source, shapes);
     if (r == KILN_OK && m.count == 0) {
         kiln__mesh_shapes_free(&m);
-        return kiln__bake_mesh(ctx, mesh_node, skeleton, out);
+        return kiln__bake_mesh(ctx, mesh, mesh_source, skeleton, out);
     }
     if (r == KILN_OK && !(ctx->options->flags & KILN_BAKE_NO_OPTIMIZE)) { /* only the merge reads keys */
         keys = kiln__realloc(a, NULL, (size_t)m.vertex_count * sizeof *keys);
         r = keys ? kiln__merge_keys(&m, keys) : KILN_ERR_OUT_OF_MEMORY;
     }
-    if (r == KILN_OK) r = kiln__bake_mesh_keyed(ctx, mesh_node, skeleton, keys, m.vertex_count, &map, out);
+    if (r == KILN_OK) r = kiln__bake_mesh_keyed(ctx, mesh, mesh_source, skeleton, keys, m.vertex_count, &map, out);
     if (r == KILN_OK) {
         for (uint32_t j = 0; j < m.count; j++) kiln__report_pairs(&m, j);
         for (uint32_t j = 0; j < m.count && r == KILN_OK; j++) r = kiln__emit_shape(&m, j, map, u, mesh_index);

@@ -15,15 +15,11 @@ kiln_result kiln__stream_alloc(const kiln_allocator *a, kiln__stream *s, uint32_
                                uint32_t set, uint32_t components, uint32_t count, uint32_t stride);
 void kiln__stream_free(const kiln_allocator *a, kiln__stream *s);
 
-/* Reads a float array (v2/v3/v4) into a new F32xN stream. Values that are not finite become 0;
- * *nonfinite is increased by how many did. */
-kiln_result kiln__stream_read_f32(const kiln_allocator *a, const kiln_cast_array *src, uint32_t semantic,
+/* Copies `count` elements of `comps` floats (src may be NULL when count is 0) into a new F32xN
+ * stream. Values that are not finite become 0; *nonfinite is increased by how many did. */
+kiln_result kiln__stream_copy_f32(const kiln_allocator *a, const float *src, uint32_t count, uint32_t semantic,
                                   uint32_t set, uint32_t format, uint32_t comps, kiln__stream *out,
                                   uint64_t *nonfinite);
-
-/* An allocator copy of `name`, or "<kind><ordinal>" (the node's position among its siblings of
- * the same kind) when the node has none. NULL on allocation failure. */
-char *kiln__node_name(const kiln__bake_ctx *ctx, uint32_t node, const char *name, const char *kind);
 
 /* kiln__bake_mesh with what the blend-shape stage needs (bake_blend_shape.c):
  *   keys        optional, `key_count` u32 per Cast vertex: two vertices merge only when their
@@ -32,11 +28,9 @@ char *kiln__node_name(const kiln__bake_ctx *ctx, uint32_t node, const char *name
  *               vertex, its index in the baked vertex order, KILN_BLOB_NONE for a vertex no kept
  *               face uses; vertices merged by the dedup share an index.
  * Without keys the mesh is the one kiln__bake_mesh makes, byte for byte. */
-kiln_result kiln__bake_mesh_keyed(const kiln__bake_ctx *ctx, uint32_t mesh_node, const kiln__skeleton *skeleton,
-                                  const uint32_t *keys, uint32_t key_count, uint32_t **vertex_map, kiln__mesh *out);
-
-/* Payload bytes of a Cast array, for the input statistics. */
-uint64_t kiln__array_bytes(const kiln_cast_array *a);
+kiln_result kiln__bake_mesh_keyed(const kiln__bake_ctx *ctx, const kiln_source_mesh *mesh, uint32_t index,
+                                  const kiln__skeleton *skeleton, const uint32_t *keys, uint32_t key_count,
+                                  uint32_t **vertex_map, kiln__mesh *out);
 
 /* ---- skinning (bake_skin.c) ---------------------------------------------------------------- */
 
@@ -54,7 +48,7 @@ typedef struct kiln__skin_counts {
  * its weights are 0, meaning it follows the model transform only. `components` of both
  * streams is the largest influence count any vertex keeps; when it is 0 no stream is made
  * (*influences = 0, the mesh is not skinned). */
-kiln_result kiln__bake_skin(const kiln_allocator *a, const kiln_cast_mesh *mesh, const kiln__skeleton *skeleton,
+kiln_result kiln__bake_skin(const kiln_allocator *a, const kiln_source_mesh *mesh, const kiln__skeleton *skeleton,
                             uint32_t max_influences, kiln__stream *joints, kiln__stream *weights,
                             uint32_t *influences, kiln__skin_counts *counts);
 

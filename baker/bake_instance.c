@@ -13,7 +13,7 @@
 
 #include "bake_scene.h"
 #include "bake_util.h"
-#include "diag.h"
+#include "bake_report.h"
 #include "ds.h"
 
 kiln_result kiln__scene_root(const kiln__bake_ctx *ctx, const char *metadata_sr, char **out)
@@ -42,49 +42,37 @@ void kiln__instance_free(const kiln_allocator *a, kiln__instance *inst)
     memset(inst, 0, sizeof *inst);
 }
 
-kiln_result kiln__bake_instance(const kiln__bake_ctx *ctx, uint32_t node, uint32_t source_index,
+kiln_result kiln__bake_instance(const kiln__bake_ctx *ctx, const kiln_source_instance *ci, uint32_t source_index,
                                 const char *scene_root, kiln__instance *out)
 {
     memset(out, 0, sizeof *out);
-    kiln_cast_instance ci;
-    kiln_result r = kiln_cast_get_instance(ctx->doc, node, &ci, &ctx->sink);
-    if (r != KILN_OK) return r;
-
-    if (!scene_root && !kiln__path_is_absolute(ci.path)) {
-        kiln__diag_report(&ctx->sink, KILN_ERR_NOT_FOUND, KILN_SEVERITY_ERROR, ctx->doc, ci.file, "p", KILN_NO_OFFSET,
+    if (!scene_root && !kiln__path_is_absolute(ci->path)) {
+        kiln__bake_report(&ctx->sink, KILN_ERR_NOT_FOUND, KILN_SEVERITY_ERROR, &ci->path_loc, "p", KILN_NO_OFFSET,
                           "no scene root to resolve '%s' against (no Metadata sr and no scene root option); "
-                          "instance dropped", ci.path);
+                          "instance dropped", ci->path);
         return KILN_ERR_NOT_FOUND;
     }
     const kiln_allocator *a = ctx->allocator;
-    out->name = ci.name ? kiln__strdup(a, ci.name) : kiln__path_stem(a, ci.path);
-    out->path = kiln__strdup(a, ci.path);
-    out->resolved_path = kiln__path_join(a, scene_root, ci.path);
+    out->name = ci->name ? kiln__strdup(a, ci->name) : kiln__path_stem(a, ci->path);
+    out->path = kiln__strdup(a, ci->path);
+    out->resolved_path = kiln__path_join(a, scene_root, ci->path);
     if (!out->name || !out->path || !out->resolved_path) {
         kiln__instance_free(a, out);
         return KILN_ERR_OUT_OF_MEMORY;
     }
     out->source_index = source_index;
-    memcpy(out->position, ci.position, sizeof out->position);
-    memcpy(out->rotation, ci.rotation, sizeof out->rotation);
-    memcpy(out->scale, ci.scale, sizeof out->scale);
+    memcpy(out->position, ci->position, sizeof out->position);
+    memcpy(out->rotation, ci->rotation, sizeof out->rotation);
+    memcpy(out->scale, ci->scale, sizeof out->scale);
     return KILN_OK;
 }
 
-kiln_result kiln__bake_metadata(const kiln__bake_ctx *ctx, kiln__bake_unit *unit)
+kiln_result kiln__bake_metadata(const kiln__bake_ctx *ctx, const kiln_source_metadata *md, kiln__bake_unit *unit)
 {
-    kiln_cast_metadata md;
-    memset(&md, 0, sizeof md);
-    uint32_t node = kiln_cast_find_metadata(ctx->doc);
-    if (node != KILN_CAST_NONE) {
-        kiln_result r = kiln_cast_get_metadata(ctx->doc, node, &md, &ctx->sink);
-        if (r == KILN_ERR_OUT_OF_MEMORY) return r;
-        if (r != KILN_OK) memset(&md, 0, sizeof md); /* reported; the hints are simply absent */
-    }
     static const uint32_t up[] = {KILN_UP_NONE, KILN_UP_X, KILN_UP_Y, KILN_UP_Z};
-    unit->up_axis = (unsigned)md.up_axis < 4u ? up[md.up_axis] : KILN_UP_NONE;
+    unit->up_axis = (unsigned)md->up_axis < 4u ? up[md->up_axis] : KILN_UP_NONE;
     const kiln_allocator *a = ctx->allocator;
-    if (md.author && !(unit->author = kiln__strdup(a, md.author))) return KILN_ERR_OUT_OF_MEMORY;
-    if (md.software && !(unit->software = kiln__strdup(a, md.software))) return KILN_ERR_OUT_OF_MEMORY;
-    return kiln__scene_root(ctx, md.scene_root, &unit->scene_root);
+    if (md->author && !(unit->author = kiln__strdup(a, md->author))) return KILN_ERR_OUT_OF_MEMORY;
+    if (md->software && !(unit->software = kiln__strdup(a, md->software))) return KILN_ERR_OUT_OF_MEMORY;
+    return kiln__scene_root(ctx, md->scene_root, &unit->scene_root);
 }

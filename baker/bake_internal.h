@@ -2,8 +2,10 @@
  * the bake stages.
  *
  *   stage 1, one unit per input, may run on several threads:
- *       parse -> typed accessors -> bake_skeleton / bake_mesh / bake_material / bake_instance
- *       -> kiln__bake_unit (plain C data, owned by the unit)
+ *       source layer (kiln/bake/source.h, filled by an importer) -> bake_skeleton / bake_mesh /
+ *       bake_material / bake_instance / bake_anim -> kiln__bake_unit (plain C data, owned by
+ *       the unit). The stages read only the source layer and report by kiln_source_loc
+ *       (bake_report.h); no stage includes a Cast header.
  *   stage 2, serial, input order:   units -> kiln__blob_builder (records, strings, streams)
  *   stage 3:                        builder -> laid-out blob bytes with CRC (blob_write.c)
  *
@@ -14,13 +16,11 @@
 #define KILN_BAKER_BAKE_INTERNAL_H
 
 #include "kiln/bake.h"
+#include "kiln/bake/source.h"
 #include "kiln/blob_format.h"
-#include "kiln/cast.h"
-#include "kiln/cast_scene.h"
 
 /* Everything a stage-1 function needs besides its node. */
 typedef struct kiln__bake_ctx {
-    const kiln_cast_doc     *doc;
     const kiln_bake_input   *input;
     const kiln_bake_options *options;
     const kiln_allocator    *allocator;   /* never NULL functions inside: use kiln__realloc */
@@ -56,7 +56,7 @@ typedef struct kiln__mesh {
     kiln_blob_mesh  rec;            /* counts, influences, skinning, layers, bounds (indices fixed in stage 2) */
     kiln__stream   *streams;        /* stream_count entries */
     uint32_t        stream_count;
-    uint64_t        input_bytes;    /* Cast payload bytes that fed this mesh */
+    uint64_t        input_bytes;    /* input bytes that fed this mesh (its loc.size) */
 } kiln__mesh;
 
 typedef struct kiln__hair {
@@ -77,8 +77,7 @@ typedef struct kiln__material {
     char       *name;
     char       *type;
     uint32_t    model;
-    uint64_t    cast_hash;          /* NodeHash, to link meshes */
-    uint32_t    cast_node;
+    uint32_t    cast_node;          /* the Cast walk links meshes by it (KILN_BLOB_NONE otherwise) */
     kiln__slot *slots;
     uint32_t    slot_count;
 } kiln__material;
@@ -129,7 +128,6 @@ typedef struct kiln__anim_event {
 
 typedef struct kiln__anim {
     char                *name;
-    uint32_t             cast_node;     /* for messages */
     float                framerate;
     uint32_t             looping;
     int64_t              first_frame, last_frame;
@@ -139,7 +137,7 @@ typedef struct kiln__anim {
     kiln__anim_override *overrides; uint32_t override_count;
     kiln__anim_event    *events;    uint32_t event_count;
     uint64_t             key_count;     /* keys read, after dropping bad ones */
-    uint64_t             input_bytes;   /* Cast bytes of the Animation node */
+    uint64_t             input_bytes;   /* input bytes of the clip (its loc.size) */
     /* encoded (kiln__anim_encode) */
     unsigned char       *data;          /* constants, track table, rows (blob_format.h) */
     uint64_t             data_size;
@@ -191,36 +189,48 @@ typedef struct kiln__bake_unit {
 
 /* ---- stage 1 ------------------------------------------------------------------------------ */
 
-/* Bakes the Skeleton node `skel` of a model: topological sort (parents first, Cast order kept
- * among siblings), rest locals (local from lp/lr/s, derived from wp/wr where only world is
- * given), inverse binds with segment scale compensation. Fails on a cycle. */
-kiln_result kiln__bake_skeleton(const kiln__bake_ctx *ctx, uint32_t skel, kiln__skeleton *out);
+/* Bakes a model's skeleton: topological sort (parents first, source order kept among
+ * siblings), rest locals (local from the local parts, derived from the world parts where only
+ * those are given), inverse binds with segment scale compensation. */
+kiln_result kiln__bake_skeleton(const kiln__bake_ctx *ctx, const kiln_source_skeleton *skel, kiln__skeleton *out);
 
-/* Bakes the IKHandle and Constraint children of Skeleton node `skel`, already baked as
- * unit-local skeleton `skeleton` (`sk`), appending to unit->ik_handles and unit->constraints
- * (reserved by the caller for every such child) in file order, bone indices in sk's sorted
- * order. Constraint offsets are resolved (co, else the rest-keeping offset for mo, else the
- * default); constraints whose bones do not resolve to two distinct bones and handles whose end
- * bone does not descend from the start bone are dropped and reported (ERROR); a handle without
- * a target is kept inactive (WARNING). Fails only with ERR_OUT_OF_MEMORY. */
-kiln_result kiln__bake_rig(const kiln__bake_ctx *ctx, uint32_t skel, uint32_t skeleton, const kiln__skeleton *sk,
-                           kiln__bake_unit *unit);
+/* Bakes the IK handles and constraints of `skel`, already baked as unit-local skeleton
+ * `skeleton` (`sk`), appending to unit->ik_handles and unit->constraints (reserved by the
+ * caller) in source order, bone indices in sk's sorted order; `order` is the item's position
+ * among its kind. Constraint offsets are resolved (custom, else the rest-keeping offset for
+ * maintain_offset, else the default); constraints whose bones are not two distinct bones and
+ * handles whose end bone does not descend from the start bone are dropped and reported
+ * (ERROR); a handle without a target is kept inactive (WARNING). Fail only with
+ * ERR_OUT_OF_MEMORY. kiln__bake_rig does all of them (IK handles first). */
+typedef struct kiln__rig_cache kiln__rig_cache;
+kiln_result kiln__bake_ik_handle(const kiln__bake_ctx *ctx, const kiln_source_ik_handle *h, uint32_t skeleton,
+                                 const kiln__skeleton *sk, uint32_t order, kiln__bake_unit *unit);
+kiln_result kiln__bake_constraint(const kiln__bake_ctx *ctx, const kiln_source_constraint *c, uint32_t skeleton,
+                                  const kiln__skeleton *sk, uint32_t order, kiln__rig_cache **cache,
+                                  kiln__bake_unit *unit);
+void kiln__rig_cache_free(const kiln_allocator *a, kiln__rig_cache *cache);
+kiln_result kiln__bake_rig(const kiln__bake_ctx *ctx, const kiln_source_skeleton *skel, uint32_t skeleton,
+                           const kiln__skeleton *sk, kiln__bake_unit *unit);
 
-/* Bakes one Mesh node. `skeleton` (NULL when the model has none) supplies the bone remap for
- * joints. Output streams (in this order, absent ones skipped): POSITION, NORMAL, TANGENT,
- * TEXCOORD 0.., COLOR 0.., JOINTS, WEIGHTS, INDICES. Drops bad faces (counted), normalises
- * weights (top max_influences, heaviest first, sum 1), runs meshoptimizer unless
- * KILN_BAKE_NO_OPTIMIZE, quantises per the flags. */
-kiln_result kiln__bake_mesh(const kiln__bake_ctx *ctx, uint32_t mesh_node, const kiln__skeleton *skeleton,
-                            kiln__mesh *out);
+/* Bakes one mesh, the index-th of its model (names a nameless one "mesh<index>"). `skeleton`
+ * (NULL when the model has none) supplies the bone remap for joints. Output streams (in this
+ * order, absent ones skipped): POSITION, NORMAL, TANGENT, TEXCOORD 0.., COLOR 0.., JOINTS,
+ * WEIGHTS, INDICES. Drops bad faces (counted), normalises weights (top max_influences,
+ * heaviest first, sum 1), runs meshoptimizer unless KILN_BAKE_NO_OPTIMIZE, quantises per the
+ * flags. ERR_CAST_EMPTY when no vertex or no valid face is left. */
+kiln_result kiln__bake_mesh(const kiln__bake_ctx *ctx, const kiln_source_mesh *mesh, uint32_t index,
+                            const kiln__skeleton *skeleton, kiln__mesh *out);
 
-/* Bakes one Hair node: strand offsets + particles. */
-kiln_result kiln__bake_hair(const kiln__bake_ctx *ctx, uint32_t hair_node, kiln__hair *out);
+/* Bakes one hair, the index-th of its model (names a nameless one "hair<index>"): strand
+ * offsets + particles. ERR_CAST_EMPTY when it has no strands. */
+kiln_result kiln__bake_hair(const kiln__bake_ctx *ctx, const kiln_source_hair *hair, uint32_t index, kiln__hair *out);
 
-/* Bakes one Animation node: curves read, conditioned (D.2: bad keys dropped, sorted, last
- * duplicate kept, quaternions normalised and hemisphere-aligned) and resampled per frame;
+/* Bakes one clip, the index-th of its input (a nameless one is named after the input file,
+ * "<stem>_<index>" from the second on): curves conditioned (D.2: bad keys dropped, sorted,
+ * last duplicate kept, quaternions normalised and hemisphere-aligned) and resampled per frame;
  * overrides and notification events kept. The clip is not encoded yet (see kiln__anim_encode). */
-kiln_result kiln__bake_anim(const kiln__bake_ctx *ctx, uint32_t anim_node, kiln__anim *out);
+kiln_result kiln__bake_anim(const kiln__bake_ctx *ctx, const kiln_source_animation *anim, uint32_t index,
+                            kiln__anim *out);
 
 /* Reorders the joints of `anim` so that slot j drives bone j of `skeleton` where the names
  * match exactly (placeholder slots fill small gaps), which gives the runtime its identity-map

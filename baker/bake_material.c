@@ -25,89 +25,50 @@ void kiln__material_free(const kiln_allocator *a, kiln__material *m)
     memset(m, 0, sizeof *m);
 }
 
-/* Fills a Color slot. */
-static kiln_result kiln__color_slot(const kiln__bake_ctx *ctx, uint32_t node, kiln__slot *slot)
-{
-    kiln_cast_color c;
-    kiln_result r = kiln_cast_get_color(ctx->doc, node, &c, &ctx->sink);
-    if (r != KILN_OK) return r;
-    slot->rec.kind = KILN_SLOT_COLOR;
-    slot->rec.color_space = c.color_space == KILN_CAST_COLOR_LINEAR ? 1u : 0u;
-    for (int i = 0; i < 4; i++) {
-        slot->rec.rgba[i] = c.rgba[i];
-        /* Alpha is coverage, never gamma encoded. */
-        slot->rec.rgba_linear[i] = i < 3 && slot->rec.color_space == 0 ? kiln__srgb_to_linear(c.rgba[i]) : c.rgba[i];
-    }
-    return KILN_OK;
-}
-
-/* Fills a File slot. */
-static kiln_result kiln__file_slot(const kiln__bake_ctx *ctx, uint32_t node, kiln__slot *slot)
-{
-    kiln_cast_file f;
-    kiln_result r = kiln_cast_get_file(ctx->doc, node, &f, &ctx->sink);
-    if (r != KILN_OK) return r;
-    slot->rec.kind = KILN_SLOT_FILE;
-    slot->path = kiln__strdup(ctx->allocator, f.path);
-    return slot->path ? KILN_OK : KILN_ERR_OUT_OF_MEMORY;
-}
-
-/* Slot k of the material at `node` into *slot. Returns OK with slot->rec.kind == 0 when the
- * slot is dropped: its target is unresolved or unreadable, which the accessors report (a
- * warning for a hash that names no File or Color, an error for a File or Color that cannot
- * be read). The material itself stays. */
-static kiln_result kiln__bake_slot(const kiln__bake_ctx *ctx, uint32_t node, uint32_t k, kiln__slot *slot)
+/* One slot as the runtime stores it: a File keeps its path, a Color its authored value and
+ * a linear copy. */
+static kiln_result kiln__bake_slot(const kiln__bake_ctx *ctx, const kiln_source_material_slot *src, kiln__slot *slot)
 {
     memset(slot, 0, sizeof *slot);
-    kiln_cast_material_slot ms;
-    kiln_result r = kiln_cast_get_material_slot(ctx->doc, node, k, &ms, &ctx->sink);
-    if (r == KILN_OK && ms.id == KILN_CAST_ID_COLOR) r = kiln__color_slot(ctx, ms.node, slot);
-    else if (r == KILN_OK && ms.id == KILN_CAST_ID_FILE) r = kiln__file_slot(ctx, ms.node, slot);
-    else if (r == KILN_OK) r = KILN_ERR_CAST_UNRESOLVED;
-    if (r == KILN_OK) {
-        slot->name = kiln__strndup(ctx->allocator, ms.name, ms.name_len);
-        if (slot->name) return KILN_OK;
-        r = KILN_ERR_OUT_OF_MEMORY;
+    if (src->kind == KILN_SOURCE_SLOT_COLOR) {
+        slot->rec.kind = KILN_SLOT_COLOR;
+        slot->rec.color_space = src->color_space == KILN_SOURCE_COLOR_LINEAR ? 1u : 0u;
+        for (int i = 0; i < 4; i++) {
+            slot->rec.rgba[i] = src->rgba[i];
+            /* Alpha is coverage, never gamma encoded. */
+            slot->rec.rgba_linear[i] =
+                i < 3 && slot->rec.color_space == 0 ? kiln__srgb_to_linear(src->rgba[i]) : src->rgba[i];
+        }
+    } else {
+        slot->rec.kind = KILN_SLOT_FILE;
+        slot->path = kiln__strdup(ctx->allocator, src->path);
+        if (!slot->path) return KILN_ERR_OUT_OF_MEMORY;
     }
-    kiln__free(ctx->allocator, slot->path);
-    memset(slot, 0, sizeof *slot);
-    return r == KILN_ERR_OUT_OF_MEMORY ? r : KILN_OK;
+    slot->name = kiln__strdup(ctx->allocator, src->name);
+    return slot->name ? KILN_OK : KILN_ERR_OUT_OF_MEMORY;
 }
 
-kiln_result kiln__bake_material(const kiln__bake_ctx *ctx, uint32_t node, uint32_t model, kiln__material *out)
+kiln_result kiln__bake_material(const kiln__bake_ctx *ctx, const kiln_source_material *m, uint32_t index,
+                                uint32_t model, kiln__material *out)
 {
     memset(out, 0, sizeof *out);
-    kiln_cast_material m;
-    kiln_result r = kiln_cast_get_material(ctx->doc, node, &m, &ctx->sink);
-    if (r != KILN_OK) return r;
-
     const kiln_allocator *a = ctx->allocator;
-    out->name = kiln__node_name(ctx, node, m.name, "material"); /* ordinal among the Materials */
-    out->type = kiln__strdup(a, m.type ? m.type : "");
+    out->name = m->name ? kiln__strdup(a, m->name) : kiln__strfmt(a, "material%u", index);
+    out->type = kiln__strdup(a, m->type ? m->type : "");
     out->model = model;
-    out->cast_node = node;
-    out->cast_hash = kiln_cast_node_at(ctx->doc, node)->hash;
-    if (m.slot_count) out->slots = kiln__realloc(a, NULL, (size_t)m.slot_count * sizeof *out->slots);
-    if (!out->name || !out->type || (m.slot_count && !out->slots)) {
+    out->cast_node = KILN_BLOB_NONE;
+    if (m->slot_count) out->slots = kiln__realloc(a, NULL, (size_t)m->slot_count * sizeof *out->slots);
+    if (!out->name || !out->type || (m->slot_count && !out->slots)) {
         kiln__material_free(a, out);
         return KILN_ERR_OUT_OF_MEMORY;
     }
-    for (uint32_t k = 0; k < m.slot_count; k++) {
-        kiln__slot *slot = &out->slots[out->slot_count];
-        r = kiln__bake_slot(ctx, node, k, slot);
+    for (uint32_t k = 0; k < m->slot_count; k++) {
+        kiln_result r = kiln__bake_slot(ctx, &m->slots[k], &out->slots[out->slot_count]);
+        out->slot_count++;
         if (r != KILN_OK) {
             kiln__material_free(a, out);
             return r;
         }
-        if (slot->rec.kind) out->slot_count++;
     }
     return KILN_OK;
-}
-
-uint32_t kiln__material_index(const kiln__material *materials, uint32_t first, uint32_t count, uint32_t node)
-{
-    if (node == KILN_CAST_NONE) return KILN_BLOB_NONE;
-    for (uint32_t i = first; i < first + count; i++)
-        if (materials[i].cast_node == node) return i;
-    return KILN_BLOB_NONE;
 }

@@ -10,11 +10,11 @@
 
 #include "bake_geom.h"
 #include "bake_util.h"
-#include "diag.h"
+#include "bake_report.h"
 #include "ds.h"
 
 /* POSITION, NORMAL, TANGENT, the UV and colour layers, JOINTS, WEIGHTS. */
-#define KILN__MAX_VERTEX_STREAMS (3u + 2u * KILN_CAST_MAX_LAYERS + 2u)
+#define KILN__MAX_VERTEX_STREAMS (3u + 2u * KILN_SOURCE_MAX_LAYERS + 2u)
 #define KILN__OVERDRAW_THRESHOLD 1.05f /* vertex cache efficiency traded for less overdraw */
 
 /* ---- streams ------------------------------------------------------------------------------ */
@@ -54,29 +54,23 @@ static uint64_t zero_nonfinite(float *v, size_t n)
     return bad;
 }
 
-kiln_result kiln__stream_read_f32(const kiln_allocator *a, const kiln_cast_array *src, uint32_t semantic,
+kiln_result kiln__stream_copy_f32(const kiln_allocator *a, const float *src, uint32_t count, uint32_t semantic,
                                   uint32_t set, uint32_t format, uint32_t comps, kiln__stream *out,
                                   uint64_t *nonfinite)
 {
-    kiln_result r = kiln__stream_alloc(a, out, semantic, format, set, comps, src->count,
-                                       comps * (uint32_t)sizeof(float));
+    kiln_result r = kiln__stream_alloc(a, out, semantic, format, set, comps, count, comps * (uint32_t)sizeof(float));
     if (r != KILN_OK) return r;
-    if (src->count) kiln_cast_array_read_f32(src, 0, src->count, out->data);
-    *nonfinite += zero_nonfinite(out->data, (size_t)src->count * comps);
+    if (count) memcpy(out->data, src, (size_t)count * comps * sizeof(float));
+    *nonfinite += zero_nonfinite(out->data, (size_t)count * comps);
     return KILN_OK;
-}
-
-uint64_t kiln__array_bytes(const kiln_cast_array *a)
-{
-    return (uint64_t)a->count * kiln_cast_type_size(a->type);
 }
 
 /* ---- the mesh under construction -------------------------------------------------------------- */
 
 typedef struct mesh_build {
     const kiln__bake_ctx *ctx;
-    uint32_t        node;
-    kiln_cast_mesh  cm;
+    const kiln_source_mesh *cm;
+    uint32_t        index;          /* among the model's meshes, for the default name */
     kiln__stream    vs[KILN__MAX_VERTEX_STREAMS]; /* vertex streams in output order */
     uint32_t        vs_count;
     uint32_t        vertex_count;
@@ -100,18 +94,18 @@ static void build_free(mesh_build *b)
     b->indices = NULL;
 }
 
-/* A per-vertex array is usable when it has one element per vertex; the accessor already
- * dropped (and reported) the others, this only guards the invariant. */
-static int per_vertex(const mesh_build *b, const kiln_cast_array *arr)
+/* A per-vertex array is usable when present (the source layer holds vertex_count elements). */
+static int per_vertex(const mesh_build *b, const void *arr)
 {
-    return arr->count != 0 && arr->count == b->vertex_count;
+    return arr != NULL && b->vertex_count != 0;
 }
 
-static kiln_result add_f32(mesh_build *b, const kiln_cast_array *src, uint32_t semantic, uint32_t set,
-                           uint32_t format, uint32_t comps)
+static kiln_result add_f32(mesh_build *b, const float *src, uint32_t semantic, uint32_t set, uint32_t format,
+                           uint32_t comps)
 {
     kiln__stream *s = &b->vs[b->vs_count];
-    kiln_result r = kiln__stream_read_f32(alloc_of(b), src, semantic, set, format, comps, s, &b->nonfinite);
+    kiln_result r = kiln__stream_copy_f32(alloc_of(b), src, b->vertex_count, semantic, set, format, comps, s,
+                                          &b->nonfinite);
     if (r == KILN_OK) b->vs_count++;
     return r;
 }
@@ -127,10 +121,10 @@ typedef struct face_counts {
  * accessor counts them. */
 static kiln_result read_faces(mesh_build *b, face_counts *fc)
 {
-    uint32_t n = b->cm.face_count * 3u, kept = 0;
+    uint32_t n = b->cm->face_count * 3u, kept = 0;
     b->indices = kiln__realloc(alloc_of(b), NULL, (n ? n : 1u) * sizeof *b->indices);
     if (!b->indices) return KILN_ERR_OUT_OF_MEMORY;
-    if (n) kiln_cast_array_read_u32(&b->cm.faces, 0, n, b->indices);
+    if (n) memcpy(b->indices, b->cm->faces, (size_t)n * sizeof *b->indices);
     uint32_t vc = b->vertex_count, *f = b->indices;
     for (uint32_t i = 0; i < n; i += 3) {
         uint32_t x = f[i], y = f[i + 1], z = f[i + 2];
@@ -159,12 +153,11 @@ static void count_faces(const mesh_build *b, const face_counts *fc)
 
 /* Packed colours (R in bits 0-7) become bytes R, G, B, A whatever the host byte order; with
  * `linear` they are decoded from sRGB to F32x4. */
-static void unpack_colors(const kiln_cast_array *src, void *dst, int linear)
+static void unpack_colors(const uint32_t *src, uint32_t count, void *dst, int linear)
 {
-    uint32_t tmp[256];
-    for (uint32_t first = 0; first < src->count; first += 256) {
-        uint32_t n = src->count - first < 256 ? src->count - first : 256;
-        kiln_cast_array_read_u32(src, first, n, tmp);
+    for (uint32_t first = 0; first < count; first += 256) {
+        uint32_t n = count - first < 256 ? count - first : 256;
+        const uint32_t *tmp = src + first;
         for (uint32_t i = 0; i < n; i++) {
             uint32_t v = tmp[i];
             if (linear) {
@@ -179,22 +172,23 @@ static void unpack_colors(const kiln_cast_array *src, void *dst, int linear)
     }
 }
 
-static kiln_result add_color(mesh_build *b, const kiln_cast_array *src, uint32_t set)
+static kiln_result add_color(mesh_build *b, const kiln_source_color_layer *src, uint32_t set)
 {
     int linear = (b->ctx->options->flags & KILN_BAKE_SRGB_VERTEX_COLORS) != 0;
-    if (src->type == KILN_CAST_TYPE_VEC4) {
-        kiln_result r = add_f32(b, src, KILN_ATTR_COLOR, set, KILN_FORMAT_F32x4, 4);
+    uint32_t count = b->vertex_count;
+    if (src->rgba) {
+        kiln_result r = add_f32(b, src->rgba, KILN_ATTR_COLOR, set, KILN_FORMAT_F32x4, 4);
         if (r != KILN_OK || !linear) return r;
         float *c = b->vs[b->vs_count - 1].data;
-        for (size_t i = 0; i < (size_t)src->count * 4; i++)
+        for (size_t i = 0; i < (size_t)count * 4; i++)
             if (i % 4 != 3) c[i] = kiln__srgb_to_linear(c[i]);
         return KILN_OK;
     }
     kiln__stream *s = &b->vs[b->vs_count];
     kiln_result r = kiln__stream_alloc(alloc_of(b), s, KILN_ATTR_COLOR, linear ? KILN_FORMAT_F32x4 : KILN_FORMAT_U8x4_UNORM,
-                                       set, 4, src->count, linear ? 16u : 4u);
+                                       set, 4, count, linear ? 16u : 4u);
     if (r != KILN_OK) return r;
-    unpack_colors(src, s->data, linear);
+    unpack_colors(src->rgba8, count, s->data, linear);
     b->vs_count++;
     return KILN_OK;
 }
@@ -202,17 +196,18 @@ static kiln_result add_color(mesh_build *b, const kiln_cast_array *src, uint32_t
 /* Layers that were dropped leave no gap: `set` numbers the stored layers densely. */
 static kiln_result read_attributes(mesh_build *b)
 {
-    const kiln_cast_mesh *m = &b->cm;
-    kiln_result r = add_f32(b, &m->positions, KILN_ATTR_POSITION, 0, KILN_FORMAT_F32x3, 3);
-    if (r == KILN_OK && per_vertex(b, &m->normals)) r = add_f32(b, &m->normals, KILN_ATTR_NORMAL, 0, KILN_FORMAT_F32x3, 3);
-    if (r == KILN_OK && per_vertex(b, &m->tangents))
-        r = add_f32(b, &m->tangents, KILN_ATTR_TANGENT, 0, KILN_FORMAT_F32x3, 3);
-    for (uint32_t l = 0; r == KILN_OK && l < m->uv_layer_count && l < KILN_CAST_MAX_LAYERS; l++)
-        if (per_vertex(b, &m->uv[l])) r = add_f32(b, &m->uv[l], KILN_ATTR_TEXCOORD, b->uv_layers++, KILN_FORMAT_F32x2, 2);
-    for (uint32_t l = 0; r == KILN_OK && l < m->color_layer_count && l < KILN_CAST_MAX_LAYERS; l++)
-        if (per_vertex(b, &m->color[l])) r = add_color(b, &m->color[l], b->color_layers++);
+    const kiln_source_mesh *m = b->cm;
+    kiln_result r = add_f32(b, m->positions, KILN_ATTR_POSITION, 0, KILN_FORMAT_F32x3, 3);
+    if (r == KILN_OK && per_vertex(b, m->normals)) r = add_f32(b, m->normals, KILN_ATTR_NORMAL, 0, KILN_FORMAT_F32x3, 3);
+    if (r == KILN_OK && per_vertex(b, m->tangents))
+        r = add_f32(b, m->tangents, KILN_ATTR_TANGENT, 0, KILN_FORMAT_F32x3, 3);
+    for (uint32_t l = 0; r == KILN_OK && l < m->uv_layer_count && l < KILN_SOURCE_MAX_LAYERS; l++)
+        if (per_vertex(b, m->uv[l])) r = add_f32(b, m->uv[l], KILN_ATTR_TEXCOORD, b->uv_layers++, KILN_FORMAT_F32x2, 2);
+    for (uint32_t l = 0; r == KILN_OK && l < m->color_layer_count && l < KILN_SOURCE_MAX_LAYERS; l++)
+        if (per_vertex(b, m->color[l].rgba ? (const void *)m->color[l].rgba : (const void *)m->color[l].rgba8))
+            r = add_color(b, &m->color[l], b->color_layers++);
     if (r == KILN_OK && b->nonfinite)
-        kiln__diag_report(&b->ctx->sink, KILN_ERR_CAST_BAD_VALUE, KILN_SEVERITY_WARNING, b->ctx->doc, b->node, NULL,
+        kiln__bake_report(&b->ctx->sink, KILN_ERR_CAST_BAD_VALUE, KILN_SEVERITY_WARNING, &m->loc, NULL,
                           KILN_NO_OFFSET, "%llu non-finite vertex attribute values set to 0",
                           (unsigned long long)b->nonfinite);
     return r;
@@ -224,8 +219,8 @@ static void report_skin(const mesh_build *b)
     b->ctx->stats->influences_dropped += c->bad_bone + c->bad_weight + c->pruned;
     /* Pruning to max_influences is what the options asked for; only invalid input is reported. */
     if (!c->bad_bone && !c->bad_weight) return;
-    kiln__diag_report(&b->ctx->sink, c->bad_bone ? KILN_ERR_CAST_INDEX_RANGE : KILN_ERR_CAST_BAD_VALUE,
-                      KILN_SEVERITY_ERROR, b->ctx->doc, b->node, c->bad_bone ? "wb" : "wv", KILN_NO_OFFSET,
+    kiln__bake_report(&b->ctx->sink, c->bad_bone ? KILN_ERR_CAST_INDEX_RANGE : KILN_ERR_CAST_BAD_VALUE,
+                      KILN_SEVERITY_ERROR, &b->cm->loc, c->bad_bone ? "wb" : "wv", KILN_NO_OFFSET,
                       "dropped %llu influences with a bone index >= the bone count and %llu with a NaN, "
                       "infinite or negative weight",
                       (unsigned long long)c->bad_bone, (unsigned long long)c->bad_weight);
@@ -233,14 +228,14 @@ static void report_skin(const mesh_build *b)
 
 static kiln_result read_skin(mesh_build *b, const kiln__skeleton *skeleton)
 {
-    if (b->cm.max_influence == 0) return KILN_OK;
+    if (b->cm->max_influence == 0) return KILN_OK;
     if (!skeleton) {
-        kiln__diag_report(&b->ctx->sink, KILN_ERR_NOT_FOUND, KILN_SEVERITY_WARNING, b->ctx->doc, b->node, "mi",
+        kiln__bake_report(&b->ctx->sink, KILN_ERR_NOT_FOUND, KILN_SEVERITY_WARNING, &b->cm->loc, "mi",
                           KILN_NO_OFFSET, "skin weights ignored: the model has no skeleton");
         return KILN_OK;
     }
     kiln__stream *j = &b->vs[b->vs_count], *w = &b->vs[b->vs_count + 1];
-    kiln_result r = kiln__bake_skin(alloc_of(b), &b->cm, skeleton, b->ctx->options->max_influences, j, w,
+    kiln_result r = kiln__bake_skin(alloc_of(b), b->cm, skeleton, b->ctx->options->max_influences, j, w,
                                     &b->influences, &b->skin);
     if (r != KILN_OK) return r;
     if (b->influences) b->vs_count += 2;
@@ -335,7 +330,7 @@ static kiln_result quantize(mesh_build *b)
         }
         /* A range that overflows float cannot be encoded; that stream stays lossless. */
         if (r == KILN_ERR_LIMIT)
-            kiln__diag_report(&b->ctx->sink, r, KILN_SEVERITY_WARNING, b->ctx->doc, b->node,
+            kiln__bake_report(&b->ctx->sink, r, KILN_SEVERITY_WARNING, &b->cm->loc,
                               s->desc.semantic == KILN_ATTR_POSITION ? "vp" : "u", KILN_NO_OFFSET,
                               "%s %u kept as float: its range is too large to quantise",
                               s->desc.semantic == KILN_ATTR_POSITION ? "positions" : "UV layer", s->desc.set);
@@ -363,28 +358,11 @@ static kiln_result make_index_stream(mesh_build *b, kiln__stream *s)
     return KILN_OK;
 }
 
-static uint64_t input_bytes(const kiln_cast_mesh *m)
-{
-    uint64_t n = kiln__array_bytes(&m->positions) + kiln__array_bytes(&m->normals) + kiln__array_bytes(&m->tangents) +
-                 kiln__array_bytes(&m->weight_bones) + kiln__array_bytes(&m->weight_values) +
-                 kiln__array_bytes(&m->faces);
-    for (uint32_t l = 0; l < m->uv_layer_count && l < KILN_CAST_MAX_LAYERS; l++) n += kiln__array_bytes(&m->uv[l]);
-    for (uint32_t l = 0; l < m->color_layer_count && l < KILN_CAST_MAX_LAYERS; l++) n += kiln__array_bytes(&m->color[l]);
-    return n;
-}
-
-char *kiln__node_name(const kiln__bake_ctx *ctx, uint32_t node, const char *name, const char *kind)
-{
-    if (name) return kiln__strdup(ctx->allocator, name);
-    const kiln_cast_node *n = kiln_cast_node_at(ctx->doc, node);
-    return kiln__strfmt(ctx->allocator, "%s%u", kind, n ? n->ordinal : 0u);
-}
-
 /* Moves the finished streams into *out; the build keeps nothing afterwards. */
 static kiln_result finish(mesh_build *b, kiln__mesh *out)
 {
     const kiln_allocator *a = alloc_of(b);
-    out->name = kiln__node_name(b->ctx, b->node, b->cm.name, "mesh");
+    out->name = b->cm->name ? kiln__strdup(a, b->cm->name) : kiln__strfmt(a, "mesh%u", b->index);
     out->streams = kiln__realloc(a, NULL, (size_t)(b->vs_count + 1) * sizeof *out->streams);
     if (!out->name || !out->streams) return KILN_ERR_OUT_OF_MEMORY;
     kiln_result r = make_index_stream(b, &out->streams[b->vs_count]);
@@ -400,22 +378,21 @@ static kiln_result finish(mesh_build *b, kiln__mesh *out)
     rec->vertex_count = b->vertex_count;
     rec->index_count = b->index_count;
     rec->influences = b->influences;
-    rec->skinning = b->cm.skinning == KILN_CAST_SKIN_DUAL_QUAT ? KILN_SKIN_DUAL_QUAT : KILN_SKIN_LINEAR;
+    rec->skinning = b->cm->skinning == KILN_SOURCE_SKIN_DUAL_QUAT ? KILN_SKIN_DUAL_QUAT : KILN_SKIN_LINEAR;
     rec->uv_layers = b->uv_layers;
     rec->color_layers = b->color_layers;
     out->material = KILN_BLOB_NONE;
     out->skinned = b->influences != 0;
-    out->input_bytes = input_bytes(&b->cm);
+    out->input_bytes = b->cm->loc.size;
     return KILN_OK;
 }
 
 static kiln_result bake(mesh_build *b, const kiln__skeleton *skeleton, kiln__mesh *out, int want_map)
 {
     const kiln__bake_ctx *ctx = b->ctx;
-    kiln_result r = kiln_cast_get_mesh(ctx->doc, b->node, &b->cm, &ctx->sink);
-    if (r != KILN_OK) return r;
-    b->vertex_count = b->cm.vertex_count;
-    if (!b->vertex_count || !per_vertex(b, &b->cm.positions)) return KILN_ERR_CAST_EMPTY;
+    kiln_result r;
+    b->vertex_count = b->cm->vertex_count;
+    if (!b->vertex_count || !per_vertex(b, b->cm->positions)) return KILN_ERR_CAST_EMPTY;
     if (b->cast_vertex_count != b->vertex_count) b->keys = NULL; /* not this mesh's: ignored */
     b->cast_vertex_count = b->vertex_count;
     if (want_map) {
@@ -428,7 +405,7 @@ static kiln_result bake(mesh_build *b, const kiln__skeleton *skeleton, kiln__mes
     r = read_faces(b, &fc);
     if (r != KILN_OK) return r;
     ctx->stats->vertices_in += b->vertex_count;
-    ctx->stats->triangles_in += b->cm.face_count;
+    ctx->stats->triangles_in += b->cm->face_count;
     count_faces(b, &fc);
     if (!b->index_count) return KILN_ERR_CAST_EMPTY;
 
@@ -445,21 +422,23 @@ static kiln_result bake(mesh_build *b, const kiln__skeleton *skeleton, kiln__mes
     return KILN_OK;
 }
 
-kiln_result kiln__bake_mesh(const kiln__bake_ctx *ctx, uint32_t mesh_node, const kiln__skeleton *skeleton,
-                            kiln__mesh *out)
+kiln_result kiln__bake_mesh(const kiln__bake_ctx *ctx, const kiln_source_mesh *mesh, uint32_t index,
+                            const kiln__skeleton *skeleton, kiln__mesh *out)
 {
-    return kiln__bake_mesh_keyed(ctx, mesh_node, skeleton, NULL, 0, NULL, out);
+    return kiln__bake_mesh_keyed(ctx, mesh, index, skeleton, NULL, 0, NULL, out);
 }
 
-kiln_result kiln__bake_mesh_keyed(const kiln__bake_ctx *ctx, uint32_t mesh_node, const kiln__skeleton *skeleton,
-                                  const uint32_t *keys, uint32_t key_count, uint32_t **vertex_map, kiln__mesh *out)
+kiln_result kiln__bake_mesh_keyed(const kiln__bake_ctx *ctx, const kiln_source_mesh *mesh, uint32_t index,
+                                  const kiln__skeleton *skeleton, const uint32_t *keys, uint32_t key_count,
+                                  uint32_t **vertex_map, kiln__mesh *out)
 {
     memset(out, 0, sizeof *out);
     if (vertex_map) *vertex_map = NULL;
     mesh_build b;
     memset(&b, 0, sizeof b);
     b.ctx = ctx;
-    b.node = mesh_node;
+    b.cm = mesh;
+    b.index = index;
     b.keys = keys;
     b.cast_vertex_count = key_count;
     kiln_result r = bake(&b, skeleton, out, vertex_map != NULL);

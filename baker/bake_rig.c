@@ -17,7 +17,7 @@
 #include <string.h>
 
 #include "bake_internal.h"
-#include "diag.h"
+#include "bake_report.h"
 #include "ds.h"
 
 /* ---- rest pose in double ---------------------------------------------------------------------- */
@@ -142,30 +142,39 @@ static void kiln__rest_offset(const kiln__skeleton *sk, const kiln__affine *worl
     }
 }
 
-/* Bakes one Constraint node into u->constraints; non-OK only for ERR_OUT_OF_MEMORY. `world` is
- * the rest pose (NULL until the first mo constraint asks for it). */
-static kiln_result kiln__bake_constraint(const kiln__bake_ctx *ctx, uint32_t node, uint32_t skeleton,
-                                         const kiln__skeleton *sk, uint32_t order, kiln__affine **world,
-                                         kiln__bake_unit *u)
+struct kiln__rig_cache {
+    kiln__affine *world;    /* the rest pose, made when the first mo constraint asks for it */
+};
+
+void kiln__rig_cache_free(const kiln_allocator *a, kiln__rig_cache *cache)
 {
-    kiln_cast_constraint c;
-    uint64_t errors = ctx->stats->errors;
-    kiln_result r = kiln_cast_get_constraint(ctx->doc, node, &c, &ctx->sink);
-    if (r == KILN_ERR_OUT_OF_MEMORY) return r;
-    int bad = r == KILN_OK && (c.constrained_bone < 0 || c.target_bone < 0 ||
-                               (uint32_t)c.constrained_bone >= sk->bone_count ||
-                               (uint32_t)c.target_bone >= sk->bone_count || c.constrained_bone == c.target_bone);
-    if (r != KILN_OK || bad) {
-        /* the accessor reports what it rejects; anything else is reported here */
-        if (ctx->stats->errors == errors)
-            kiln__diag_report(&ctx->sink, r != KILN_OK ? r : KILN_ERR_CAST_BAD_VALUE, KILN_SEVERITY_ERROR, ctx->doc, node,
-                              NULL, KILN_NO_OFFSET, "constraint bones do not resolve to two distinct bones; dropped");
+    if (!cache) return;
+    kiln__free(a, cache->world);
+    kiln__free(a, cache);
+}
+
+kiln_result kiln__bake_constraint(const kiln__bake_ctx *ctx, const kiln_source_constraint *src, uint32_t skeleton,
+                                  const kiln__skeleton *sk, uint32_t order, kiln__rig_cache **cache,
+                                  kiln__bake_unit *u)
+{
+    const kiln_source_constraint c = *src;
+    int bad = c.constrained_bone < 0 || c.target_bone < 0 || (uint32_t)c.constrained_bone >= sk->bone_count ||
+              (uint32_t)c.target_bone >= sk->bone_count || c.constrained_bone == c.target_bone;
+    if (bad) {
+        kiln__bake_report(&ctx->sink, KILN_ERR_CAST_BAD_VALUE, KILN_SEVERITY_ERROR, &src->loc, NULL, KILN_NO_OFFSET,
+                          "constraint bones do not resolve to two distinct bones; dropped");
         return KILN_OK;
     }
+    if (!*cache) {
+        *cache = kiln__realloc(ctx->allocator, NULL, sizeof **cache);
+        if (!*cache) return KILN_ERR_OUT_OF_MEMORY;
+        (*cache)->world = NULL;
+    }
+    kiln__affine **world = &(*cache)->world;
     kiln__constraint *out = &u->constraints[u->constraint_count];
     memset(out, 0, sizeof *out);
     kiln_blob_constraint *rec = &out->rec;
-    rec->type = (uint32_t)c.type; /* KILN_CAST_CONSTRAINT_* has the blob's values */
+    rec->type = (uint32_t)c.type; /* KILN_SOURCE_CONSTRAINT_* has the blob's values */
     rec->skeleton = skeleton;
     rec->bone = sk->sorted_index[c.constrained_bone];
     rec->target = sk->sorted_index[c.target_bone];
@@ -175,10 +184,10 @@ static kiln_result kiln__bake_constraint(const kiln__bake_ctx *ctx, uint32_t nod
     rec->order = order;
     if (c.has_custom_offset) {
         if (c.maintain_offset)
-            kiln__diag_report(&ctx->sink, KILN_ERR_CAST_BAD_VALUE, KILN_SEVERITY_WARNING, ctx->doc, node, "mo",
+            kiln__bake_report(&ctx->sink, KILN_ERR_CAST_BAD_VALUE, KILN_SEVERITY_WARNING, &src->loc, "mo",
                               KILN_NO_OFFSET, "both a custom offset (co) and maintain offset (mo): co is used");
         memcpy(rec->offset, c.custom_offset, sizeof rec->offset);
-        if (c.type != KILN_CAST_CONSTRAINT_ORIENT) rec->offset[3] = c.type == KILN_CAST_CONSTRAINT_SCALE ? 1.0f : 0.0f;
+        if (c.type != KILN_SOURCE_CONSTRAINT_ORIENT) rec->offset[3] = c.type == KILN_SOURCE_CONSTRAINT_SCALE ? 1.0f : 0.0f;
     } else if (c.maintain_offset) {
         if (!*world) {
             *world = kiln__realloc(ctx->allocator, NULL, (size_t)sk->bone_count * sizeof **world);
@@ -187,9 +196,9 @@ static kiln_result kiln__bake_constraint(const kiln__bake_ctx *ctx, uint32_t nod
         }
         kiln__rest_offset(sk, *world, rec->type, rec->bone, rec->target, rec->offset);
     } else {
-        float def = c.type == KILN_CAST_CONSTRAINT_SCALE ? 1.0f : 0.0f;
+        float def = c.type == KILN_SOURCE_CONSTRAINT_SCALE ? 1.0f : 0.0f;
         rec->offset[0] = rec->offset[1] = rec->offset[2] = def;
-        rec->offset[3] = c.type == KILN_CAST_CONSTRAINT_POINT ? 0.0f : 1.0f;
+        rec->offset[3] = c.type == KILN_SOURCE_CONSTRAINT_POINT ? 0.0f : 1.0f;
     }
     if (c.name && !(out->name = kiln__strdup(ctx->allocator, c.name))) return KILN_ERR_OUT_OF_MEMORY;
     u->constraint_count++;
@@ -212,26 +221,22 @@ static uint32_t kiln__bone_or_none(const kiln__skeleton *sk, int32_t cast_bone)
     return cast_bone >= 0 && (uint32_t)cast_bone < sk->bone_count ? sk->sorted_index[cast_bone] : KILN_BLOB_NONE;
 }
 
-static kiln_result kiln__bake_ik(const kiln__bake_ctx *ctx, uint32_t node, uint32_t skeleton, const kiln__skeleton *sk,
-                                 uint32_t order, kiln__bake_unit *u)
+kiln_result kiln__bake_ik_handle(const kiln__bake_ctx *ctx, const kiln_source_ik_handle *src, uint32_t skeleton,
+                                 const kiln__skeleton *sk, uint32_t order, kiln__bake_unit *u)
 {
-    kiln_cast_ik_handle h;
-    uint64_t errors = ctx->stats->errors;
-    kiln_result r = kiln_cast_get_ik_handle(ctx->doc, node, &h, &ctx->sink);
-    if (r == KILN_ERR_OUT_OF_MEMORY) return r;
-    uint32_t start = r == KILN_OK ? kiln__bone_or_none(sk, h.start_bone) : KILN_BLOB_NONE;
-    uint32_t end = r == KILN_OK ? kiln__bone_or_none(sk, h.end_bone) : KILN_BLOB_NONE;
-    if (r != KILN_OK || start == KILN_BLOB_NONE || end == KILN_BLOB_NONE) {
-        if (ctx->stats->errors == errors)
-            kiln__diag_report(&ctx->sink, r != KILN_OK ? r : KILN_ERR_CAST_UNRESOLVED, KILN_SEVERITY_ERROR, ctx->doc,
-                              node, NULL, KILN_NO_OFFSET, "IK handle start or end bone does not resolve; dropped");
+    const kiln_source_ik_handle h = *src;
+    uint32_t start = kiln__bone_or_none(sk, h.start_bone);
+    uint32_t end = kiln__bone_or_none(sk, h.end_bone);
+    if (start == KILN_BLOB_NONE || end == KILN_BLOB_NONE) {
+        kiln__bake_report(&ctx->sink, KILN_ERR_CAST_UNRESOLVED, KILN_SEVERITY_ERROR, &src->loc, NULL, KILN_NO_OFFSET,
+                          "IK handle start or end bone does not resolve; dropped");
         return KILN_OK;
     }
     /* A chain needs two joints: the end strictly below the start (E.1: skip the handle
      * otherwise). */
     uint32_t length = start != end ? kiln__chain_length(sk, start, end) : 0;
     if (length < 2) {
-        kiln__diag_report(&ctx->sink, KILN_ERR_CAST_BAD_VALUE, KILN_SEVERITY_ERROR, ctx->doc, node, "eb", KILN_NO_OFFSET,
+        kiln__bake_report(&ctx->sink, KILN_ERR_CAST_BAD_VALUE, KILN_SEVERITY_ERROR, &src->loc, "eb", KILN_NO_OFFSET,
                           "end bone '%s' is not a descendant of start bone '%s'; the IK handle is dropped",
                           sk->names[end], sk->names[start]);
         return KILN_OK;
@@ -250,7 +255,7 @@ static kiln_result kiln__bake_ik(const kiln__bake_ctx *ctx, uint32_t node, uint3
     rec->order = order;
     memcpy(rec->target_offset, h.target_offset, sizeof rec->target_offset);
     if (rec->target_bone == KILN_BLOB_NONE)
-        kiln__diag_report(&ctx->sink, KILN_ERR_CAST_MISSING_PROPERTY, KILN_SEVERITY_WARNING, ctx->doc, node, "tb",
+        kiln__bake_report(&ctx->sink, KILN_ERR_CAST_MISSING_PROPERTY, KILN_SEVERITY_WARNING, &src->loc, "tb",
                           KILN_NO_OFFSET, "IK handle without a target bone: baked inactive (never solved)");
     if (h.name && !(out->name = kiln__strdup(ctx->allocator, h.name))) return KILN_ERR_OUT_OF_MEMORY;
     u->ik_handle_count++;
@@ -258,25 +263,15 @@ static kiln_result kiln__bake_ik(const kiln__bake_ctx *ctx, uint32_t node, uint3
 }
 
 /* ---- entry point ------------------------------------------------------------------------------ */
-kiln_result kiln__bake_rig(const kiln__bake_ctx *ctx, uint32_t skel, uint32_t skeleton, const kiln__skeleton *sk,
-                           kiln__bake_unit *u)
+kiln_result kiln__bake_rig(const kiln__bake_ctx *ctx, const kiln_source_skeleton *skel, uint32_t skeleton,
+                           const kiln__skeleton *sk, kiln__bake_unit *u)
 {
-    kiln__affine *world = NULL;
-    uint32_t ik_order = 0, constraint_order = 0;
+    kiln__rig_cache *cache = NULL;
     kiln_result r = KILN_OK;
-    for (uint32_t c = kiln_cast_node_at(ctx->doc, skel)->first_child; c != KILN_CAST_NONE && r == KILN_OK;
-         c = kiln_cast_node_at(ctx->doc, c)->next_sibling) {
-        const kiln_cast_node *n = kiln_cast_node_at(ctx->doc, c);
-        if (n->flags & KILN_CAST_NODE_OPAQUE) {
-            /* reported by the parser; it still holds its place in the order */
-            ik_order += n->id == KILN_CAST_ID_IKHANDLE;
-            constraint_order += n->id == KILN_CAST_ID_CONSTRAINT;
-            continue;
-        }
-        if (n->id == KILN_CAST_ID_IKHANDLE) r = kiln__bake_ik(ctx, c, skeleton, sk, ik_order++, u);
-        else if (n->id == KILN_CAST_ID_CONSTRAINT)
-            r = kiln__bake_constraint(ctx, c, skeleton, sk, constraint_order++, &world, u);
-    }
-    kiln__free(ctx->allocator, world);
+    for (uint32_t i = 0; i < skel->ik_handle_count && r == KILN_OK; i++)
+        r = kiln__bake_ik_handle(ctx, &skel->ik_handles[i], skeleton, sk, i, u);
+    for (uint32_t i = 0; i < skel->constraint_count && r == KILN_OK; i++)
+        r = kiln__bake_constraint(ctx, &skel->constraints[i], skeleton, sk, i, &cache, u);
+    kiln__rig_cache_free(ctx->allocator, cache);
     return r;
 }

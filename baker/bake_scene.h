@@ -9,30 +9,27 @@
 
 #include "bake_internal.h"
 
-/* Material `node` of unit-local model `model`. A missing name becomes "material<index>", the
- * index among the Model's Materials. Slots whose target is missing, unresolved, or neither a File nor a Color
- * are dropped with a warning; File paths are kept as written; Colours keep their authored
- * values and get a linear copy (sRGB decode for cs = srgb). */
-kiln_result kiln__bake_material(const kiln__bake_ctx *ctx, uint32_t node, uint32_t model, kiln__material *out);
+/* Material `m`, the index-th of unit-local model `model`. A missing name becomes
+ * "material<index>". File paths are kept as written; Colours keep their authored values and
+ * get a linear copy (sRGB decode for srgb). Fails only with ERR_OUT_OF_MEMORY. */
+kiln_result kiln__bake_material(const kiln__bake_ctx *ctx, const kiln_source_material *m, uint32_t index,
+                                uint32_t model, kiln__material *out);
 void kiln__material_free(const kiln_allocator *a, kiln__material *m);
 
-/* The index among materials[first .. first + count) of the one baked from Material `node`
- * (as resolved by the mesh and hair accessors), or KILN_BLOB_NONE. */
-uint32_t kiln__material_index(const kiln__material *materials, uint32_t first, uint32_t count, uint32_t node);
 
 /* The directory Instance paths of this input resolve against (Cast reference C.8): the first
  * Metadata's sr taken relative to the input's directory, else options->scene_root, both
  * normalised; *out is NULL when there is neither. */
 kiln_result kiln__scene_root(const kiln__bake_ctx *ctx, const char *metadata_sr, char **out);
 
-/* Instance `node`, the source_index-th Instance of the input, resolved against scene_root
+/* Instance `in`, the source_index-th Instance of the input, resolved against scene_root
  * (may be NULL: then only absolute paths resolve, others are dropped with an ERROR). */
-kiln_result kiln__bake_instance(const kiln__bake_ctx *ctx, uint32_t node, uint32_t source_index,
+kiln_result kiln__bake_instance(const kiln__bake_ctx *ctx, const kiln_source_instance *in, uint32_t source_index,
                                 const char *scene_root, kiln__instance *out);
 void kiln__instance_free(const kiln_allocator *a, kiln__instance *inst);
 
-/* Reads the input's first Metadata (author, software, up axis) into the unit and resolves its
- * scene root (unit->scene_root). */
-kiln_result kiln__bake_metadata(const kiln__bake_ctx *ctx, kiln__bake_unit *unit);
+/* The input's metadata (author, software, up axis) into the unit, and its scene root resolved
+ * (unit->scene_root). */
+kiln_result kiln__bake_metadata(const kiln__bake_ctx *ctx, const kiln_source_metadata *md, kiln__bake_unit *unit);
 
 #endif

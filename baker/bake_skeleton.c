@@ -21,14 +21,13 @@
 
 #include "bake_internal.h"
 #include "bake_util.h"
-#include "diag.h"
+#include "bake_report.h"
 #include "ds.h"
 
 /* Per-bone working data, Cast order unless noted. */
 typedef struct kiln__skel_work {
-    uint32_t       *nodes;      /* Cast node of each bone */
-    int32_t        *parents;    /* sanitised Cast parents */
-    kiln_cast_bone *bones;
+    const kiln_source_bone *bones; /* the source's, source order */
+    int32_t        *parents;    /* source parents */
     uint32_t       *child_first;/* CSR child lists: children of c are child_list[child_first[c] .. child_first[c+1]) */
     uint32_t       *child_list;
     uint32_t       *heap;       /* min-heap of ready Cast indices */
@@ -40,9 +39,7 @@ typedef struct kiln__skel_work {
 
 static void kiln__work_free(const kiln_allocator *a, kiln__skel_work *w)
 {
-    kiln__free(a, w->nodes);
     kiln__free(a, w->parents);
-    kiln__free(a, w->bones);
     kiln__free(a, w->child_first);
     kiln__free(a, w->child_list);
     kiln__free(a, w->heap);
@@ -164,7 +161,7 @@ static kiln_result kiln__warn_duplicate_names(const kiln__bake_ctx *ctx, const k
             first = i;
             continue;
         }
-        kiln__diag_report(&ctx->sink, KILN_ERR_CAST_DUPLICATE, KILN_SEVERITY_WARNING, ctx->doc, w->nodes[refs[i].cast],
+        kiln__bake_report(&ctx->sink, KILN_ERR_CAST_DUPLICATE, KILN_SEVERITY_WARNING, &w->bones[refs[i].cast].loc,
                           "n", KILN_NO_OFFSET, "bone %u has the same name '%s' as bone %u; curves bind to bone %u",
                           refs[i].cast, refs[i].name, refs[first].cast, refs[first].cast);
     }
@@ -177,23 +174,23 @@ static kiln_result kiln__warn_duplicate_names(const kiln__bake_ctx *ctx, const k
 /* A zero scale component makes the world rest singular (no inverse bind, and segment scale
  * compensation divides by it), so such a bone is treated like one with a non-finite scale:
  * the default (1, 1, 1) and a warning. */
-static void kiln__sanitise_scale(const kiln__bake_ctx *ctx, uint32_t node, float s[3])
+static void kiln__sanitise_scale(const kiln__bake_ctx *ctx, const kiln_source_loc *loc, float s[3])
 {
     if (fabsf(s[0]) > 1e-12f && fabsf(s[1]) > 1e-12f && fabsf(s[2]) > 1e-12f) return;
-    kiln__diag_report(&ctx->sink, KILN_ERR_CAST_BAD_VALUE, KILN_SEVERITY_WARNING, ctx->doc, node, "s", KILN_NO_OFFSET,
+    kiln__bake_report(&ctx->sink, KILN_ERR_CAST_BAD_VALUE, KILN_SEVERITY_WARNING, loc, "s", KILN_NO_OFFSET,
                       "scale (%g, %g, %g) has a zero component and cannot be inverted; (1, 1, 1) used",
                       (double)s[0], (double)s[1], (double)s[2]);
     s[0] = s[1] = s[2] = 1.0f;
 }
 
-/* cglm's SSE paths use aligned loads, so values from packed structs (kiln_cast_bone) and
+/* cglm's SSE paths use aligned loads, so values from packed structs (kiln_source_bone) and
  * from the output arrays are copied into properly aligned locals before any glm_ call. */
 
 /* Rest local of the bone at sorted position `s` (its parent is already done). */
 static void kiln__rest_local(const kiln__bake_ctx *ctx, kiln__skel_work *w, kiln__skeleton *out, uint32_t s)
 {
     uint32_t c = out->source_index[s];
-    const kiln_cast_bone *b = &w->bones[c];
+    const kiln_source_bone *b = &w->bones[c];
     int32_t p = out->parents[s];
     vec3 t = {0.0f, 0.0f, 0.0f}, sc = {1.0f, 1.0f, 1.0f};
     versor r = {0.0f, 0.0f, 0.0f, 1.0f};
@@ -224,7 +221,7 @@ static void kiln__rest_local(const kiln__bake_ctx *ctx, kiln__skel_work *w, kiln
             glm_quat_rotatev(inv, d, t); /* rot(conj(wr_parent), wp - wp_parent) */
         }
     }
-    kiln__sanitise_scale(ctx, w->nodes[c], sc);
+    kiln__sanitise_scale(ctx, &b->loc, sc);
     memcpy(out->local_t[s], t, sizeof t);
     memcpy(out->local_r[s], r, sizeof r);
     memcpy(out->local_s[s], sc, sizeof sc);
@@ -275,8 +272,8 @@ static void kiln__world_rest(const kiln__bake_ctx *ctx, kiln__skel_work *w, kiln
     for (int i = 0; i < 16; i++) finite &= isfinite(ib[i / 4][i % 4]) != 0;
     if (!finite) {
         /* Only reachable with extreme values (e.g. scales near FLT_MIN along a chain). */
-        kiln__diag_report(&ctx->sink, KILN_ERR_CAST_BAD_VALUE, KILN_SEVERITY_WARNING, ctx->doc,
-                          w->nodes[out->source_index[s]], NULL, KILN_NO_OFFSET,
+        kiln__bake_report(&ctx->sink, KILN_ERR_CAST_BAD_VALUE, KILN_SEVERITY_WARNING,
+                          &w->bones[out->source_index[s]].loc, NULL, KILN_NO_OFFSET,
                           "the world rest transform cannot be inverted; the inverse bind is the identity");
         glm_mat4_identity(ib);
     }
@@ -288,9 +285,7 @@ static void kiln__world_rest(const kiln__bake_ctx *ctx, kiln__skel_work *w, kiln
 static kiln_result kiln__alloc_all(const kiln_allocator *a, uint32_t n, kiln__skel_work *w, kiln__skeleton *out)
 {
     int ok = 1;
-    w->nodes = kiln__calloc(a, n, sizeof *w->nodes, &ok);
     w->parents = kiln__calloc(a, n, sizeof *w->parents, &ok);
-    w->bones = kiln__calloc(a, n, sizeof *w->bones, &ok);
     w->child_first = kiln__calloc(a, (size_t)n + 1, sizeof *w->child_first, &ok);
     w->child_list = kiln__calloc(a, n, sizeof *w->child_list, &ok);
     w->heap = kiln__calloc(a, n, sizeof *w->heap, &ok);
@@ -310,50 +305,34 @@ static kiln_result kiln__alloc_all(const kiln_allocator *a, uint32_t n, kiln__sk
     return ok ? KILN_OK : KILN_ERR_OUT_OF_MEMORY;
 }
 
-/* Reads every Bone child; missing names become "bone<index>" (the Cast index). */
-static kiln_result kiln__read_bones(const kiln__bake_ctx *ctx, uint32_t skel, kiln__skel_work *w, kiln__skeleton *out)
+/* Names and flags of every bone; missing names become "bone<index>" (the source index). */
+static kiln_result kiln__read_bones(const kiln__bake_ctx *ctx, kiln__skel_work *w, kiln__skeleton *out)
 {
-    uint32_t c = 0;
-    for (uint32_t node = kiln_cast_node_at(ctx->doc, skel)->first_child; node != KILN_CAST_NONE;
-         node = kiln_cast_node_at(ctx->doc, node)->next_sibling) {
-        const kiln_cast_node *nd = kiln_cast_node_at(ctx->doc, node);
-        /* Opaque bones (skipped by the parser) still hold their index, as in every reader. */
-        if (nd->id != KILN_CAST_ID_BONE) continue;
-        w->nodes[c] = node;
-        kiln_cast_bone *b = &w->bones[c];
-        kiln_result r = kiln_cast_get_bone(ctx->doc, node, b, &ctx->sink);
-        if (r == KILN_ERR_OUT_OF_MEMORY) return r;
-        if (r != KILN_OK) {
-            /* Dropping the bone would renumber its siblings and break every weight, so it
-             * stays, at the identity. */
-            kiln__diag_report(&ctx->sink, r, KILN_SEVERITY_WARNING, ctx->doc, node, NULL, KILN_NO_OFFSET,
-                              "bone %u unreadable; kept with the identity rest pose", c);
-            memset(b, 0, sizeof *b);
-            b->segment_scale_compensate = 1;
-        }
+    for (uint32_t c = 0; c < out->bone_count; c++) {
+        const kiln_source_bone *b = &w->bones[c];
         uint32_t s = out->sorted_index[c];
         out->names[s] = b->name ? kiln__strdup(ctx->allocator, b->name) : kiln__strfmt(ctx->allocator, "bone%u", c);
-        if (!out->names[s]) return KILN_ERR_OUT_OF_MEMORY; /* a missing name was reported by the accessor */
+        if (!out->names[s]) return KILN_ERR_OUT_OF_MEMORY;
         out->flags[s] = b->segment_scale_compensate ? KILN_BONE_SEGMENT_SCALE_COMPENSATE : 0;
-        c++;
     }
     return KILN_OK;
 }
 
-kiln_result kiln__bake_skeleton(const kiln__bake_ctx *ctx, uint32_t skel, kiln__skeleton *out)
+kiln_result kiln__bake_skeleton(const kiln__bake_ctx *ctx, const kiln_source_skeleton *skel, kiln__skeleton *out)
 {
     memset(out, 0, sizeof *out);
     const kiln_allocator *a = ctx->allocator;
-    uint32_t n = kiln_cast_child_count(ctx->doc, skel, KILN_CAST_ID_BONE);
+    uint32_t n = skel->bone_count;
     if (n == 0) return KILN_OK;
 
     kiln__skel_work w;
     memset(&w, 0, sizeof w);
     out->bone_count = n;
+    w.bones = skel->bones;
     kiln_result r = kiln__alloc_all(a, n, &w, out);
-    if (r == KILN_OK) r = kiln_cast_skeleton_parents(ctx->doc, skel, w.parents, n, &ctx->sink);
+    for (uint32_t c = 0; r == KILN_OK && c < n; c++) w.parents[c] = skel->bones[c].parent;
     if (r == KILN_OK && !kiln__sort_parent_first(n, &w, out)) r = KILN_ERR_CAST_BONE_CYCLE;
-    if (r == KILN_OK) r = kiln__read_bones(ctx, skel, &w, out);
+    if (r == KILN_OK) r = kiln__read_bones(ctx, &w, out);
     if (r == KILN_OK) r = kiln__warn_duplicate_names(ctx, &w, out);
     if (r != KILN_OK) {
         kiln__work_free(a, &w);

@@ -11,6 +11,11 @@
 #include "bake_internal.h"
 #include "blob_write.h"
 
+/* Private bake flag: bake Cast inputs through the importer and the source-layer walk
+ * (bake_walk.c) instead of the node-by-node Cast walk. The blob is the same; the reports come
+ * in another order. The tests use it to hold the two walks to the same bytes. */
+#define KILN__BAKE_SOURCE_WALK 0x80000000u
+
 /* Diagnostics kept per input; further ones are counted, and summarised when replayed. */
 #define KILN__DIAG_KEEP 1000u
 
@@ -28,7 +33,7 @@ typedef struct kiln__job {
     uint64_t                 diag_overflow;/* reports beyond KILN__DIAG_KEEP */
     uint64_t                 errors_reported; /* ERROR reports so far (to tell reported drops) */
     uint64_t                 empty_reported;  /* ERR_CAST_EMPTY reports so far */
-    /* Cast bytes that fed each part, for the per-section statistics. */
+    /* Input bytes that fed each part (the items' loc.size), for the per-section statistics. */
     uint64_t                 bone_bytes, geometry_bytes, material_bytes, instance_bytes;
     volatile int             done;         /* set under the pool lock when stage 1 ends */
 } kiln__job;
@@ -37,6 +42,10 @@ typedef struct kiln__job {
  * job->result (with job->error on failure). */
 kiln_result kiln__job_run(kiln__job *job, const kiln_bake_input *input, uint32_t source);
 void kiln__job_free(kiln__job *job);
+
+/* Stage 1 on a scene already imported and validated (bake_walk.c): every model, instance and
+ * clip of `scene` through its stage into job->unit. Fails only with ERR_OUT_OF_MEMORY. */
+kiln_result kiln__bake_source(kiln__job *job, const kiln__bake_ctx *ctx, const kiln_source_scene *scene);
 
 /* Stage 2: the units of jobs[0 .. count) into the builder, in input order: global indices,
  * strings, name entries, instances grouped by reference, metadata. ERR_OUT_OF_MEMORY is the

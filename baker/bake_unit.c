@@ -6,11 +6,25 @@
 #include <string.h>
 
 #include "bake_blend_shape.h"
+#include "cast/cast_import.h"
+#include "import/importers.h"
 #include "bake_scene.h"
 #include "bake_stage.h"
 #include "bake_util.h"
 #include "diag.h"
 #include "ds.h"
+
+/* The walk's state beside the stages' context: the parsed document and the Cast importer that
+ * turns each node into its source-layer struct just before its stage bakes it (so that the
+ * reports of the two stay in file order). The context is the first member. */
+typedef struct kiln__walk {
+    kiln__bake_ctx     ctx;
+    const kiln_cast_doc *doc;
+    kiln__cast_import  *import;
+} kiln__walk;
+
+#define KILN__DOC(c)    (((const kiln__walk *)(const void *)(c))->doc)
+#define KILN__IMPORT(c) (((const kiln__walk *)(const void *)(c))->import)
 
 /* ---- diagnostics ---------------------------------------------------------------------------- */
 
@@ -95,8 +109,8 @@ static kiln_result kiln__dropped(kiln__job *job, const kiln__bake_ctx *ctx, uint
     if (r == KILN_OK || r == KILN_ERR_OUT_OF_MEMORY) return r;
     int empty = r == KILN_ERR_CAST_EMPTY;
     if (job->errors_reported != before.errors || (empty && job->empty_reported != before.empty)) return KILN_OK;
-    kiln__diag_report(&ctx->sink, r, empty ? KILN_SEVERITY_WARNING : KILN_SEVERITY_ERROR, ctx->doc, node, NULL,
-                      KILN_NO_OFFSET, "%s dropped", kiln_cast_id_name(kiln_cast_node_at(ctx->doc, node)->id));
+    kiln__diag_report(&ctx->sink, r, empty ? KILN_SEVERITY_WARNING : KILN_SEVERITY_ERROR, KILN__DOC(ctx), node, NULL,
+                      KILN_NO_OFFSET, "%s dropped", kiln_cast_id_name(kiln_cast_node_at(KILN__DOC(ctx), node)->id));
     return KILN_OK;
 }
 
@@ -171,14 +185,53 @@ static char *kiln__model_name(const kiln__bake_ctx *ctx, const char *name, uint3
     return numbered;
 }
 
+/* The Skeleton's IKHandles and Constraints in file order, each imported then baked; `order`
+ * counts every one of its kind (opaque ones too). */
+static kiln_result kiln__model_rig(const kiln__bake_ctx *ctx, uint32_t skel, uint32_t skeleton, const kiln__skeleton *sk,
+                                   kiln__bake_unit *u)
+{
+    const kiln_cast_doc *doc = KILN__DOC(ctx);
+    kiln__rig_cache *cache = NULL;
+    uint32_t ik_order = 0, constraint_order = 0;
+    kiln_result r = KILN_OK;
+    for (uint32_t c = kiln__first_child(doc, skel); c != KILN_CAST_NONE && r == KILN_OK; c = kiln__next(doc, c)) {
+        const kiln_cast_node *n = kiln_cast_node_at(doc, c);
+        if (n->flags & KILN_CAST_NODE_OPAQUE) {
+            /* reported by the parser; it still holds its place in the order */
+            ik_order += n->id == KILN_CAST_ID_IKHANDLE;
+            constraint_order += n->id == KILN_CAST_ID_CONSTRAINT;
+            continue;
+        }
+        if (n->id == KILN_CAST_ID_IKHANDLE) {
+            kiln_source_ik_handle h;
+            memset(&h, 0, sizeof h);
+            r = kiln__cast_import_ik_handle(KILN__IMPORT(ctx), c, sk->bone_count, &h);
+            if (r == KILN_OK) r = kiln__bake_ik_handle(ctx, &h, skeleton, sk, ik_order, u);
+            ik_order++;
+        } else if (n->id == KILN_CAST_ID_CONSTRAINT) {
+            kiln_source_constraint k;
+            memset(&k, 0, sizeof k);
+            r = kiln__cast_import_constraint(KILN__IMPORT(ctx), c, sk->bone_count, &k);
+            if (r == KILN_OK) r = kiln__bake_constraint(ctx, &k, skeleton, sk, constraint_order, &cache, u);
+            constraint_order++;
+        }
+        if (r != KILN_ERR_OUT_OF_MEMORY) r = KILN_OK; /* dropped and reported */
+    }
+    kiln__rig_cache_free(ctx->allocator, cache);
+    return r;
+}
+
 static kiln_result kiln__model_skeleton(kiln__job *job, const kiln__bake_ctx *ctx, uint32_t skel,
                                         kiln__model *m)
 {
     kiln__bake_unit *u = &job->unit;
-    const kiln_cast_doc *doc = ctx->doc;
+    const kiln_cast_doc *doc = KILN__DOC(ctx);
     kiln__skeleton *sk = &u->skeletons[u->skeleton_count];
     kiln__mark before = kiln__mark_of(job);
-    kiln_result r = kiln__bake_skeleton(ctx, skel, sk);
+    kiln_source_skeleton ss;
+    memset(&ss, 0, sizeof ss);
+    kiln_result r = kiln__cast_import_skeleton(KILN__IMPORT(ctx), skel, &ss);
+    if (r == KILN_OK) r = kiln__bake_skeleton(ctx, &ss, sk);
     if (r != KILN_OK) return kiln__dropped(job, ctx, skel, r, before);
     if (sk->bone_count == 0) {
         kiln__diag_report(&ctx->sink, KILN_ERR_CAST_EMPTY, KILN_SEVERITY_WARNING, doc, skel, NULL, KILN_NO_OFFSET,
@@ -187,18 +240,18 @@ static kiln_result kiln__model_skeleton(kiln__job *job, const kiln__bake_ctx *ct
         return KILN_OK;
     }
     m->skeleton = (int32_t)u->skeleton_count++;
-    for (uint32_t c = kiln__first_child(doc, skel); c != KILN_CAST_NONE; c = kiln__next(doc, c)) {
-        const kiln_cast_node *n = kiln_cast_node_at(doc, c);
-        if (n->id == KILN_CAST_ID_BONE) job->bone_bytes += n->size;
-    }
-    return kiln__bake_rig(ctx, skel, (uint32_t)m->skeleton, sk, u);
+    for (uint32_t b = 0; b < ss.bone_count; b++) job->bone_bytes += ss.bones[b].loc.size;
+    return kiln__model_rig(ctx, skel, (uint32_t)m->skeleton, sk, u);
 }
 
-/* Payload bytes of a property, 0 when absent. */
-static uint64_t kiln__prop_bytes(const kiln_cast_doc *doc, uint32_t node, const char *name)
+/* The index among materials[first .. first + count) of the one baked from Material `node`
+ * (as resolved by the mesh and hair accessors), or KILN_BLOB_NONE. */
+static uint32_t kiln__material_index(const kiln__material *materials, uint32_t first, uint32_t count, uint32_t node)
 {
-    const kiln_cast_prop *p = kiln_cast_find_prop(doc, node, name, NULL);
-    return p ? p->bytes : 0;
+    if (node == KILN_CAST_NONE) return KILN_BLOB_NONE;
+    for (uint32_t i = first; i < first + count; i++)
+        if (materials[i].cast_node == node) return i;
+    return KILN_BLOB_NONE;
 }
 
 /* Materials, then meshes and hair (which link to the materials), in file order each. */
@@ -206,30 +259,58 @@ static kiln_result kiln__model_parts(kiln__job *job, const kiln__bake_ctx *ctx, 
                                      const kiln__skeleton *skeleton)
 {
     kiln__bake_unit *u = &job->unit;
-    const kiln_cast_doc *doc = ctx->doc;
+    const kiln_cast_doc *doc = KILN__DOC(ctx);
     uint32_t first_material = u->material_count;
     kiln_result r = KILN_OK;
     for (uint32_t c = kiln__first_child(doc, node); c != KILN_CAST_NONE && r == KILN_OK; c = kiln__next(doc, c)) {
         const kiln_cast_node *n = kiln_cast_node_at(doc, c);
         if (n->id != KILN_CAST_ID_MATERIAL) continue;
         kiln__mark before = kiln__mark_of(job);
-        r = kiln__bake_material(ctx, c, model, &u->materials[u->material_count]);
+        kiln_source_material sm;
+        memset(&sm, 0, sizeof sm);
+        r = kiln__cast_import_material(KILN__IMPORT(ctx), c, &sm);
+        if (r == KILN_OK) r = kiln__bake_material(ctx, &sm, n->ordinal, model, &u->materials[u->material_count]);
         if (r == KILN_OK) {
+            u->materials[u->material_count].cast_node = c;
             u->material_count++;
-            job->material_bytes += n->size;
+            job->material_bytes += sm.loc.size;
         }
         r = kiln__dropped(job, ctx, c, r, before);
     }
     uint32_t material_count = u->material_count - first_material;
-    kiln__model_shapes shapes; /* the BlendShapes: baked with their base mesh (bake_blend_shape.h) */
-    kiln_result rs = kiln__blend_shapes_begin(ctx, node, &shapes);
+    /* The BlendShapes: baked with their base mesh (bake_blend_shape.h), which they name by its
+     * index among the Model's Meshes. */
+    uint32_t shape_nodes = kiln_cast_child_count(doc, node, KILN_CAST_ID_BLENDSHAPE), shape_count = 0;
+    kiln_source_blend_shape *src_shapes = kiln_source_alloc(KILN__IMPORT(ctx)->scene, shape_nodes, sizeof *src_shapes);
+    if (!src_shapes && r == KILN_OK) r = KILN_ERR_OUT_OF_MEMORY;
+    for (uint32_t c = kiln__first_child(doc, node); c != KILN_CAST_NONE && r == KILN_OK; c = kiln__next(doc, c)) {
+        if (kiln_cast_node_at(doc, c)->id != KILN_CAST_ID_BLENDSHAPE) continue;
+        uint32_t base = KILN_CAST_NONE;
+        kiln_result rb = kiln__cast_import_blend_shape(KILN__IMPORT(ctx), c, &src_shapes[shape_count], &base);
+        if (rb == KILN_ERR_OUT_OF_MEMORY) r = rb;
+        if (rb != KILN_OK) continue;
+        src_shapes[shape_count++].mesh = kiln_cast_node_at(doc, base)->ordinal;
+    }
+    kiln__model_shapes shapes;
+    kiln_result rs = kiln__blend_shapes_begin(ctx, src_shapes, shape_count, &shapes);
     if (r == KILN_OK) r = rs;
     for (uint32_t c = kiln__first_child(doc, node); c != KILN_CAST_NONE && r == KILN_OK; c = kiln__next(doc, c)) {
         uint32_t id = kiln_cast_node_at(doc, c)->id;
         kiln__mark before = kiln__mark_of(job);
         if (id == KILN_CAST_ID_MESH) {
             kiln__mesh *m = &u->meshes[u->mesh_count];
-            r = kiln__bake_mesh_shaped(ctx, c, skeleton, &shapes, u, u->mesh_count, m);
+            /* The mesh's copy lives only while it is baked (a scene of its own). */
+            kiln_source_mesh sm;
+            memset(&sm, 0, sizeof sm);
+            kiln_source_scene mesh_scene;
+            kiln_source_scene_init(&mesh_scene, ctx->allocator);
+            kiln__cast_import mesh_import = *KILN__IMPORT(ctx);
+            mesh_import.scene = &mesh_scene;
+            r = kiln__cast_import_mesh(&mesh_import, c, &sm);
+            if (r == KILN_OK)
+                r = kiln__bake_mesh_shaped(ctx, &sm, kiln_cast_node_at(doc, c)->ordinal, skeleton, &shapes, u,
+                                           u->mesh_count, m);
+            kiln_source_scene_free(&mesh_scene);
             if (r == KILN_OK) {
                 /* The accessor again, silently, for the Material node it resolved. */
                 kiln_cast_mesh cm;
@@ -241,13 +322,16 @@ static kiln_result kiln__model_parts(kiln__job *job, const kiln__bake_ctx *ctx, 
             }
         } else if (id == KILN_CAST_ID_HAIR) {
             kiln__hair *h = &u->hairs[u->hair_count];
-            r = kiln__bake_hair(ctx, c, h);
+            kiln_source_hair sh;
+            memset(&sh, 0, sizeof sh);
+            r = kiln__cast_import_hair(KILN__IMPORT(ctx), c, &sh);
+            if (r == KILN_OK) r = kiln__bake_hair(ctx, &sh, kiln_cast_node_at(doc, c)->ordinal, h);
             if (r == KILN_OK) {
                 kiln_cast_hair ch;
                 uint32_t mat = kiln_cast_get_hair(doc, c, &ch, NULL) == KILN_OK ? ch.material : KILN_CAST_NONE;
                 h->model = model;
                 h->material = kiln__material_index(u->materials, first_material, material_count, mat);
-                job->geometry_bytes += kiln__prop_bytes(doc, c, "se") + kiln__prop_bytes(doc, c, "pt");
+                job->geometry_bytes += sh.loc.size;
                 u->hair_count++;
             }
         } else {
@@ -264,7 +348,7 @@ static kiln_result kiln__bake_model(kiln__job *job, const kiln__bake_ctx *ctx, u
     kiln__bake_unit *u = &job->unit;
     kiln_cast_model cm;
     kiln__mark before = kiln__mark_of(job);
-    kiln_result r = kiln_cast_get_model(ctx->doc, node, &cm, &ctx->sink);
+    kiln_result r = kiln_cast_get_model(KILN__DOC(ctx), node, &cm, &ctx->sink);
     if (r != KILN_OK) return kiln__dropped(job, ctx, node, r, before);
 
     uint32_t index = u->model_count;
@@ -288,7 +372,7 @@ static kiln_result kiln__bake_model(kiln__job *job, const kiln__bake_ctx *ctx, u
 static kiln_result kiln__roots(kiln__job *job, const kiln__bake_ctx *ctx)
 {
     kiln__bake_unit *u = &job->unit;
-    const kiln_cast_doc *doc = ctx->doc;
+    const kiln_cast_doc *doc = KILN__DOC(ctx);
     uint32_t instance_ordinal = 0;
     for (uint32_t k = 0; k < kiln_cast_root_count(doc); k++) {
         uint32_t root = kiln_cast_root(doc, k);
@@ -303,7 +387,12 @@ static kiln_result kiln__roots(kiln__job *job, const kiln__bake_ctx *ctx)
                 break;
             case KILN_CAST_ID_INSTANCE: {
                 kiln__mark before = kiln__mark_of(job);
-                r = kiln__bake_instance(ctx, c, instance_ordinal++, u->scene_root, &u->instances[u->instance_count]);
+                kiln_source_instance si;
+                memset(&si, 0, sizeof si);
+                r = kiln__cast_import_instance(KILN__IMPORT(ctx), c, &si);
+                if (r == KILN_OK)
+                    r = kiln__bake_instance(ctx, &si, instance_ordinal, u->scene_root, &u->instances[u->instance_count]);
+                instance_ordinal++;
                 if (r == KILN_OK) {
                     u->instance_count++;
                     job->instance_bytes += n->size;
@@ -313,7 +402,10 @@ static kiln_result kiln__roots(kiln__job *job, const kiln__bake_ctx *ctx)
             }
             case KILN_CAST_ID_ANIMATION: {
                 kiln__mark before = kiln__mark_of(job);
-                r = kiln__bake_anim(ctx, c, &u->anims[u->anim_count]);
+                kiln_source_animation sa;
+                memset(&sa, 0, sizeof sa);
+                r = kiln__cast_import_animation(KILN__IMPORT(ctx), c, &sa);
+                if (r == KILN_OK) r = kiln__bake_anim(ctx, &sa, n->ordinal, &u->anims[u->anim_count]);
                 if (r == KILN_OK) u->anim_count++;
                 r = kiln__dropped(job, ctx, c, r, before);
                 break;
@@ -336,7 +428,9 @@ kiln_result kiln__job_run(kiln__job *job, const kiln_bake_input *input, uint32_t
 {
     job->unit.input = input;
     job->unit.source = source;
-    kiln__bake_ctx ctx;
+    kiln__walk walk;
+    memset(&walk, 0, sizeof walk);
+    kiln__bake_ctx ctx; /* filled, then copied into the walk */
     memset(&ctx, 0, sizeof ctx);
     ctx.input = input;
     ctx.options = job->options;
@@ -345,6 +439,34 @@ kiln_result kiln__job_run(kiln__job *job, const kiln_bake_input *input, uint32_t
     ctx.sink.user = job;
     ctx.stats = &job->unit.stats;
     job->unit.stats.input_bytes = input->size;
+
+    /* The importer: named, or found from the leading bytes. Bytes nothing recognises go to the
+     * Cast reader, which names what it found (ERR_CAST_BAD_MAGIC). */
+    const kiln_importer *imp = input->format ? kiln_importer_find(input->format) : kiln_importer_detect(input->data, input->size);
+    if (input->format && !imp) {
+        kiln_source_scene none;
+        kiln_result r = kiln_source_import(input->data, input->size, input->path, input->format, NULL, &none,
+                                           &job->error);
+        return job->result = r;
+    }
+    if (imp && (imp != &kiln__importer_cast || (job->options->flags & KILN__BAKE_SOURCE_WALK))) {
+        kiln_import_options io;
+        memset(&io, 0, sizeof io);
+        io.allocator = job->allocator;
+        io.diag = ctx.sink;
+        io.framerate = job->options->framerate;
+        kiln_source_scene scene;
+        kiln_result r = kiln_source_import(input->data, input->size, input->path, imp->name, &io, &scene, &job->error);
+        if (r != KILN_OK) {
+            kiln__prefix_path(&job->error, input->path);
+            return job->result = r;
+        }
+        r = kiln__bake_source(job, &ctx, &scene);
+        if (r == KILN_OK && job->diag_oom) r = KILN_ERR_OUT_OF_MEMORY;
+        if (r != KILN_OK) kiln__fail(job, r, NULL, KILN_CAST_NONE, "while baking");
+        kiln_source_scene_free(&scene);
+        return job->result = r;
+    }
 
     kiln_cast_parse_options popts;
     memset(&popts, 0, sizeof popts);
@@ -356,14 +478,21 @@ kiln_result kiln__job_run(kiln__job *job, const kiln_bake_input *input, uint32_t
         kiln__prefix_path(&job->error, input->path);
         return job->result = r;
     }
-    ctx.doc = doc;
+    kiln_source_scene scene;
+    kiln_source_scene_init(&scene, job->allocator);
+    walk.ctx = ctx;
+    walk.doc = doc;
+    kiln__cast_import im = {doc, &scene, &walk.ctx.sink};
+    walk.import = &im;
 
     r = kiln__reserve_unit(job, doc);
-    if (r == KILN_OK) r = kiln__bake_metadata(&ctx, &job->unit);
-    if (r == KILN_OK) r = kiln__roots(job, &ctx);
+    if (r == KILN_OK) r = kiln__cast_import_metadata(&im);
+    if (r == KILN_OK) r = kiln__bake_metadata(&walk.ctx, &scene.metadata, &job->unit);
+    if (r == KILN_OK) r = kiln__roots(job, &walk.ctx);
     if (r == KILN_OK && job->diag_oom) r = KILN_ERR_OUT_OF_MEMORY;
     if (r != KILN_OK) kiln__fail(job, r, doc, KILN_CAST_NONE, "while baking");
     kiln_cast_free(doc);
+    kiln_source_scene_free(&scene);
     return job->result = r;
 }
 

@@ -309,6 +309,7 @@ static int kiln__bake_files(kiln__bake_cli *c)
         c->bake_inputs[i].path = c->inputs[i];
         c->bake_inputs[i].data = c->files[i].data;
         c->bake_inputs[i].size = c->files[i].size;
+        c->bake_inputs[i].format = NULL; /* from the leading bytes */
     }
     return KILN_EXIT_OK;
 }

@@ -69,6 +69,7 @@ int kiln__pose_load(kiln__pose *p)
         bake_in[bake_count].path = in->path;
         bake_in[bake_count].data = in->file.data;
         bake_in[bake_count].size = in->file.size;
+        bake_in[bake_count].format = NULL;
         bake_count++;
     }
     if (p->args.lossy && !bake_count)

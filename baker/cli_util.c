@@ -54,6 +54,11 @@ void kiln__cli_print_diag(FILE *out, const char *file, const kiln_diag *d)
         fputs(": ", out);
     }
     fprintf(out, "%s: ", kiln__cli_severity_name(d->severity));
+    if (d->rule[0]) {
+        fputc('[', out);
+        kiln__cli_put_text(out, d->rule, "");
+        fputs("] ", out);
+    }
     if (d->path[0]) {
         kiln__cli_put_text(out, d->path, "");
         fputs(": ", out);

@@ -11,22 +11,25 @@
 
 #include "cli.h"
 #include "inspect_blob.h"
+#include "inspect_source.h"
 #include "inspect_summary.h"
+#include "kiln/bake/source.h"
 #include "kiln/cast.h"
 
 /* The command line. */
 typedef struct kiln__inspect {
     const char *path;
-    int         json, quiet;
+    int         json, quiet, source;
 } kiln__inspect;
 
 /* ---- the verb -------------------------------------------------------------------------------- */
 
-enum { OPT_JSON, OPT_QUIET, OPT_HELP };
+enum { OPT_JSON, OPT_QUIET, OPT_SOURCE, OPT_HELP };
 
 static const kiln__cli_opt kiln__inspect_opts[] = {
     {"json", 'j', NULL, OPT_JSON, "print one JSON document instead of text (docs/inspect-json.md)"},
     {"quiet", 'q', NULL, OPT_QUIET, "do not print warnings on stderr (errors are always printed)"},
+    {"source", 0, NULL, OPT_SOURCE, "show what the importer hands the bake (the source scene), for any format"},
     {"help", 'h', NULL, OPT_HELP, "show this help"},
 };
 
@@ -105,7 +108,13 @@ static int kiln__inspect_file(const kiln__inspect *o)
     kiln__cli_file file;
     if (!kiln__cli_file_load(o->path, &file)) return KILN_EXIT_INPUT;
     int status;
-    if (kiln__is_blob(file.data, file.size)) {
+    /* Formats other than Cast (found by their bytes), or any with --source: the source scene.
+     * Cast keeps its node view; bytes nothing recognises go to the Cast reader, which names
+     * what it found. */
+    const kiln_importer *imp = kiln_importer_detect(file.data, file.size);
+    if (o->source || (imp && strcmp(imp->name, "cast") != 0)) {
+        status = kiln__inspect_source(o->path, file.data, file.size, NULL, o->json, o->quiet);
+    } else if (kiln__is_blob(file.data, file.size)) {
         status = kiln__inspect_blob(o->path, file.data, file.size, o->json);
     } else {
         kiln__insp_summary s;
@@ -134,6 +143,7 @@ static int kiln__inspect_run(int argc, char **argv)
         switch (kiln__inspect_opts[k].key) {
         case OPT_JSON: s.json = 1; break;
         case OPT_QUIET: s.quiet = 1; break;
+        case OPT_SOURCE: s.source = 1; break;
         case OPT_HELP: kiln__inspect_help(stdout); return KILN_EXIT_OK;
         default: break;
         }

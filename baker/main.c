@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "kiln/bake/source.h"
 #include "kiln/version.h"
 
 static const kiln__cli_verb *const kiln__verbs[] = {
@@ -62,6 +63,11 @@ static int kiln__main(int argc, char **argv)
     if (strcmp(cmd, "--version") == 0) {
         if (argc > 2) return kiln__cli_usage_error(NULL, "unexpected argument '%s'", argv[2]);
         printf("%s\n", kiln_build_info());
+        printf("importers:\n");
+        for (uint32_t i = 0; i < kiln_importer_count(); i++) {
+            const kiln_importer *imp = kiln_importer_at(i);
+            printf("  %-14s %s\n", imp->name, imp->description);
+        }
         return KILN_EXIT_OK;
     }
     if (strcmp(cmd, "help") == 0) {

@@ -503,7 +503,7 @@ static int bake_pair(const source *s, const reference *ref, int lossy, const opt
 {
     memset(out, 0, sizeof *out);
     out->mode = lossy ? "lossy" : "lossless";
-    kiln_bake_input in[2] = {{s->model_path, s->model, s->model_size}, {s->anim_path, s->anim, s->anim_size}};
+    kiln_bake_input in[2] = {{s->model_path, s->model, s->model_size, NULL}, {s->anim_path, s->anim, s->anim_size, NULL}};
     kiln_bake_options opt;
     memset(&opt, 0, sizeof opt);
     diag_count reports = {0, ""};

@@ -134,7 +134,7 @@ int main(int argc, char **argv)
         fprintf(stderr, "kiln_bench_blend: cannot build the input\n");
         return 1;
     }
-    kiln_bake_input in = {"grid.cast", cast, (size_t)cast_size};
+    kiln_bake_input in = {"grid.cast", cast, (size_t)cast_size, NULL};
     kiln_bake_options opt;
     memset(&opt, 0, sizeof opt);
     kiln_bake_result res;

@@ -48,7 +48,7 @@ static int load_corpus(level *lv)
     size_t size;
     void *data = bench_load(path, &size);
     if (!data) return 0;
-    kiln_bake_input in = {path, data, size};
+    kiln_bake_input in = {path, data, size, NULL};
     kiln_bake_options o;
     memset(&o, 0, sizeof o);
     kiln_diag err;

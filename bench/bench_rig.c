@@ -82,7 +82,7 @@ static int bake_files(rig_case *c, const char *const *paths, uint32_t n)
     for (uint32_t i = 0; i < n; i++) {
         data[i] = bench_load(paths[i], &size[i]);
         ok &= data[i] != NULL;
-        in[i] = (kiln_bake_input){paths[i], data[i], size[i]};
+        in[i] = (kiln_bake_input){paths[i], data[i], size[i], NULL};
     }
     kiln_bake_options o;
     memset(&o, 0, sizeof o);

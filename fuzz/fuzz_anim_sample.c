@@ -285,7 +285,7 @@ static void build_baked(void)
     size_t ms = 0, as = 0;
     void *model = write_model(&ms), *anim = write_anim(&as);
     for (int lossy = 0; lossy < 2 && model && anim; lossy++) {
-        kiln_bake_input in[2] = {{"fuzz_model.cast", model, ms}, {"fuzz_walk.cast", anim, as}};
+        kiln_bake_input in[2] = {{"fuzz_model.cast", model, ms, NULL}, {"fuzz_walk.cast", anim, as, NULL}};
         kiln_bake_options opt;
         memset(&opt, 0, sizeof opt);
         if (lossy) opt.flags |= KILN_BAKE_LOSSY_ANIMATION;

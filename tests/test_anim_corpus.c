@@ -133,7 +133,7 @@ static int bake_case(const char *dir, const clip_case *c, uint32_t flags, baked 
         file_bytes_free(&b->model);
         return 0;
     }
-    kiln_bake_input in[2] = {{mpath, b->model.data, b->model.size}, {apath, anim.data, anim.size}};
+    kiln_bake_input in[2] = {{mpath, b->model.data, b->model.size, NULL}, {apath, anim.data, anim.size, NULL}};
     kiln_bake_options opt;
     memset(&opt, 0, sizeof opt);
     opt.flags = flags;

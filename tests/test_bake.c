@@ -79,7 +79,7 @@ static void corpus_or_skip(const char *name, file_bytes *f, char *path, size_t c
 static int bake_corpus_file(const char *name, kiln_bake_options *o, baked *b, file_bytes *f, char *path, size_t cap)
 {
     if (!corpus_file(name, f, path, cap)) return 0;
-    kiln_bake_input in = {path, f->data, f->size};
+    kiln_bake_input in = {path, f->data, f->size, NULL};
     kiln_result r = bake_with(&in, 1, o, b);
     cr_assert_eq(r, KILN_OK, "%s: %s: %s", name, b->err.path, b->err.message);
     return 1;
@@ -377,7 +377,7 @@ Test(bake_corpus, every_good_file_bakes_and_the_blob_verifies)
         char path[2048];
         snprintf(path, sizeof path, "%s/%s", dir, names[i]);
         cr_assert(read_file(path, &f));
-        kiln_bake_input in = {path, f.data, f.size};
+        kiln_bake_input in = {path, f.data, f.size, NULL};
         baked b;
         kiln_result r = bake_with(&in, 1, NULL, &b);
         cr_assert_eq(r, KILN_OK, "%s: %s: %s", names[i], b.err.path, b.err.message);
@@ -407,7 +407,7 @@ Test(bake_corpus, malformed_files_fail_with_the_parser_error_and_the_input_path)
         file_bytes f;
         char path[2048];
         corpus_or_skip(bad[i], &f, path, sizeof path);
-        kiln_bake_input in = {path, f.data, f.size};
+        kiln_bake_input in = {path, f.data, f.size, NULL};
         baked b;
         kiln_result r = bake_with(&in, 1, NULL, &b);
         cr_expect_neq(r, KILN_OK, "%s baked", bad[i]);
@@ -427,7 +427,7 @@ Test(bake_corpus, files_with_droppable_parts_bake_without_them)
         file_bytes f;
         char path[2048];
         corpus_or_skip(soft[i], &f, path, sizeof path);
-        kiln_bake_input in = {path, f.data, f.size};
+        kiln_bake_input in = {path, f.data, f.size, NULL};
         baked b;
         kiln_result r = bake_with(&in, 1, NULL, &b);
         cr_expect_eq(r, KILN_OK, "%s: %s", soft[i], b.err.message);
@@ -467,6 +467,7 @@ Test(bake_determinism, same_inputs_give_the_same_bytes_twice_and_with_two_thread
         in[i].path = paths[i];
         in[i].data = f[i].data;
         in[i].size = f[i].size;
+        in[i].format = NULL;
     }
     baked a, b, c;
     kiln_bake_options o;
@@ -502,7 +503,7 @@ static void count_progress(void *user, uint32_t done, uint32_t total, const char
 Test(bake_determinism, threaded_progress_comes_in_input_order_from_the_calling_thread)
 {
     file_bytes f = scene_cast();
-    kiln_bake_input in[3] = {{"a.cast", f.data, f.size}, {"b.cast", f.data, f.size}, {"c.cast", f.data, f.size}};
+    kiln_bake_input in[3] = {{"a.cast", f.data, f.size, NULL}, {"b.cast", f.data, f.size, NULL}, {"c.cast", f.data, f.size, NULL}};
     kiln_bake_options o;
     memset(&o, 0, sizeof o);
     o.threads = 3;
@@ -673,7 +674,7 @@ Test(bake_skeleton, segment_scale_compensation_keeps_the_childs_axes_unscaled)
     for (int ssc = 0; ssc <= 1; ssc++) {
         const bone_spec bones[2] = {{"parent", -1, NULL, NULL, s2, NULL, NULL, -1}, {"child", 0, lp, NULL, NULL, NULL, NULL, ssc}};
         file_bytes f = skeleton_cast(bones, 2, -1);
-        kiln_bake_input in = {"ssc.cast", f.data, f.size};
+        kiln_bake_input in = {"ssc.cast", f.data, f.size, NULL};
         baked b;
         cr_assert_eq(bake_with(&in, 1, NULL, &b), KILN_OK);
         uint32_t n;
@@ -697,7 +698,7 @@ Test(bake_skeleton, children_listed_before_parents_are_sorted_parent_first_and_r
         {"side", 2, d, NULL, NULL, NULL, NULL, -1},  /* Cast 3 -> sorted 3 */
     };
     file_bytes f = skeleton_cast(bones, 4, 0); /* the mesh is skinned to Cast bone 0, "tip" */
-    kiln_bake_input in = {"order.cast", f.data, f.size};
+    kiln_bake_input in = {"order.cast", f.data, f.size, NULL};
     baked b;
     cr_assert_eq(bake_with(&in, 1, NULL, &b), KILN_OK);
     uint32_t n;
@@ -742,7 +743,7 @@ Test(bake_skeleton, an_order_that_is_already_parent_first_is_kept_exactly)
         {"e", 3, lp, NULL, NULL, NULL, NULL, -1},
     };
     file_bytes f = skeleton_cast(bones, 5, -1);
-    kiln_bake_input in = {"kept.cast", f.data, f.size};
+    kiln_bake_input in = {"kept.cast", f.data, f.size, NULL};
     baked b;
     cr_assert_eq(bake_with(&in, 1, NULL, &b), KILN_OK);
     uint32_t n;
@@ -767,7 +768,7 @@ Test(bake_skeleton, world_only_bones_derive_locals_and_missing_names_and_duplica
         {"dup", 0, NULL, NULL, NULL, NULL, NULL, -1},
     };
     file_bytes f = skeleton_cast(bones, 3, -1);
-    kiln_bake_input in = {"world.cast", f.data, f.size};
+    kiln_bake_input in = {"world.cast", f.data, f.size, NULL};
     baked b;
     cr_assert_eq(bake_with(&in, 1, NULL, &b), KILN_OK);
     uint32_t n;
@@ -873,7 +874,7 @@ Test(bake_material, missing_names_become_material_index_and_dangling_slots_are_d
     uint32_t file = kiln_cast_writer_node(w, mat, KILN_CAST_ID_FILE, 5);
     kiln_cast_writer_string(w, file, "p", "n.png");
     file_bytes f = writer_bytes(w);
-    kiln_bake_input in = {"mat.cast", f.data, f.size};
+    kiln_bake_input in = {"mat.cast", f.data, f.size, NULL};
     baked b;
     cr_assert_eq(bake_with(&in, 1, NULL, &b), KILN_OK);
     uint32_t n;
@@ -956,7 +957,7 @@ Test(bake_instance, instances_small_transforms_paths_and_grouping)
 Test(bake_instance, scene_root_comes_from_metadata_else_the_option_else_the_instance_is_dropped)
 {
     file_bytes f = scene_cast(); /* Metadata sr "assets" */
-    kiln_bake_input in = {"levels/one/level.cast", f.data, f.size};
+    kiln_bake_input in = {"levels/one/level.cast", f.data, f.size, NULL};
     baked b;
     cr_assert_eq(bake_with(&in, 1, NULL, &b), KILN_OK);
     uint32_t n;
@@ -989,6 +990,7 @@ Test(bake_instance, scene_root_comes_from_metadata_else_the_option_else_the_inst
     in.path = "x.cast";
     in.data = f.data;
     in.size = f.size;
+    in.format = NULL;
     cr_assert_eq(bake_with(&in, 1, NULL, &b), KILN_OK);
     ref = kiln_blob_references(b.blob, &n);
     cr_assert_eq(n, 1, "only the absolute path resolves without a scene root");
@@ -1037,7 +1039,7 @@ Test(bake_metadata, first_metadata_supplies_the_hints)
 Test(bake_scene, writer_scene_bakes_every_kind_and_warns_about_the_empty_animation)
 {
     file_bytes f = scene_cast();
-    kiln_bake_input in = {"scene.cast", f.data, f.size};
+    kiln_bake_input in = {"scene.cast", f.data, f.size, NULL};
     baked b;
     cr_assert_eq(bake_with(&in, 1, NULL, &b), KILN_OK);
     const kiln_bake_stats *s = &b.res.stats;
@@ -1104,7 +1106,7 @@ Test(bake_strict, any_dropped_data_fails_a_strict_bake_and_only_it)
     kiln_cast_writer_floats(w, mesh, "vp", KILN_CAST_TYPE_VEC3, vp, 3);
     kiln_cast_writer_ints(w, mesh, "f", faces, 6);
     file_bytes f = writer_bytes(w);
-    kiln_bake_input in = {"drop.cast", f.data, f.size};
+    kiln_bake_input in = {"drop.cast", f.data, f.size, NULL};
 
     baked b;
     cr_assert_eq(bake_with(&in, 1, NULL, &b), KILN_OK);
@@ -1143,7 +1145,7 @@ Test(bake_api, bad_arguments_are_rejected)
     memset(&o, 0, sizeof o);
     o.max_influences = 9;
     file_bytes f = scene_cast();
-    kiln_bake_input in = {"s.cast", f.data, f.size};
+    kiln_bake_input in = {"s.cast", f.data, f.size, NULL};
     cr_expect_eq(kiln_bake(&in, 1, &o, &res, &err), KILN_ERR_INVALID_ARGUMENT);
     cr_expect_eq(kiln_bake(&in, 1, NULL, NULL, &err), KILN_ERR_INVALID_ARGUMENT);
     cr_expect_eq(kiln_bake(NULL, 1, NULL, &res, &err), KILN_ERR_INVALID_ARGUMENT);
@@ -1176,7 +1178,7 @@ static file_bytes unnamed_model_cast(void)
 Test(bake_api, unnamed_models_take_the_file_name_and_a_null_path_is_allowed)
 {
     file_bytes f = unnamed_model_cast();
-    kiln_bake_input in = {"art/props/crate.v2.cast", f.data, f.size};
+    kiln_bake_input in = {"art/props/crate.v2.cast", f.data, f.size, NULL};
     baked b;
     cr_assert_eq(bake_with(&in, 1, NULL, &b), KILN_OK);
     uint32_t n;
@@ -1201,7 +1203,7 @@ Test(bake_api, diagnostics_beyond_the_cap_are_counted_and_summarised)
     uint32_t root = kiln_cast_writer_node(w, KILN_CAST_NONE, KILN_CAST_ID_ROOT, 1);
     for (uint64_t i = 0; i < 1100; i++) kiln_cast_writer_node(w, root, KILN_CAST_ID_MESH, 10 + i);
     file_bytes f = writer_bytes(w);
-    kiln_bake_input in = {"many.cast", f.data, f.size};
+    kiln_bake_input in = {"many.cast", f.data, f.size, NULL};
     baked b;
     cr_assert_eq(bake_with(&in, 1, NULL, &b), KILN_OK);
     cr_expect_eq(b.res.stats.warnings, 1100);
@@ -1214,8 +1216,8 @@ Test(bake_determinism, a_failing_input_fails_a_threaded_bake_with_its_own_error)
 {
     file_bytes good = scene_cast();
     static const unsigned char bad[16] = {'n', 'o', 'p', 'e'};
-    kiln_bake_input in[4] = {{"a.cast", good.data, good.size}, {"b.cast", good.data, good.size},
-                             {"broken.cast", bad, sizeof bad}, {"d.cast", good.data, good.size}};
+    kiln_bake_input in[4] = {{"a.cast", good.data, good.size, NULL}, {"b.cast", good.data, good.size, NULL},
+                             {"broken.cast", bad, sizeof bad, NULL}, {"d.cast", good.data, good.size, NULL}};
     for (uint32_t threads = 1; threads <= 4; threads += 3) {
         kiln_bake_options o;
         memset(&o, 0, sizeof o);
@@ -1244,7 +1246,7 @@ static int dir_entries(const char *dir)
 Test(bake_save, writes_the_blob_atomically_and_fails_cleanly)
 {
     file_bytes f = scene_cast();
-    kiln_bake_input in = {"s.cast", f.data, f.size};
+    kiln_bake_input in = {"s.cast", f.data, f.size, NULL};
     baked b;
     cr_assert_eq(bake_with(&in, 1, NULL, &b), KILN_OK);
     char dir[] = "/tmp/kiln_bake_save_XXXXXX";
@@ -1286,7 +1288,7 @@ Test(bake_alloc, every_allocation_failure_is_reported_and_nothing_leaks)
                                 {"b", 2, lp, NULL, s2, NULL, NULL, 1},
                                 {"a", -1, NULL, NULL, NULL, NULL, NULL, -1}};
     file_bytes rig = skeleton_cast(bones, 3, 0);
-    kiln_bake_input in[2] = {{"scene.cast", scene.data, scene.size}, {"rig.cast", rig.data, rig.size}};
+    kiln_bake_input in[2] = {{"scene.cast", scene.data, scene.size, NULL}, {"rig.cast", rig.data, rig.size, NULL}};
     int fail_at;
     for (fail_at = 0; fail_at < 100000; fail_at++) {
         counting_alloc ca = {fail_at, 0, 0};

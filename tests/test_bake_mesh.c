@@ -18,6 +18,7 @@
 #include <time.h>
 
 #include "bake_geom.h"
+#include "cast/cast_import.h"
 #include "kiln/cast_write.h"
 #include "test_util.h"
 
@@ -128,20 +129,53 @@ typedef struct harness {
     kiln__bake_ctx    ctx;
 } harness;
 
+/* What the Cast importer makes of the built file's nodes (libc memory, so the counting
+ * allocators see only the bake's); one per process, released at the next harness_init. */
+static kiln_source_scene source_scene;
+static kiln__cast_import source_import;
+
 static void harness_init(harness *h, const built *b, uint32_t flags, uint32_t max_influences, const kiln_allocator *a)
 {
     memset(h, 0, sizeof *h);
+    kiln_source_scene_free(&source_scene);
+    kiln_source_scene_init(&source_scene, NULL);
+    source_import.doc = b->doc;
+    source_import.scene = &source_scene;
+    source_import.sink = &h->ctx.sink;
     h->opt.flags = flags;
     h->opt.max_influences = max_influences;
     h->opt.allocator = a;
     h->input.path = "test.cast";
-    h->ctx.doc = b->doc;
     h->ctx.input = &h->input;
     h->ctx.options = &h->opt;
     h->ctx.allocator = a;
     h->ctx.sink.fn = diag_log_push;
     h->ctx.sink.user = &h->log;
     h->ctx.stats = &h->stats;
+}
+
+/* The hair at `node` as the Cast importer hands it to the bake. */
+static const kiln_source_hair *source_hair(uint32_t node)
+{
+    kiln_source_hair *sh = kiln_source_alloc(&source_scene, 1, sizeof *sh);
+    cr_assert_not_null(sh);
+    cr_assert_eq(kiln__cast_import_hair(&source_import, node, sh), KILN_OK);
+    return sh;
+}
+
+/* kiln__bake_mesh on the mesh at `node` as the Cast importer hands it over; a node the
+ * importer drops fails with the importer's code, as the bake's walk does. */
+static kiln_result bake_node_mesh(const kiln__bake_ctx *ctx, uint32_t node, const kiln__skeleton *skeleton,
+                                  kiln__mesh *out)
+{
+    kiln_source_mesh *sm = kiln_source_alloc(&source_scene, 1, sizeof *sm);
+    cr_assert_not_null(sm);
+    kiln_result r = kiln__cast_import_mesh(&source_import, node, sm);
+    if (r != KILN_OK) {
+        memset(out, 0, sizeof *out);
+        return r;
+    }
+    return kiln__bake_mesh(ctx, sm, kiln_cast_node_at(source_import.doc, node)->ordinal, skeleton, out);
 }
 
 /* Skeletons are built by hand: only the bone count and the Cast -> sorted remap matter here. */
@@ -164,7 +198,7 @@ static kiln_result bake(const mesh_in *in, uint32_t flags, uint32_t max_influenc
 {
     build(in, b);
     harness_init(h, b, flags, max_influences, NULL);
-    return kiln__bake_mesh(&h->ctx, b->mesh, skel, out);
+    return bake_node_mesh(&h->ctx, b->mesh, skel, out);
 }
 
 /* ---- reading the output ----------------------------------------------------------------------- */
@@ -766,7 +800,7 @@ Test(bake_mesh, bakes_are_byte_identical)
     for (int i = 0; i < 2; i++) {
         harness h;
         harness_init(&h, &b, KILN_BAKE_QUANTIZE_NORMALS, 0, NULL);
-        cr_assert_eq(kiln__bake_mesh(&h.ctx, b.mesh, NULL, &m[i]), KILN_OK);
+        cr_assert_eq(bake_node_mesh(&h.ctx, b.mesh, NULL, &m[i]), KILN_OK);
     }
     cr_assert_eq(m[0].stream_count, m[1].stream_count);
     for (uint32_t s = 0; s < m[0].stream_count; s++) {
@@ -1326,7 +1360,7 @@ static void check_every_allocation_failure(const mesh_in *in, uint32_t flags, ui
     harness h;
     harness_init(&h, &b, flags, max_influences, &pa);
     kiln__mesh m;
-    cr_assert_eq(kiln__bake_mesh(&h.ctx, b.mesh, skel, &m), KILN_OK);
+    cr_assert_eq(bake_node_mesh(&h.ctx, b.mesh, skel, &m), KILN_OK);
     kiln__mesh_free(&pa, &m);
     cr_assert_eq(probe.live, 0);
     cr_assert_gt(probe.calls, 5);
@@ -1334,7 +1368,7 @@ static void check_every_allocation_failure(const mesh_in *in, uint32_t flags, ui
         counting_alloc ca = {fail, 0, 0};
         kiln_allocator a = counting_allocator(&ca);
         harness_init(&h, &b, flags, max_influences, &a);
-        kiln_result r = kiln__bake_mesh(&h.ctx, b.mesh, skel, &m);
+        kiln_result r = bake_node_mesh(&h.ctx, b.mesh, skel, &m);
         /* a refused shrink is not a failure: the larger block is kept */
         cr_assert(r == KILN_OK || r == KILN_ERR_OUT_OF_MEMORY, "fail_at %d: %s", fail, kiln_result_name(r));
         if (r == KILN_OK) kiln__mesh_free(&a, &m);
@@ -1401,7 +1435,7 @@ Test(bake_hair, strand_offsets_and_particles)
     harness h;
     harness_init(&h, &b, 0, 0, NULL);
     kiln__hair hr;
-    cr_assert_eq(kiln__bake_hair(&h.ctx, b.hair, &hr), KILN_OK);
+    cr_assert_eq(kiln__bake_hair(&h.ctx, source_hair(b.hair), 0, &hr), KILN_OK);
     cr_assert_str_eq(hr.name, "hair0");
     cr_assert_eq(hr.material, KILN_BLOB_NONE);
     cr_assert_eq(hr.strand_count, 2);
@@ -1430,7 +1464,7 @@ Test(bake_hair, non_finite_particles_become_zero)
     harness h;
     harness_init(&h, &b, 0, 0, NULL);
     kiln__hair hr;
-    cr_assert_eq(kiln__bake_hair(&h.ctx, b.hair, &hr), KILN_OK);
+    cr_assert_eq(kiln__bake_hair(&h.ctx, source_hair(b.hair), 0, &hr), KILN_OK);
     const float *p = hr.particles.data;
     cr_assert(p[0] == 1 && p[3] == 0 && p[4] == 5 && p[5] == 0);
     cr_assert(diag_log_has(&h.log, KILN_ERR_CAST_BAD_VALUE, KILN_SEVERITY_WARNING));
@@ -1449,7 +1483,7 @@ Test(bake_hair, hair_without_strands_is_dropped)
     harness h;
     harness_init(&h, &b, 0, 0, &a);
     kiln__hair hr;
-    cr_assert_neq(kiln__bake_hair(&h.ctx, b.hair, &hr), KILN_OK);
+    cr_assert_neq(kiln__bake_hair(&h.ctx, source_hair(b.hair), 0, &hr), KILN_OK);
     cr_assert_null(hr.name);
     cr_assert_eq(ca.live, 0);
     built_free(&b);
@@ -1467,7 +1501,7 @@ Test(bake_hair, every_allocation_failure_is_clean)
         harness h;
         harness_init(&h, &b, 0, 0, &a);
         kiln__hair hr;
-        kiln_result r = kiln__bake_hair(&h.ctx, b.hair, &hr);
+        kiln_result r = kiln__bake_hair(&h.ctx, source_hair(b.hair), 0, &hr);
         if (r == KILN_OK) {
             kiln__hair_free(&a, &hr);
             cr_assert_eq(ca.live, 0);
@@ -1624,7 +1658,7 @@ static uint32_t bake_corpus_file(const char *name, uint32_t flags, int time_it)
         harness_init(&h, &b, flags, 0, NULL);
         kiln__mesh m;
         double t0 = now_ms();
-        kiln_result r = kiln__bake_mesh(&h.ctx, node, skel_node == KILN_CAST_NONE ? NULL : &sk.s, &m);
+        kiln_result r = bake_node_mesh(&h.ctx, node, skel_node == KILN_CAST_NONE ? NULL : &sk.s, &m);
         double t1 = now_ms();
         cr_assert_eq(r, KILN_OK, "%s mesh node %u: %s", name, node, kiln_result_name(r));
         if (time_it)
@@ -1669,7 +1703,7 @@ Test(bake_corpus, mesh_attributes_layers_and_colours)
     harness h;
     harness_init(&h, &b, KILN_BAKE_NO_OPTIMIZE, 0, NULL);
     kiln__mesh m;
-    cr_assert_eq(kiln__bake_mesh(&h.ctx, mesh0, NULL, &m), KILN_OK);
+    cr_assert_eq(bake_node_mesh(&h.ctx, mesh0, NULL, &m), KILN_OK);
     cr_assert_eq(m.rec.vertex_count, 4);
     cr_assert_eq(m.rec.index_count, 6);
     cr_assert_eq(m.rec.uv_layers, 2);
@@ -1680,7 +1714,7 @@ Test(bake_corpus, mesh_attributes_layers_and_colours)
     cr_assert(red[0] == 255 && red[1] == 0 && red[2] == 0 && red[3] == 255, "c0[0] is opaque red");
     cr_assert_eq(stream_of(&m, KILN_ATTR_COLOR, 1)->desc.format, KILN_FORMAT_F32x4);
     kiln__mesh_free(NULL, &m);
-    cr_assert_eq(kiln__bake_mesh(&h.ctx, mesh1, NULL, &m), KILN_OK);
+    cr_assert_eq(bake_node_mesh(&h.ctx, mesh1, NULL, &m), KILN_OK);
     cr_assert_eq(m.rec.color_layers, 1, "legacy vc is one colour layer");
     kiln__mesh_free(NULL, &m);
     kiln_cast_free(b.doc);
@@ -1712,7 +1746,7 @@ Test(bake_corpus, weights_mi8_same_bone_twice)
     harness h;
     harness_init(&h, &b, KILN_BAKE_NO_OPTIMIZE, 0, NULL);
     kiln__mesh m;
-    cr_assert_eq(kiln__bake_mesh(&h.ctx, b.mesh, &sk.s, &m), KILN_OK);
+    cr_assert_eq(bake_node_mesh(&h.ctx, b.mesh, &sk.s, &m), KILN_OK);
     cr_assert_eq(m.rec.skinning, KILN_SKIN_DUAL_QUAT);
     skin_set s = output_skin(&m, 0);
     cr_assert_eq(s.n, 1, "vertex 0: one bone with 0.5 + 0.5");

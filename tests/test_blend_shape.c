@@ -123,6 +123,7 @@ static kiln_result bake_bytes(const cast_bytes *const *inputs, uint32_t count, u
         in[i].path = i ? "anim.cast" : "model.cast";
         in[i].data = inputs[i]->data;
         in[i].size = (size_t)inputs[i]->size;
+        in[i].format = NULL;
     }
     kiln_bake_options opt;
     memset(&opt, 0, sizeof opt);
@@ -886,7 +887,7 @@ Test(blend_shape, every_allocation_failure_is_clean)
     gen(&g, 6, 6, 3, 0.5, 3u);
     const model_in mi = {g.vc, g.vp, g.uv, g.f, g.ic, g.shapes, g.shape_count};
     cast_bytes c = cast_of(&mi);
-    kiln_bake_input in = {"model.cast", c.data, (size_t)c.size};
+    kiln_bake_input in = {"model.cast", c.data, (size_t)c.size, NULL};
     stage1_probe probe = {{INT_MAX, 0, 0}, 0}; /* counts, never fails */
     kiln_allocator pa = counting_allocator(&probe.ca);
     kiln_bake_options o;

@@ -49,7 +49,7 @@ static void bake_small(kiln_bake_result *res)
     cr_assert_eq(kiln_cast_writer_write(w, cast, size), KILN_OK);
     kiln_cast_writer_destroy(w);
 
-    kiln_bake_input in = {"small.cast", cast, size};
+    kiln_bake_input in = {"small.cast", cast, size, NULL};
     kiln_bake_options opt;
     memset(&opt, 0, sizeof opt);
     kiln_diag err;

@@ -23,6 +23,7 @@
 
 #include "json.h"
 #include "kiln/cast_write.h"
+#include "kiln/bake/source.h"
 #include "kiln/version.h"
 #include "test_util.h"
 
@@ -689,9 +690,14 @@ Test(cli_help, version_prints_build_info)
     const char *args[] = {"--version", NULL};
     run_result r = run_kiln(args);
     cr_expect_eq(r.status, 0);
-    char want[512];
-    snprintf(want, sizeof want, "%s\n", kiln_build_info());
+    /* The build information, then one line per importer (name, description). */
+    char want[2048];
+    int n = snprintf(want, sizeof want, "%s\nimporters:\n", kiln_build_info());
+    for (uint32_t i = 0; i < kiln_importer_count() && n > 0 && (size_t)n < sizeof want; i++)
+        n += snprintf(want + n, sizeof want - (size_t)n, "  %-14s %s\n", kiln_importer_at(i)->name,
+                      kiln_importer_at(i)->description);
     cr_expect_str_eq(r.out, want);
+    cr_expect(strstr(r.out, "\n  cast ") != NULL, "the Cast importer is listed: %s", r.out);
     run_free(&r);
 }
 
@@ -1496,4 +1502,55 @@ Test(corpus, bad_files_exit_with_the_expected_status_and_a_specific_error)
     }
     closedir(d);
     cr_expect_geq(checked, 19, "only %d files in %s", checked, bad);
+}
+
+/* ---- the source-scene view -------------------------------------------------------------------- */
+
+/* `inspect --source --json` on mesh_attributes.cast: what the Cast importer hands the bake,
+ * against the corpus MANIFEST (one model, a quad of 4 vertices and 2 faces with 2 UV and 2
+ * colour layers, a legacy-colour triangle, one 'pbr' material with 4 file and 2 colour slots). */
+Test(cli_inspect_source, cast_scene_as_json)
+{
+    char dir[1024];
+    corpus_dir_or_skip(dir, sizeof dir);
+    char path[1200];
+    snprintf(path, sizeof path, "%s/mesh_attributes.cast", dir);
+    const char *args[] = {"inspect", "--source", "--json", path, NULL};
+    run_result r = run_kiln(args);
+    cr_assert_eq(r.status, 0, "%s", r.err);
+    jv doc = json_parse(r.out);
+    cr_expect_str_eq(jstr(jget(&doc, "kind"), "kind"), "source");
+    cr_expect_str_eq(jstr(jget(&doc, "format"), "format"), "cast");
+    const jv *models = jget(&doc, "models");
+    cr_assert(models && models->type == J_ARR && models->count == 1);
+    const jv *meshes = jget(jat(models, 0), "meshes");
+    cr_assert(meshes && meshes->type == J_ARR && meshes->count == 2);
+    cr_expect_eq(jnum(jget(jat(meshes, 0), "vertices"), "vertices"), 4);
+    cr_expect_eq(jnum(jget(jat(meshes, 0), "faces"), "faces"), 2);
+    cr_expect_eq(jnum(jget(jat(meshes, 0), "uv_layers"), "uv_layers"), 2);
+    cr_expect_eq(jnum(jget(jat(meshes, 0), "color_layers"), "color_layers"), 2);
+    cr_expect_eq(jnum(jget(jat(meshes, 1), "color_layers"), "color_layers"), 1);
+    const jv *mats = jget(jat(models, 0), "materials");
+    cr_assert(mats && mats->type == J_ARR && mats->count == 1);
+    cr_expect_str_eq(jstr(jget(jat(mats, 0), "type"), "type"), "pbr");
+    const jv *slots = jget(jat(mats, 0), "slots");
+    cr_assert(slots && slots->type == J_ARR && slots->count == 6);
+    json_free(&doc);
+    run_free(&r);
+}
+
+/* Bytes no importer recognises: exit 2, naming the formats this build reads. */
+Test(cli_inspect_source, unrecognised_input_names_the_formats)
+{
+    char dir[1024];
+    corpus_dir_or_skip(dir, sizeof dir);
+    char path[1200];
+    snprintf(path, sizeof path, "%s/bad/wrong_magic.cast", dir);
+    const char *args[] = {"inspect", "--source", path, NULL};
+    run_result r = run_kiln(args);
+    cr_expect_eq(r.status, 2);
+    cr_expect(strstr(r.err, "ERR_FORMAT_UNKNOWN") != NULL || strstr(r.err, "no format this build reads") != NULL,
+              "%s", r.err);
+    cr_expect(strstr(r.err, "cast") != NULL, "%s", r.err);
+    run_free(&r);
 }

@@ -254,7 +254,7 @@ Test(instance_hand, transform_and_model_matrix_helpers)
     f.data = malloc(f.size);
     cr_assert_eq(kiln_cast_writer_write(w, f.data, f.size), KILN_OK);
     kiln_cast_writer_destroy(w);
-    kiln_bake_input in = {"crate.cast", f.data, f.size};
+    kiln_bake_input in = {"crate.cast", f.data, f.size, NULL};
     kiln_bake_options o;
     memset(&o, 0, sizeof o);
     kiln_bake_result res;
@@ -397,7 +397,7 @@ typedef struct world {
 
 static void world_bake(world *w, const char *path)
 {
-    kiln_bake_input in = {path, w->cast.data, w->cast.size};
+    kiln_bake_input in = {path, w->cast.data, w->cast.size, NULL};
     kiln_bake_options o;
     memset(&o, 0, sizeof o);
     kiln_diag err;

@@ -1076,7 +1076,7 @@ static void bake_bytes(const file_bytes *const *files, uint32_t n, baked *b)
 {
     memset(b, 0, sizeof *b);
     kiln_bake_input in[4];
-    for (uint32_t i = 0; i < n; i++) in[i] = (kiln_bake_input){"rig.cast", files[i]->data, files[i]->size};
+    for (uint32_t i = 0; i < n; i++) in[i] = (kiln_bake_input){"rig.cast", files[i]->data, files[i]->size, NULL};
     kiln_bake_options o;
     memset(&o, 0, sizeof o);
     o.diag.fn = diag_log_push, o.diag.user = &b->log;

@@ -417,7 +417,7 @@ typedef struct baked_rig {
 static void rig_bake(const file_bytes *cast, uint32_t flags, baked_rig *r)
 {
     memset(r, 0, sizeof *r);
-    kiln_bake_input in = {"cylinder.cast", cast->data, cast->size};
+    kiln_bake_input in = {"cylinder.cast", cast->data, cast->size, NULL};
     kiln_bake_options opt;
     memset(&opt, 0, sizeof opt);
     opt.flags = flags;
@@ -1078,7 +1078,7 @@ Test(skin, corpus_fk_cases, .timeout = 300)
             continue;
         }
         /* bake {model, anim}: skeleton 0 and clip 0 */
-        kiln_bake_input in[2] = {{model, mf.data, mf.size}, {anim, af.data, af.size}};
+        kiln_bake_input in[2] = {{model, mf.data, mf.size, NULL}, {anim, af.data, af.size, NULL}};
         kiln_bake_options opt;
         memset(&opt, 0, sizeof opt);
         opt.flags = KILN_BAKE_NO_OPTIMIZE;

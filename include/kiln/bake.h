@@ -1,6 +1,7 @@
-/* kiln/bake.h - flatten Cast files into one runtime blob.
+/* kiln/bake.h - flatten source files (Cast, and whatever importers this build has: see
+ * kiln_importer_at in kiln/bake/source.h) into one runtime blob.
  *
- *   kiln_bake_input in = {"hero.cast", bytes, size};
+ *   kiln_bake_input in = {"hero.cast", bytes, size, NULL};     // NULL format: from the bytes
  *   kiln_bake_options opt;  memset(&opt, 0, sizeof opt);   // zero = defaults
  *   kiln_bake_result res;
  *   kiln_diag err;
@@ -10,10 +11,13 @@
  *   }
  *
  * Baking is deterministic: the same inputs (bytes and order) and options give the same blob,
- * byte for byte, whatever the thread count. Each input is parsed and baked on its own
- * (optionally on several threads), then the results are merged in input order.
+ * byte for byte, whatever the thread count. Each input is imported into the source layer
+ * (kiln/bake/source.h) and baked on its own (optionally on several threads), then the results
+ * are merged in input order. An input whose leading bytes no importer recognises is read as
+ * Cast, whose reader then names what it found (ERR_CAST_BAD_MAGIC); a `format` no importer has
+ * fails with ERR_FORMAT_UNKNOWN naming the formats this build reads.
  *
- * Semantic problems follow the Cast reference (section F): the smallest unit that holds them
+ * Semantic problems follow the Cast reference (section F) and the importers' own rules: the smallest unit that holds them
  * is dropped (a mesh, a face, an influence, an instance) and reported through the diag sink;
  * with KILN_BAKE_STRICT any ERROR-severity report fails the bake instead.
  */
@@ -31,8 +35,10 @@ extern "C" {
 
 typedef struct kiln_bake_input {
     const char *path;   /* for messages, relative paths (materials, instances) and the report */
-    const void *data;   /* the Cast bytes; must stay valid during kiln_bake */
+    const void *data;   /* the source bytes; must stay valid during kiln_bake */
     size_t      size;
+    const char *format; /* importer name ("cast", ...; kiln_importer_find in kiln/bake/source.h);
+                           NULL: found from the leading bytes, never from the path */
 } kiln_bake_input;
 
 /* Bake flags */
@@ -70,6 +76,9 @@ typedef struct kiln_bake_options {
      * be met is stored lossless (reported). */
     float                 anim_error_m;
     float                 anim_distance_m;
+    /* Frames per second for the clips of formats that store no rate of their own (passed to the
+     * importers as kiln_import_options.framerate); 0 = each format's default. */
+    float                 framerate;
 } kiln_bake_options;
 
 /* Per-section statistics for `-v` and `--report`. */

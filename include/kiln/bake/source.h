@@ -217,6 +217,7 @@ typedef struct kiln_source_instance {
     const char *name;                     /* may be NULL */
     const char *path;                     /* the referenced file as written (relative to the scene root) */
     float       position[3], rotation[4], scale[3];
+    kiln_source_loc path_loc;             /* where `path` is written (diagnostics about it); may equal loc */
 } kiln_source_instance;
 
 typedef enum kiln_source_up_axis {
