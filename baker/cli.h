@@ -43,6 +43,7 @@ extern const kiln__cli_verb kiln__cli_verb_inspect; /* inspect.c (+ inspect_*.c)
 extern const kiln__cli_verb kiln__cli_verb_bake;    /* cli_bake.c */
 extern const kiln__cli_verb kiln__cli_verb_verify;  /* cli_verify.c */
 extern const kiln__cli_verb kiln__cli_verb_pose;    /* cli_pose.c */
+extern const kiln__cli_verb kiln__cli_verb_convert; /* cli_convert.c */
 
 /* ---- messages ------------------------------------------------------------------------------ */
 

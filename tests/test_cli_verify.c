@@ -46,7 +46,11 @@ static void scratch_init(scratch *s, unsigned char **bytes, size_t *size)
     cr_assert_eq(kiln_cast_writer_write(w, cast, cast_size), KILN_OK);
     kiln_cast_writer_destroy(w);
 
-    kiln_bake_input in = {"model.cast", cast, (size_t)cast_size};
+    kiln_bake_input in;
+    memset(&in, 0, sizeof in);
+    in.path = "model.cast";
+    in.data = cast;
+    in.size = (size_t)cast_size;
     kiln_bake_result res;
     kiln_diag err;
     cr_assert_eq(kiln_bake(&in, 1, NULL, &res, &err), KILN_OK, "%s", err.message);
