@@ -50,10 +50,10 @@
 #include "../tests/anim_fixture.h"
 #include "bench_util.h"
 #include "kiln/anim.h"
-#include "kiln/bake.h"
+#include "kiln/bake/bake.h"
 #include "kiln/blob.h"
-#include "kiln/cast.h"
-#include "kiln/cast_scene.h"
+#include "kiln/bake/cast.h"
+#include "kiln/bake/cast_scene.h"
 #include "kiln/version.h"
 
 #define INSTANCES 256

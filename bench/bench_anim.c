@@ -29,8 +29,8 @@
 #include "../tests/anim_fixture.h"
 #include "bench_util.h"
 #include "kiln/anim.h"
-#include "kiln/cast.h"
-#include "kiln/cast_scene.h"
+#include "kiln/bake/cast.h"
+#include "kiln/bake/cast_scene.h"
 
 #define J 80
 #define F 301

@@ -24,11 +24,11 @@
 
 #include "bench_util.h"
 #include "kiln/anim.h"
-#include "kiln/bake.h"
+#include "kiln/bake/bake.h"
 #include "kiln/blend_shape.h"
 #include "kiln/blob.h"
-#include "kiln/cast.h"
-#include "kiln/cast_write.h"
+#include "kiln/bake/cast.h"
+#include "kiln/bake/cast_write.h"
 
 #define COLS 400u
 #define ROWS 250u

@@ -23,7 +23,7 @@
 
 #include "bench_util.h"
 #include "kiln/anim.h"
-#include "kiln/bake.h"
+#include "kiln/bake/bake.h"
 #include "kiln/blob.h"
 #include "kiln/instance.h"
 

@@ -9,9 +9,9 @@
 #include <stdint.h>
 
 #include "bench_util.h"
-#include "kiln/cast.h"
-#include "kiln/cast_scene.h"
-#include "kiln/cast_write.h"
+#include "kiln/bake/cast.h"
+#include "kiln/bake/cast_scene.h"
+#include "kiln/bake/cast_write.h"
 
 static volatile uint64_t bench_sink;
 

@@ -29,7 +29,7 @@
 #include "../tests/rig_fixture.h"
 #include "bench_util.h"
 #include "kiln/anim.h"
-#include "kiln/bake.h"
+#include "kiln/bake/bake.h"
 #include "kiln/rig.h"
 
 #define POSES 32

@@ -52,9 +52,9 @@
 
 #include "../tests/anim_fixture.h"
 #include "kiln/anim.h"
-#include "kiln/bake.h"
+#include "kiln/bake/bake.h"
 #include "kiln/blob.h"
-#include "kiln/cast_write.h"
+#include "kiln/bake/cast_write.h"
 
 int LLVMFuzzerInitialize(int *argc, char ***argv);
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);

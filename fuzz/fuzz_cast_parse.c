@@ -15,8 +15,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "kiln/cast.h"
-#include "kiln/cast_scene.h"
+#include "kiln/bake/cast.h"
+#include "kiln/bake/cast_scene.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

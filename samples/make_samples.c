@@ -18,7 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "kiln/cast_write.h"
+#include "kiln/bake/cast_write.h"
 
 /* ---- deterministic math ----------------------------------------------------------------- */
 

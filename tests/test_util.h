@@ -12,7 +12,7 @@
 
 #include "json_read.h"
 #include "kiln/alloc.h"
-#include "kiln/cast_write.h"
+#include "kiln/bake/cast_write.h"
 #include "kiln/result.h"
 
 /* ---- diagnostics -------------------------------------------------------------------------- */

@@ -4,8 +4,8 @@
 #define KILN_BAKER_CAST_IMPORT_H
 
 #include "kiln/bake/source.h"
-#include "kiln/cast.h"
-#include "kiln/cast_scene.h"
+#include "kiln/bake/cast.h"
+#include "kiln/bake/cast_scene.h"
 
 typedef struct kiln__cast_import {
     const kiln_cast_doc *doc;

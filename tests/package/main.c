@@ -6,7 +6,7 @@
 #include "kiln/result.h"
 #include "kiln/version.h"
 #ifdef KILN_CONSUMER_BAKER
-#include "kiln/cast.h"
+#include "kiln/bake/cast.h"
 #endif
 
 int main(void)
