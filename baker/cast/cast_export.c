@@ -9,7 +9,7 @@
 #include <string.h>
 
 #include "kiln/bake/cast_export.h"
-#include "kiln/cast_write.h"
+#include "kiln/bake/cast_write.h"
 #include "cast_scene_util.h"
 #include "ds.h"
 

@@ -9,7 +9,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "bake_util.h"
+#include "util.h"
 #include "cli.h"
 #include "kiln/bake/cast_export.h"
 #include "kiln/bake/source.h"

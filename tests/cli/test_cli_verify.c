@@ -15,9 +15,9 @@
 #include <unistd.h>
 
 #include "cli_run.h"
-#include "kiln/bake.h"
+#include "kiln/bake/bake.h"
 #include "kiln/blob.h"
-#include "kiln/cast_write.h"
+#include "kiln/bake/cast_write.h"
 
 typedef struct scratch {
     char dir[64];

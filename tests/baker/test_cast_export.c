@@ -13,8 +13,8 @@
 
 #include "kiln/bake/cast_export.h"
 #include "kiln/bake/source.h"
-#include "kiln/cast.h"
-#include "kiln/cast_scene.h"
+#include "kiln/bake/cast.h"
+#include "kiln/bake/cast_scene.h"
 #include "test_util.h"
 
 /* ---- helpers ---------------------------------------------------------------------------------- */

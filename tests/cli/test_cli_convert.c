@@ -20,8 +20,8 @@
 #include "json_read.h"
 #include "kiln/anim.h"
 #include "kiln/blob.h"
-#include "kiln/cast.h"
-#include "kiln/cast_scene.h"
+#include "kiln/bake/cast.h"
+#include "kiln/bake/cast_scene.h"
 #include "test_util.h"
 
 /* The one good corpus file too large for a test run. */
