@@ -2,7 +2,8 @@
  * kiln_cast_parse and read with the typed accessors (kiln/cast_scene.h). Every value must come
  * back bit for bit (floats compared as bytes, so NaN payloads, negative zeros and denormals
  * count), every reference must resolve to the right node, and the layout must be the
- * documented one. Also: the errors, determinism, atomic saving and allocation failures. */
+ * documented one. Also: the errors, determinism, atomic saving and allocation failures, and
+ * every good corpus file imported, exported and imported again into the same source scene. */
 #include <criterion/criterion.h>
 #include <float.h>
 #include <math.h>
@@ -1049,4 +1050,211 @@ Test(cast_export, allocation_failures_are_reported_and_leak_nothing)
     }
     cr_expect_gt(failures, 3);
     kiln_source_scene_free(&s);
+}
+
+/* ---- the corpus: import -> export -> import gives the same source scene ---------------------- */
+
+#define SAME_STR(a, b, what) cr_expect(((a) == NULL) == ((b) == NULL) && (!(a) || strcmp((a), (b)) == 0), \
+                                       "%s: '%s' vs '%s'", what, (a) ? (a) : "(absent)", (b) ? (b) : "(absent)")
+#define SAME_ARR(a, b, bytes, what) \
+    cr_expect(((a) == NULL) == ((b) == NULL) && (!(a) || memcmp((a), (b), (bytes)) == 0), "%s", what)
+#define SAME_VAL(a, b, what) SAME_BITS(&(a), &(b), sizeof(a), "%s", what)
+
+static void same_skeleton(const kiln_source_skeleton *a, const kiln_source_skeleton *b)
+{
+    cr_assert_eq(a->bone_count, b->bone_count);
+    for (uint32_t i = 0; i < a->bone_count; i++) {
+        const kiln_source_bone *x = &a->bones[i], *y = &b->bones[i];
+        SAME_STR(x->name, y->name, "bone name");
+        cr_expect_eq(x->parent, y->parent);
+        cr_expect_eq(x->segment_scale_compensate, y->segment_scale_compensate);
+        cr_expect(x->has_local_position == y->has_local_position && x->has_local_rotation == y->has_local_rotation &&
+                  x->has_world_position == y->has_world_position && x->has_world_rotation == y->has_world_rotation &&
+                  x->has_scale == y->has_scale, "bone %u: parts present", i);
+        if (x->has_local_position) SAME_VAL(x->local_position, y->local_position, "lp");
+        if (x->has_local_rotation) SAME_VAL(x->local_rotation, y->local_rotation, "lr");
+        if (x->has_world_position) SAME_VAL(x->world_position, y->world_position, "wp");
+        if (x->has_world_rotation) SAME_VAL(x->world_rotation, y->world_rotation, "wr");
+        if (x->has_scale) SAME_VAL(x->scale, y->scale, "s");
+    }
+    cr_assert_eq(a->ik_handle_count, b->ik_handle_count);
+    for (uint32_t i = 0; i < a->ik_handle_count; i++) {
+        const kiln_source_ik_handle *x = &a->ik_handles[i], *y = &b->ik_handles[i];
+        SAME_STR(x->name, y->name, "IK name");
+        cr_expect(x->start_bone == y->start_bone && x->end_bone == y->end_bone && x->target_bone == y->target_bone &&
+                  x->pole_vector_bone == y->pole_vector_bone && x->pole_bone == y->pole_bone, "IK %u bones", i);
+        SAME_VAL(x->target_offset, y->target_offset, "to");
+        cr_expect_eq(x->use_target_rotation, y->use_target_rotation);
+    }
+    cr_assert_eq(a->constraint_count, b->constraint_count);
+    for (uint32_t i = 0; i < a->constraint_count; i++) {
+        const kiln_source_constraint *x = &a->constraints[i], *y = &b->constraints[i];
+        SAME_STR(x->name, y->name, "constraint name");
+        cr_expect(x->type == y->type && x->constrained_bone == y->constrained_bone && x->target_bone == y->target_bone &&
+                  x->maintain_offset == y->maintain_offset && x->has_custom_offset == y->has_custom_offset,
+                  "constraint %u", i);
+        SAME_VAL(x->custom_offset, y->custom_offset, "co");
+        SAME_VAL(x->weight, y->weight, "wt");
+        cr_expect(memcmp(x->skip, y->skip, sizeof x->skip) == 0, "constraint %u skips", i);
+    }
+}
+
+static void same_mesh(const kiln_source_mesh *a, const kiln_source_mesh *b)
+{
+    SAME_STR(a->name, b->name, "mesh name");
+    cr_assert_eq(a->vertex_count, b->vertex_count);
+    cr_assert_eq(a->face_count, b->face_count);
+    size_t v3 = (size_t)a->vertex_count * 12;
+    SAME_ARR(a->positions, b->positions, v3, "positions");
+    SAME_ARR(a->normals, b->normals, v3, "normals");
+    SAME_ARR(a->tangents, b->tangents, v3, "tangents");
+    SAME_ARR(a->tangent_signs, b->tangent_signs, (size_t)a->vertex_count * 4, "tangent signs");
+    cr_assert_eq(a->uv_layer_count, b->uv_layer_count);
+    for (uint32_t i = 0; i < a->uv_layer_count; i++) SAME_ARR(a->uv[i], b->uv[i], (size_t)a->vertex_count * 8, "uv");
+    cr_assert_eq(a->color_layer_count, b->color_layer_count);
+    for (uint32_t i = 0; i < a->color_layer_count; i++) {
+        SAME_ARR(a->color[i].rgba8, b->color[i].rgba8, (size_t)a->vertex_count * 4, "packed colours");
+        SAME_ARR(a->color[i].rgba, b->color[i].rgba, (size_t)a->vertex_count * 16, "float colours");
+    }
+    cr_assert_eq(a->max_influence, b->max_influence);
+    size_t w = (size_t)a->vertex_count * a->max_influence * 4;
+    SAME_ARR(a->weight_bones, b->weight_bones, w, "weight bones");
+    SAME_ARR(a->weight_values, b->weight_values, w, "weight values");
+    cr_expect_eq(a->skinning, b->skinning);
+    SAME_ARR(a->faces, b->faces, (size_t)a->face_count * 12, "faces");
+    cr_expect_eq(a->material, b->material);
+}
+
+static void same_model(const kiln_source_model *a, const kiln_source_model *b)
+{
+    SAME_STR(a->name, b->name, "model name");
+    SAME_VAL(a->position, b->position, "model p");
+    SAME_VAL(a->rotation, b->rotation, "model r");
+    SAME_VAL(a->scale, b->scale, "model s");
+    cr_assert_eq(a->skeleton == NULL, b->skeleton == NULL);
+    if (a->skeleton) same_skeleton(a->skeleton, b->skeleton);
+    cr_assert_eq(a->material_count, b->material_count);
+    for (uint32_t i = 0; i < a->material_count; i++) {
+        const kiln_source_material *x = &a->materials[i], *y = &b->materials[i];
+        SAME_STR(x->name, y->name, "material name");
+        SAME_STR(x->type, y->type, "material type");
+        cr_assert_eq(x->slot_count, y->slot_count);
+        for (uint32_t k = 0; k < x->slot_count; k++) {
+            SAME_STR(x->slots[k].name, y->slots[k].name, "slot name");
+            cr_expect_eq(x->slots[k].kind, y->slots[k].kind);
+            SAME_STR(x->slots[k].path, y->slots[k].path, "slot path");
+            if (x->slots[k].kind == KILN_SOURCE_SLOT_COLOR) {
+                SAME_VAL(x->slots[k].rgba, y->slots[k].rgba, "slot rgba");
+                cr_expect_eq(x->slots[k].color_space, y->slots[k].color_space);
+            }
+        }
+    }
+    cr_assert_eq(a->mesh_count, b->mesh_count);
+    for (uint32_t i = 0; i < a->mesh_count; i++) same_mesh(&a->meshes[i], &b->meshes[i]);
+    cr_assert_eq(a->hair_count, b->hair_count);
+    for (uint32_t i = 0; i < a->hair_count; i++) {
+        const kiln_source_hair *x = &a->hairs[i], *y = &b->hairs[i];
+        SAME_STR(x->name, y->name, "hair name");
+        cr_assert(x->strand_count == y->strand_count && x->particle_count == y->particle_count);
+        SAME_ARR(x->segments, y->segments, (size_t)x->strand_count * 4, "segments");
+        SAME_ARR(x->particles, y->particles, (size_t)x->particle_count * 12, "particles");
+        cr_expect_eq(x->material, y->material);
+    }
+    cr_assert_eq(a->blend_shape_count, b->blend_shape_count);
+    for (uint32_t i = 0; i < a->blend_shape_count; i++) {
+        const kiln_source_blend_shape *x = &a->blend_shapes[i], *y = &b->blend_shapes[i];
+        SAME_STR(x->name, y->name, "shape name");
+        cr_assert(x->mesh == y->mesh && x->pair_count == y->pair_count);
+        SAME_ARR(x->indices, y->indices, (size_t)x->pair_count * 4, "shape indices");
+        SAME_ARR(x->targets, y->targets, (size_t)x->pair_count * 12, "shape targets");
+        SAME_VAL(x->target_scale, y->target_scale, "ts");
+    }
+}
+
+static void same_animation(const kiln_source_animation *a, const kiln_source_animation *b)
+{
+    SAME_STR(a->name, b->name, "clip name");
+    SAME_VAL(a->framerate, b->framerate, "fr");
+    cr_expect_eq(a->looping, b->looping);
+    cr_assert_eq(a->curve_count, b->curve_count);
+    for (uint32_t i = 0; i < a->curve_count; i++) {
+        const kiln_source_curve *x = &a->curves[i], *y = &b->curves[i];
+        SAME_STR(x->target, y->target, "curve target");
+        cr_expect(x->channel == y->channel && x->mode == y->mode, "curve %u channel and mode", i);
+        SAME_VAL(x->additive_weight, y->additive_weight, "ab");
+        cr_assert_eq(x->key_count, y->key_count);
+        uint32_t comps = x->channel == KILN_SOURCE_CHANNEL_ROTATION ? 4 : 1;
+        SAME_ARR(x->frames, y->frames, (size_t)x->key_count * 4, "key frames");
+        SAME_ARR(x->values, y->values, (size_t)x->key_count * comps * 4, "key values");
+    }
+    cr_assert_eq(a->override_count, b->override_count);
+    for (uint32_t i = 0; i < a->override_count; i++) {
+        const kiln_source_mode_override *x = &a->overrides[i], *y = &b->overrides[i];
+        SAME_STR(x->target, y->target, "override target");
+        cr_expect(x->mode == y->mode && x->translation == y->translation && x->rotation == y->rotation &&
+                  x->scale == y->scale, "override %u", i);
+    }
+    cr_assert_eq(a->notification_count, b->notification_count);
+    for (uint32_t i = 0; i < a->notification_count; i++) {
+        SAME_STR(a->notifications[i].name, b->notifications[i].name, "notification name");
+        cr_assert_eq(a->notifications[i].key_count, b->notifications[i].key_count);
+        SAME_ARR(a->notifications[i].frames, b->notifications[i].frames, (size_t)a->notifications[i].key_count * 4,
+                 "notification frames");
+    }
+}
+
+static void same_scene(const kiln_source_scene *a, const kiln_source_scene *b)
+{
+    SAME_STR(a->metadata.author, b->metadata.author, "author");
+    SAME_STR(a->metadata.software, b->metadata.software, "software");
+    SAME_STR(a->metadata.scene_root, b->metadata.scene_root, "scene root");
+    cr_expect_eq(a->metadata.up_axis, b->metadata.up_axis);
+    cr_assert_eq(a->model_count, b->model_count);
+    for (uint32_t i = 0; i < a->model_count; i++) same_model(&a->models[i], &b->models[i]);
+    cr_assert_eq(a->instance_count, b->instance_count);
+    for (uint32_t i = 0; i < a->instance_count; i++) {
+        const kiln_source_instance *x = &a->instances[i], *y = &b->instances[i];
+        SAME_STR(x->name, y->name, "instance name");
+        SAME_STR(x->path, y->path, "instance path");
+        SAME_VAL(x->position, y->position, "instance p");
+        SAME_VAL(x->rotation, y->rotation, "instance r");
+        SAME_VAL(x->scale, y->scale, "instance s");
+    }
+    cr_assert_eq(a->animation_count, b->animation_count);
+    for (uint32_t i = 0; i < a->animation_count; i++) same_animation(&a->animations[i], &b->animations[i]);
+}
+
+/* Every good corpus file (the top-level *.cast but the 65 MB one): the scene imported from the
+ * file and the one imported from its export agree in every value, bit for bit. */
+Test(cast_export, corpus_scenes_survive_export_and_import, .timeout = 300)
+{
+    char dir[512];
+    corpus_dir_or_skip(dir, sizeof dir);
+    DIR *d = opendir(dir);
+    cr_assert_not_null(d);
+    int files = 0;
+    struct dirent *e;
+    while ((e = readdir(d)) != NULL) {
+        size_t len = strlen(e->d_name);
+        if (len < 6 || strcmp(e->d_name + len - 5, ".cast") != 0 || strcmp(e->d_name, "large_500k.cast") == 0) continue;
+        file_bytes fb;
+        if (!corpus_read(dir, e->d_name, &fb)) continue;
+        kiln_source_scene a, b;
+        kiln_diag err;
+        cr_assert_eq(kiln_source_import(fb.data, fb.size, e->d_name, NULL, NULL, &a, &err), KILN_OK, "%s: %s",
+                     e->d_name, err.message);
+        file_bytes_free(&fb);
+        const kiln_source_scene *scenes[1] = {&a};
+        kiln_cast_export_result out;
+        cr_assert_eq(kiln_cast_export(scenes, 1, NULL, &out, &err), KILN_OK, "%s: %s", e->d_name, err.message);
+        cr_assert_eq(kiln_source_import(out.data, out.size, e->d_name, NULL, NULL, &b, &err), KILN_OK, "%s: %s",
+                     e->d_name, err.message);
+        same_scene(&a, &b);
+        kiln_cast_export_result_free(&out);
+        kiln_source_scene_free(&a);
+        kiln_source_scene_free(&b);
+        files++;
+    }
+    closedir(d);
+    cr_expect_gt(files, 10);
 }
