@@ -127,17 +127,17 @@ static kiln_result kiln__check_clip(const kiln_blob_animation *a, const kiln_blo
 {
     if (!(a->framerate > 0.0f) || a->framerate > 3.0e38f || a->frame_count == 0 || a->last_frame < a->first_frame ||
         (uint64_t)a->last_frame - (uint64_t)a->first_frame != (uint64_t)a->frame_count - 1u ||
-        a->block_count != (a->joint_count + KILN__LANES - 1) / KILN__LANES || a->row_stride % 16u != 0 ||
+        a->block_count != (a->joint_count + KILN__LANES - 1) / KILN__LANES || a->row_stride % KILN__CLIP_ROW_ALIGN != 0 ||
         a->data_offset % 16u != 0)
         return KILN_ERR_BLOB_BAD_RECORD;
     int lossy = (a->flags & KILN_ANIM_LOSSY) != 0;
     uint32_t prev = 0;
     for (uint32_t k = 0; k < a->animated_count; k++) {
         uint32_t key = (uint32_t)t[k].block * KILN_ANIM_COMPONENTS + t[k].component;
-        if (t[k].block >= a->block_count || t[k].component >= KILN_ANIM_COMPONENTS || !kiln__width_ok(t[k].width) ||
-            (k > 0 && key <= prev) || (uint64_t)t[k].row_offset + kiln__track_bytes(t[k].width) > a->row_stride ||
-            (t[k].width == 32 && t[k].row_offset % 4u != 0) || (lossy && t[k].component == KILN__QW) ||
-            (!lossy && t[k].width != 32))
+        if (t[k].block >= a->block_count || t[k].component >= KILN_ANIM_COMPONENTS ||
+            !kiln__clip_track_ok(lossy, t[k].component, t[k].width) || (k > 0 && key <= prev) ||
+            (uint64_t)t[k].row_offset + kiln__clip_track_bytes(t[k].width) > a->row_stride ||
+            (t[k].width == KILN__CLIP_RAW && t[k].row_offset % 4u != 0))
             return KILN_ERR_BLOB_BAD_RECORD;
         prev = key;
     }
@@ -258,7 +258,7 @@ kiln_result kiln_anim_bind(const kiln_blob *anim_blob, uint32_t clip, const kiln
         (sk->soa_count && (!all_rest || sk->first_soa > nr || sk->soa_count > nr - sk->first_soa)))
         return KILN_ERR_BLOB_BAD_RECORD;
     kiln__clip_layout lay;
-    if (!kiln__clip_layout_of(a, &lay) || !kiln__in_blob(anim_blob, lay.constants, lay.end - lay.constants))
+    if (!kiln__clip_layout_of_anim(a, &lay) || !kiln__in_blob(anim_blob, lay.constants, lay.end - lay.constants))
         return KILN_ERR_BLOB_BAD_RECORD;
     const unsigned char *base = (const unsigned char *)anim_blob;
     const kiln_blob_anim_track *tracks = (const kiln_blob_anim_track *)(const void *)(base + lay.tracks);
@@ -368,7 +368,7 @@ kiln_result kiln_anim_bind(const kiln_blob *anim_blob, uint32_t clip, const kiln
         for (; t < a->animated_count && tracks[t].block == blk; t++) {
             unsigned c = tracks[t].component;
             cb->offset[c] = tracks[t].row_offset;
-            if (tracks[t].width == 32) {
+            if (tracks[t].width == KILN__CLIP_RAW) {
                 cb->kind[c] = KILN__SRC_RAW;
             } else {
                 cb->kind[c] = KILN__SRC_DECODED;
@@ -378,7 +378,7 @@ kiln_result kiln_anim_bind(const kiln_blob *anim_blob, uint32_t clip, const kiln
             }
             if (c >= KILN__QX && c <= KILN__QZ) rotation_animated = 1;
         }
-        if ((a->flags & KILN_ANIM_LOSSY) && rotation_animated) {
+        if (kiln__clip_rebuilds_qw((a->flags & KILN_ANIM_LOSSY) != 0, rotation_animated)) {
             cb->kind[KILN__QW] = KILN__SRC_DECODED;
             cb->flags |= KILN__BLK_DECODE | KILN__BLK_QW;
         }
@@ -389,7 +389,7 @@ kiln_result kiln_anim_bind(const kiln_blob *anim_blob, uint32_t clip, const kiln
             for (unsigned c = 0; c < KILN_ANIM_COMPONENTS; c++) {
                 if (c == KILN__QW) continue;
                 if (cb->kind[c] != KILN__SRC_DECODED || cb->width[c] != cb->width[0] ||
-                    cb->track[c] != cb->track[0] + k || cb->offset[c] != cb->offset[0] + k * cb->width[0])
+                    cb->track[c] != cb->track[0] + k || cb->offset[c] != cb->offset[0] + k * kiln__clip_track_bytes(cb->width[0]))
                     uniform = 0;
                 k++;
             }
@@ -403,15 +403,15 @@ kiln_result kiln_anim_bind(const kiln_blob *anim_blob, uint32_t clip, const kiln
                 if (cb->kind[c] != KILN__SRC_DECODED || cb->track[c] != cb->track[0] + k || cb->offset[c] != at)
                     packed = 0;
                 cb->packed_width[k++] = (uint8_t)cb->width[c];
-                at += cb->width[c];
+                at += kiln__clip_track_bytes(cb->width[c]);
             }
             if (packed) {
-                /* range_extent · 1/(2^w − 1), rounded once here as every path rounds it */
+                /* the lanes' steps (kiln__clip_step), rounded once here as every path rounds them */
                 cb->flags |= KILN__BLK_PACKED;
                 float *scale = b->packed_scale + (size_t)blk * (KILN_ANIM_COMPONENTS - 1) * KILN__LANES;
                 for (unsigned q = 0; q < KILN_ANIM_COMPONENTS - 1; q++)
                     for (unsigned l = 0; l < KILN__LANES; l++)
-                        scale[q * KILN__LANES + l] = tracks[cb->track[0] + q].range_extent[l] * kiln__quant_inv(cb->packed_width[q]);
+                        scale[q * KILN__LANES + l] = kiln__clip_step(tracks[cb->track[0] + q].range_extent[l], cb->packed_width[q]);
             }
         }
         int dense = 1;

@@ -9,6 +9,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "clip_codec.h"
 #include "kiln/anim.h"
 #include "simd.h"
 
@@ -19,43 +20,17 @@
 /* Components of kiln_soa_xform, in memory order. */
 enum { KILN__TX, KILN__TY, KILN__TZ, KILN__QX, KILN__QY, KILN__QZ, KILN__QW, KILN__SX, KILN__SY, KILN__SZ };
 
-/* Zero bytes a lossy clip keeps after its last row (inside data_size), so that decoders may
- * load 16 bytes from any track of any row. */
-#define KILN__ANIM_SLACK 16u
-
 /* ---- clip data layout -------------------------------------------------------------------
- * At kiln_blob_animation.data_offset: constants (block_count x kiln_soa_xform), then the
- * track table (animated_count x kiln_blob_anim_track, 72 bytes each), then the rows, which
- * start at the next 16-byte boundary after the table. */
-typedef struct kiln__clip_layout {
-    uint64_t constants;  /* blob offsets */
-    uint64_t tracks;
-    uint64_t rows;
-    uint64_t end;        /* rows end (plus KILN__ANIM_SLACK for lossy clips): the bytes the layout needs */
-} kiln__clip_layout;
-
-/* 0 when the sizes overflow 64 bits (impossible for 32-bit counts, checked anyway). */
-static inline int kiln__clip_layout_of(const kiln_blob_animation *a, kiln__clip_layout *l)
+ * The layout, the widths, the slack and the dequantisation are the baker's and the runtime's
+ * contract (contract/clip_codec.h). At kiln_blob_animation.data_offset: constants
+ * (block_count x kiln_soa_xform), then the track table (animated_count x kiln_blob_anim_track,
+ * 72 bytes each), then the rows, which start at the next 16-byte boundary after the table,
+ * then the slack of a lossy clip. */
+static inline int kiln__clip_layout_of_anim(const kiln_blob_animation *a, kiln__clip_layout *l)
 {
-    l->constants = a->data_offset;
-    l->tracks = l->constants + (uint64_t)a->block_count * sizeof(kiln_soa_xform);
-    uint64_t rows = l->tracks + (uint64_t)a->animated_count * sizeof(kiln_blob_anim_track);
-    l->rows = (rows + 15u) & ~(uint64_t)15u;
-    l->end = l->rows + (uint64_t)a->frame_count * a->row_stride + ((a->flags & KILN_ANIM_LOSSY) ? KILN__ANIM_SLACK : 0u);
-    return l->end >= l->rows && a->data_offset <= UINT64_MAX / 2;
+    return kiln__clip_layout_of(a->data_offset, a->block_count, a->animated_count, a->frame_count, a->row_stride,
+                                (a->flags & KILN_ANIM_LOSSY) != 0, l);
 }
-
-/* Bytes one track occupies in a row: 8 lanes of `width` bits. */
-static inline uint32_t kiln__track_bytes(uint32_t width) { return width; }
-
-/* Quantised widths are 1 to 24 bits; 32 is a raw float. */
-#define KILN__MAX_QBITS 24u
-static inline int kiln__width_ok(uint32_t width) { return (width >= 1 && width <= KILN__MAX_QBITS) || width == 32; }
-
-/* 1 / (2^width - 1): a quantised lane q decodes to range_min + range_extent * q / (2^w - 1),
- * evaluated as range_min + (range_extent * inv) * q, unfused, by every path (and the baker). */
-extern const float kiln__quant_inv_table[KILN__MAX_QBITS + 1];
-static inline float kiln__quant_inv(uint32_t width) { return kiln__quant_inv_table[width <= KILN__MAX_QBITS ? width : 0]; }
 
 /* ---- the binding ------------------------------------------------------------------------- */
 

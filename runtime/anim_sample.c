@@ -9,15 +9,7 @@
 #include <string.h>
 
 #include "anim_internal.h"
-
-/* ---- quantisation ------------------------------------------------------------------------- */
-#define KILN__INV(w) (1.0f / (float)((1u << (w)) - 1u))
-const float kiln__quant_inv_table[KILN__MAX_QBITS + 1] = {
-    0.0f,         KILN__INV(1),  KILN__INV(2),  KILN__INV(3),  KILN__INV(4),  KILN__INV(5),  KILN__INV(6),
-    KILN__INV(7), KILN__INV(8),  KILN__INV(9),  KILN__INV(10), KILN__INV(11), KILN__INV(12), KILN__INV(13),
-    KILN__INV(14), KILN__INV(15), KILN__INV(16), KILN__INV(17), KILN__INV(18), KILN__INV(19), KILN__INV(20),
-    KILN__INV(21), KILN__INV(22), KILN__INV(23), KILN__INV(24)};
-#undef KILN__INV
+#include "math_f64.h"
 
 /* ---- slerp correction (see anim_internal.h) ----------------------------------------------- */
 const float kiln__slerp_fit[KILN__SLERP_DEG][4] = {
@@ -40,15 +32,9 @@ void kiln__slerp_coeffs(float t, float q[KILN__SLERP_DEG])
 
 void kiln__slerp_identity_exact(const float k[4], float a, float out[4])
 {
-    double x = k[0], y = k[1], z = k[2], w = k[3];
-    if (w < 0) x = -x, y = -y, z = -z, w = -w; /* shortest arc */
-    double s = sqrt(x * x + y * y + z * z);
-    if (!(s > 1e-12)) {
-        out[0] = out[1] = out[2] = 0.0f, out[3] = 1.0f;
-        return;
-    }
-    double theta = atan2(s, w), f = sin(a * theta) / s;
-    out[0] = (float)(x * f), out[1] = (float)(y * f), out[2] = (float)(z * f), out[3] = (float)cos(a * theta);
+    double kd[4] = {k[0], k[1], k[2], k[3]}, r[4];
+    kiln__qpow(kd, a, r);
+    for (int i = 0; i < 4; i++) out[i] = (float)r[i];
 }
 
 void kiln__fix_exact(const kiln__modes *m, kiln_soa_xform *k)

@@ -19,16 +19,16 @@
     {KILN__LANE(w, 0), KILN__LANE(w, 1), KILN__LANE(w, 2), KILN__LANE(w, 3),                              \
      KILN__LANE(w, 4), KILN__LANE(w, 5), KILN__LANE(w, 6), KILN__LANE(w, 7)}
 #define KILN__SHIFT(w) {0, (w) & 7, (2 * (w)) & 7, (3 * (w)) & 7, (4 * (w)) & 7, (5 * (w)) & 7, (6 * (w)) & 7, (7 * (w)) & 7}
-static const int8_t kiln__unpack_mask[KILN__MAX_QBITS + 1][32] = {
+static const int8_t kiln__unpack_mask[KILN__CLIP_MAX_QBITS + 1][32] = {
     KILN__MASK(0),  KILN__MASK(1),  KILN__MASK(2),  KILN__MASK(3),  KILN__MASK(4),  KILN__MASK(5),  KILN__MASK(6),
     KILN__MASK(7),  KILN__MASK(8),  KILN__MASK(9),  KILN__MASK(10), KILN__MASK(11), KILN__MASK(12), KILN__MASK(13),
     KILN__MASK(14), KILN__MASK(15), KILN__MASK(16), KILN__MASK(17), KILN__MASK(18), KILN__MASK(19), KILN__MASK(20),
     KILN__MASK(21), KILN__MASK(22), KILN__MASK(23), KILN__MASK(24)};
-static const uint32_t kiln__unpack_low[KILN__MAX_QBITS + 1] = {
+static const uint32_t kiln__unpack_low[KILN__CLIP_MAX_QBITS + 1] = {
     0x0u,     0x1u,     0x3u,      0x7u,      0xFu,      0x1Fu,     0x3Fu,     0x7Fu,     0xFFu,
     0x1FFu,   0x3FFu,   0x7FFu,    0xFFFu,    0x1FFFu,   0x3FFFu,   0x7FFFu,   0xFFFFu,   0x1FFFFu,
     0x3FFFFu, 0x7FFFFu, 0xFFFFFu,  0x1FFFFFu, 0x3FFFFFu, 0x7FFFFFu, 0xFFFFFFu};
-static const int32_t kiln__unpack_shift[KILN__MAX_QBITS + 1][8] = {
+static const int32_t kiln__unpack_shift[KILN__CLIP_MAX_QBITS + 1][8] = {
     KILN__SHIFT(0),  KILN__SHIFT(1),  KILN__SHIFT(2),  KILN__SHIFT(3),  KILN__SHIFT(4),  KILN__SHIFT(5),
     KILN__SHIFT(6),  KILN__SHIFT(7),  KILN__SHIFT(8),  KILN__SHIFT(9),  KILN__SHIFT(10), KILN__SHIFT(11),
     KILN__SHIFT(12), KILN__SHIFT(13), KILN__SHIFT(14), KILN__SHIFT(15), KILN__SHIFT(16), KILN__SHIFT(17),
@@ -36,7 +36,7 @@ static const int32_t kiln__unpack_shift[KILN__MAX_QBITS + 1][8] = {
     KILN__SHIFT(24)};
 
 /* Widens the 8 lanes (h is always 0 here) of a `width`-bit track (1..24) to 32-bit integers.
- * Reads up to 28 bytes from src: lossy clips keep KILN__ANIM_SLACK bytes after their last
+ * Reads up to 28 bytes from src: lossy clips keep KILN__CLIP_SLACK bytes after their last
  * row, so this stays inside the clip for every track of every row. */
 KILN__FN kvi kiln__unpack_half(const unsigned char *src, uint32_t width, unsigned h)
 {

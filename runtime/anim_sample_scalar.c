@@ -3,23 +3,15 @@
  * The same formulas as the SIMD paths (anim_sample_simd.h), which differ only in rounding: AVX2
  * fuses multiply-adds and both use a refined reciprocal square root where this divides by a
  * square root; results agree within 1e-5 (tests/test_anim_sample.c). Quantised rows decode
- * bit-identically on every path.
+ * bit-identically on every path. Per lane, the quaternion math is cglm's (math_cglm.h).
  */
+#include "math_cglm.h"
+
 #include <float.h>
 #include <math.h>
 #include <string.h>
 
 #include "anim_internal.h"
-
-/* Lane `lane` of a track of `width` bits per lane (little-endian bit packing). */
-static uint32_t kiln__lane_bits(const unsigned char *src, uint32_t width, unsigned lane)
-{
-    uint32_t bit = lane * width, first = bit >> 3, shift = bit & 7u;
-    unsigned nbytes = (shift + width + 7u) >> 3;
-    uint64_t acc = 0;
-    for (unsigned i = 0; i < nbytes; i++) acc |= (uint64_t)src[first + i] << (8u * i);
-    return (uint32_t)(acc >> shift) & ((1u << width) - 1u);
-}
 
 /* One row of a block: every component, so that interpolation reads plain SoA blocks. */
 static void kiln__decode_one(const kiln_anim_binding *b, uint32_t block, const unsigned char *row, kiln_soa_xform *dst)
@@ -34,17 +26,13 @@ static void kiln__decode_one(const kiln_anim_binding *b, uint32_t block, const u
             memcpy(d, row + cb->offset[c], KILN__LANES * sizeof(float));
         } else if (cb->width[c]) {
             const kiln_blob_anim_track *tr = &b->tracks[cb->track[c]];
-            float inv = kiln__quant_inv(cb->width[c]);
             for (unsigned l = 0; l < KILN__LANES; l++)
-                d[l] = tr->range_min[l] + (tr->range_extent[l] * inv) * (float)kiln__lane_bits(row + cb->offset[c], cb->width[c], l);
+                d[l] = kiln__clip_dequant(kiln__clip_lane_bits(row + cb->offset[c], cb->width[c], l), tr->range_min[l],
+                                          kiln__clip_step(tr->range_extent[l], cb->width[c]));
         }
     }
     if (cb->flags & KILN__BLK_QW)
-        for (unsigned l = 0; l < KILN__LANES; l++) {
-            float x = dst->qx[l], y = dst->qy[l], z = dst->qz[l];
-            float w2 = 1.0f - x * x - y * y - z * z;
-            dst->qw[l] = sqrtf(w2 > 0.0f ? w2 : 0.0f);
-        }
+        for (unsigned l = 0; l < KILN__LANES; l++) dst->qw[l] = kiln__clip_rebuild_qw(dst->qx[l], dst->qy[l], dst->qz[l]);
 }
 
 void kiln__decode_block_scalar(const kiln_anim_binding *b, uint32_t block, const unsigned char *row0,
@@ -55,9 +43,9 @@ void kiln__decode_block_scalar(const kiln_anim_binding *b, uint32_t block, const
 }
 
 /* Normalised a + t·(b - a) for one lane; the caller has put b on a's hemisphere. */
-static void kiln__nlerp_lane(const float a[4], const float bq[4], float t, float r[4])
+static void kiln__nlerp_lane(float a[4], float bq[4], float t, float r[4])
 {
-    for (int i = 0; i < 4; i++) r[i] = a[i] + t * (bq[i] - a[i]);
+    glm_vec4_lerp(a, bq, t, r);
     kiln__qnormalize(r);
 }
 
@@ -65,7 +53,9 @@ static void kiln__nlerp_lane(const float a[4], const float bq[4], float t, float
 static void kiln__slerp_identity_lane(const float k[4], float a, float r[4])
 {
     float s = k[3] < 0.0f ? -1.0f : 1.0f, q[KILN__SLERP_DEG];
-    float kk[4] = {s * k[0], s * k[1], s * k[2], s * k[3]}, id[4] = {0, 0, 0, 1};
+    float kk[4], id[4];
+    glm_vec4_scale(KILN__GLM(k), s, kk);
+    glm_quat_identity(id);
     kiln__slerp_coeffs(a, q);
     kiln__nlerp_lane(id, kk, kiln__corrected(a, 1.0f - kk[3], q), r);
 }
@@ -86,10 +76,10 @@ static void kiln__interp(const float *p0[KILN_ANIM_COMPONENTS], const float *p1[
         if (job->u_zero) {
             memcpy(r, a, sizeof r);
         } else {
-            float d = a[0] * bq[0] + a[1] * bq[1] + a[2] * bq[2] + a[3] * bq[3];
+            float d = a[0] * bq[0] + a[1] * bq[1] + a[2] * bq[2] + a[3] * bq[3]; /* the SIMD kernels' order */
             if (d < 0.0f) {
                 d = -d;
-                for (int i = 0; i < 4; i++) bq[i] = -bq[i];
+                glm_vec4_negate(bq);
             }
             kiln__nlerp_lane(a, bq, kiln__corrected(u, 1.0f - d, job->slerp_q), r);
         }
@@ -110,23 +100,22 @@ static void kiln__compose(const kiln_soa_xform *k, const kiln__modes *m, uint32_
             s[c] = (m->sa[c][l] * s0 + m->sb[c][l] * sc + m->sz[c][l]) *
                    (m->sc[c][l] * kiln__soa_comp(k, KILN__SX + c)[l] + m->sd[c][l]);
         }
-        float kp[4];
+        /* q = (ra R + rb B + (0, 0, 0, rz)) ⊗ (rk K + (0, 0, 0, 1 - rk)), or the fractional slerp */
+        float kp[4], bq[4];
         float kq[4] = {k->qx[l], k->qy[l], k->qz[l], k->qw[l]};
         if ((flags & KILN__BLK_FRAC) && m->frac_mask[l]) {
             kiln__slerp_identity_lane(kq, m->frac_a[l], kp);
         } else {
             float rk = m->rk[l];
-            kp[0] = rk * kq[0], kp[1] = rk * kq[1], kp[2] = rk * kq[2], kp[3] = rk * kq[3] + (1.0f - rk);
+            glm_vec4_scale(kq, rk, kp);
+            kp[3] += 1.0f - rk;
         }
-        float ra = m->ra[l], rb = m->rb[l];
-        float bx = ra * rest->qx[l] + rb * base->qx[l];
-        float by = ra * rest->qy[l] + rb * base->qy[l];
-        float bz = ra * rest->qz[l] + rb * base->qz[l];
-        float bw = ra * rest->qw[l] + rb * base->qw[l] + m->rz[l];
-        q[0] = bw * kp[0] + bx * kp[3] + by * kp[2] - bz * kp[1];
-        q[1] = bw * kp[1] - bx * kp[2] + by * kp[3] + bz * kp[0];
-        q[2] = bw * kp[2] + bx * kp[1] - by * kp[0] + bz * kp[3];
-        q[3] = bw * kp[3] - bx * kp[0] - by * kp[1] - bz * kp[2];
+        float rq[4] = {rest->qx[l], rest->qy[l], rest->qz[l], rest->qw[l]};
+        float cq[4] = {base->qx[l], base->qy[l], base->qz[l], base->qw[l]};
+        glm_vec4_scale(rq, m->ra[l], bq);
+        glm_vec4_muladds(cq, m->rb[l], bq);
+        bq[3] += m->rz[l];
+        glm_quat_mul(bq, kp, q);
         out->tx[l] = t[0], out->ty[l] = t[1], out->tz[l] = t[2];
         out->qx[l] = q[0], out->qy[l] = q[1], out->qz[l] = q[2], out->qw[l] = q[3];
         out->sx[l] = s[0], out->sy[l] = s[1], out->sz[l] = s[2];

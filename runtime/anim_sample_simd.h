@@ -11,12 +11,20 @@
  * key k against the rest pose and the pose underneath with the binding's per-lane
  * coefficients. Everything stays in registers (kv_xf) between the loads and the stores; all
  * loads of a block's rest/base lanes happen before its stores, so `out` may alias `base`.
+ *
+ * Own layout, not cglm's: a register holds one component (tx, qx, ...) of KV_W joints, as the
+ * clip rows and kiln_soa_xform store them, so the dot products, quaternion products and
+ * normalisations are plain lane-wise arithmetic on KV_W joints at once. cglm's versor and vec4
+ * hold one joint per register: its glm_quat_mul and glm_vec4_dot would need a transpose of
+ * every block in and out and horizontal adds and shuffles inside (the scalar reference in
+ * anim_sample_scalar.c uses them one lane at a time).
  */
 
 /* Lanes [o, o + KV_W) of component c of one row: a constant, raw lanes, or a quantised track
- * decoded as range_min + (range_extent · inv) · q. The decode is unfused on purpose: decoded
- * rows are bit-identical on every path (the scalar reference rounds the product), which keeps
- * the ill-conditioned qw rebuild from amplifying a last-bit difference between paths. */
+ * decoded as range_min + (range_extent · inv) · q, the register form of kiln__clip_dequant
+ * (contract/clip_codec.h). The decode is unfused on purpose: decoded rows are bit-identical on
+ * every path and to the values the baker measured (the scalar decode rounds the product),
+ * which keeps the ill-conditioned qw rebuild from amplifying a last-bit difference. */
 KILN__FN kv KILN__SFX(kiln__fetch)(const kiln_anim_binding *b, const kiln__clip_block *cb, const kiln_soa_xform *cst,
                                    unsigned c, unsigned h, const unsigned char *row)
 {
@@ -27,14 +35,14 @@ KILN__FN kv KILN__SFX(kiln__fetch)(const kiln_anim_binding *b, const kiln__clip_
     default: {
         if (!cb->width[c]) return kv_set1(1.0f); /* the rebuilt qw: see kiln__rebuild_qw */
         const kiln_blob_anim_track *tr = &b->tracks[cb->track[c]];
-        kv scale = kv_mul(kv_ld(tr->range_extent + o), kv_set1(kiln__quant_inv(cb->width[c])));
+        kv scale = kv_mul(kv_ld(tr->range_extent + o), kv_set1(kiln__clip_quant_inv(cb->width[c])));
         return kv_add(kv_mul(scale, kv_cvt_u(kiln__unpack_half(row + cb->offset[c], cb->width[c], h))),
                       kv_ld(tr->range_min + o));
     }
     }
 }
 
-/* qw = sqrt(max(0, 1 - qx² - qy² - qz²)), unfused like the scalar reference. */
+/* qw = sqrt(max(0, 1 - qx² - qy² - qz²)), unfused like kiln__clip_rebuild_qw. */
 KILN__FN kv KILN__SFX(kiln__rebuild_qw)(kv x, kv y, kv z)
 {
     kv w2 = kv_sub(kv_sub(kv_sub(kv_set1(1.0f), kv_mul(x, x)), kv_mul(y, y)), kv_mul(z, z));
@@ -126,13 +134,13 @@ KILN__FN kv_xf KILN__SFX(kiln__interp_packed)(const kiln_anim_binding *b, const 
         kv a_ = KILN__SFX(kiln__fetch_p)(scale + (q) * KILN__LANES, tr[q].range_min, w[q], h, s0);         \
         kv b_ = KILN__SFX(kiln__fetch_p)(scale + (q) * KILN__LANES, tr[q].range_min, w[q], h, s1);         \
         (dst) = kv_fma(u, kv_sub(b_, a_), a_);                                                            \
-        s0 += w[q], s1 += w[q];                                                                           \
+        s0 += kiln__clip_track_bytes(w[q]), s1 += kiln__clip_track_bytes(w[q]);                           \
     } while (0)
 #define KILN__PAIR(a, bq, q)                                                                              \
     do {                                                                                                  \
         (a) = KILN__SFX(kiln__fetch_p)(scale + (q) * KILN__LANES, tr[q].range_min, w[q], h, s0);           \
         (bq) = KILN__SFX(kiln__fetch_p)(scale + (q) * KILN__LANES, tr[q].range_min, w[q], h, s1);          \
-        s0 += w[q], s1 += w[q];                                                                           \
+        s0 += kiln__clip_track_bytes(w[q]), s1 += kiln__clip_track_bytes(w[q]);                           \
     } while (0)
     KILN__LERP(k.tx, 0);
     KILN__LERP(k.ty, 1);

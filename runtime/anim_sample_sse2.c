@@ -21,12 +21,7 @@ KILN__FN kvi kiln__unpack_half(const unsigned char *src, uint32_t width, unsigne
         return h ? _mm_unpackhi_epi16(v, zero) : _mm_unpacklo_epi16(v, zero);
     }
     uint32_t lanes[4];
-    for (unsigned l = 0; l < 4; l++) {
-        uint32_t bit = (4 * h + l) * width, first = bit >> 3, shift = bit & 7u;
-        uint32_t acc = 0;
-        for (unsigned i = 0; i < (shift + width + 7u) >> 3; i++) acc |= (uint32_t)src[first + i] << (8u * i);
-        lanes[l] = (acc >> shift) & ((1u << width) - 1u);
-    }
+    for (unsigned l = 0; l < 4; l++) lanes[l] = kiln__clip_lane_bits(src, width, 4 * h + l);
     return _mm_loadu_si128((const __m128i *)(const void *)lanes);
 }
 

@@ -7,6 +7,12 @@
  * vertices never share an access. The AVX2 path fuses the multiply-add (FMA) and decodes
  * quantised positions two vertices per 256-bit register. The reference semantics are the
  * scalar kernels in blend_shape_scalar.c.
+ *
+ * Own layout, not cglm's: the positions are packed float3 in the caller's buffer, so a vertex
+ * is loaded and stored as exactly 12 bytes (8 + 4) into a 4-float register. cglm's vec3
+ * routines are scalar, and its vec4 ones would read and write 16 bytes: past the end of the
+ * last vertex, and into the 4 bytes after each element, which the API promises not to write
+ * (an interleaved vertex buffer, or the next vertex another thread is deforming).
  */
 #include <immintrin.h>
 #include <string.h>

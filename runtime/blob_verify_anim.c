@@ -159,7 +159,7 @@ static kiln_result kiln__check_clip_data(kiln__av *v, uint32_t i, const kiln_blo
 {
     uint64_t rec = kiln__at(v, KILN__A_ANIM, i, 0);
     kiln__clip_layout l;
-    if (a->data_offset % 16u || !kiln__clip_layout_of(a, &l) || !kiln__data_ok(v->data_begin, v->data_end, a->data_offset, a->data_size) ||
+    if (a->data_offset % 16u || !kiln__clip_layout_of_anim(a, &l) || !kiln__data_ok(v->data_begin, v->data_end, a->data_offset, a->data_size) ||
         l.end - a->data_offset > a->data_size)
         return kiln__verify_fail(v->err, KILN_ERR_BLOB_BAD_RECORD, rec + offsetof(kiln_blob_animation, data_offset),
                                  "ANIM[%u].data_offset: [%llu, +%llu) is misaligned, outside DATA or shorter than its "
@@ -184,24 +184,24 @@ static kiln_result kiln__check_clip_data(kiln__av *v, uint32_t i, const kiln_blo
                                      "ANIM[%u].tracks[%u]: (block %u, component %u) is out of range or not after the "
                                      "previous track",
                                      i, k, t[k].block, t[k].component);
-        if (!kiln__width_ok(t[k].width) || (!lossy && t[k].width != 32) || (lossy && t[k].component == KILN__QW))
+        if (!kiln__clip_track_ok(lossy, t[k].component, t[k].width))
             return kiln__verify_fail(v->err, KILN_ERR_BLOB_BAD_RECORD, at + offsetof(kiln_blob_anim_track, width),
                                      "ANIM[%u].tracks[%u].width: %u bits on component %u is not allowed in a %s clip", i,
                                      k, t[k].width, t[k].component, lossy ? "lossy" : "lossless");
-        if ((uint64_t)t[k].row_offset + kiln__track_bytes(t[k].width) > a->row_stride ||
-            (t[k].width == 32 && t[k].row_offset % 4u))
+        if ((uint64_t)t[k].row_offset + kiln__clip_track_bytes(t[k].width) > a->row_stride ||
+            (t[k].width == KILN__CLIP_RAW && t[k].row_offset % 4u))
             return kiln__verify_fail(v->err, KILN_ERR_BLOB_BAD_RECORD, at + offsetof(kiln_blob_anim_track, row_offset),
                                      "ANIM[%u].tracks[%u].row_offset: %u + %u bytes is misaligned or past the %u-byte row",
-                                     i, k, t[k].row_offset, kiln__track_bytes(t[k].width), a->row_stride);
+                                     i, k, t[k].row_offset, kiln__clip_track_bytes(t[k].width), a->row_stride);
         size_t bad = kiln__nonfinite(t[k].range_min, 2 * KILN_SOA_WIDTH);
         if (bad < 2 * KILN_SOA_WIDTH)
             return kiln__verify_fail(v->err, KILN_ERR_BLOB_NOT_FINITE, at + offsetof(kiln_blob_anim_track, range_min) + 4 * bad,
                                      "ANIM[%u].tracks[%u].range: a value is NaN or infinite", i, k);
-        for (unsigned l2 = 0; l2 < KILN_SOA_WIDTH && t[k].width != 32; l2++)
+        for (unsigned l2 = 0; l2 < KILN_SOA_WIDTH && t[k].width != KILN__CLIP_RAW; l2++)
             if (!kiln__finite(t[k].range_min[l2] + t[k].range_extent[l2]))
                 return kiln__verify_fail(v->err, KILN_ERR_BLOB_NOT_FINITE, at + offsetof(kiln_blob_anim_track, range_extent),
                                          "ANIM[%u].tracks[%u].range: min + extent overflows in lane %u", i, k, l2);
-        if (t[k].width == 32) {
+        if (t[k].width == KILN__CLIP_RAW) {
             if (t[k].row_offset != raw_end) tiled = 0;
             raw_end += 32u;
             raw++;
@@ -225,7 +225,7 @@ static kiln_result kiln__check_clip_data(kiln__av *v, uint32_t i, const kiln_blo
                 continue;
             }
             for (uint32_t k = 0; k < a->animated_count; k++)
-                if (t[k].width == 32 && !kiln__scan_finite_f32(row + t[k].row_offset, KILN_SOA_WIDTH))
+                if (t[k].width == KILN__CLIP_RAW && !kiln__scan_finite_f32(row + t[k].row_offset, KILN_SOA_WIDTH))
                     return kiln__verify_fail(v->err, KILN_ERR_BLOB_NOT_FINITE,
                                              l.rows + (uint64_t)r * a->row_stride + t[k].row_offset,
                                              "ANIM[%u].rows[%u]: track %u has a NaN or infinite value", i, r, k);

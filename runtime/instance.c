@@ -6,6 +6,8 @@
  * of the path kiln_simd_active() names, so kiln_simd_force() steers these kernels exactly as it
  * steers the animation ones.
  */
+#include "math_cglm.h"
+
 #include <stddef.h>
 #include <string.h>
 
@@ -65,7 +67,9 @@ kiln_result kiln_reference_get(const kiln_blob *blob, uint32_t reference, kiln_r
 
 /* ---- transforms ------------------------------------------------------------------------------ */
 
-/* [R·S | p] as 3 rows of 4 (row r: a[r][0..2] the 3x3, a[r][3] the translation). */
+/* [R·S | p] as 3 rows of 4 (row r: a[r][0..2] the 3x3, a[r][3] the translation), spelled as
+ * instance_internal.h fixes it for every path (glm_quat_mat4 scales by 2 / |q| and sums in
+ * another order). */
 static void kiln__affine(const float p[3], const float q[4], const float s[3], float a[3][4])
 {
     float x2 = q[0] + q[0], y2 = q[1] + q[1], z2 = q[2] + q[2];
@@ -79,12 +83,10 @@ static void kiln__affine(const float p[3], const float q[4], const float s[3], f
 
 void kiln_transform_matrix(const float position[3], const float rotation[4], const float scale[3], float out[16])
 {
-    float a[3][4];
+    mat4 a; /* rows */
     kiln__affine(position, rotation, scale, a);
-    for (unsigned j = 0; j < 4; j++) {
-        for (unsigned r = 0; r < 3; r++) out[KILN__CM(r, j)] = a[r][j];
-        out[KILN__CM(3, j)] = j == 3 ? 1.0f : 0.0f;
-    }
+    glm_vec4_copy((vec4){0.0f, 0.0f, 0.0f, 1.0f}, a[3]);
+    glm_mat4_transpose_to(a, (vec4 *)out);
 }
 
 kiln_result kiln_model_matrix(const kiln_blob *blob, uint32_t model, float out[16])
@@ -101,7 +103,9 @@ kiln_result kiln_model_matrix(const kiln_blob *blob, uint32_t model, float out[1
 
 void kiln__instance_world_scalar(const kiln__instance_job *job)
 {
-    const float *M = job->model, *P = job->parent;
+    const float *P = job->parent;
+    mat4 mrow; /* M's rows: L's rows are sums of them */
+    glm_mat4_transpose_to((vec4 *)KILN__GLM(job->model), mrow);
     const int model = (job->flags & KILN__INST_MODEL) != 0, parent = (job->flags & KILN__INST_PARENT) != 0;
     const unsigned rows = (job->flags & KILN__INST_PROJECTIVE) ? 4u : 3u; /* rows of W that depend on L */
     for (uint32_t i = 0; i < job->count; i++) {
@@ -109,35 +113,29 @@ void kiln__instance_world_scalar(const kiln__instance_job *job)
         float a[3][4], l[3][4], w[4][4];
         kiln__affine(in->position, in->rotation, in->scale, a);
         if (model) {
-            for (unsigned r = 0; r < 3; r++)
-                for (unsigned j = 0; j < 4; j++) {
-                    float t = a[r][3] * M[KILN__CM(3, j)];
-                    t = a[r][0] * M[KILN__CM(0, j)] + t;
-                    t = a[r][1] * M[KILN__CM(1, j)] + t;
-                    l[r][j] = a[r][2] * M[KILN__CM(2, j)] + t;
-                }
+            for (unsigned r = 0; r < 3; r++) { /* row r of A · M, in instance_internal.h's order */
+                glm_vec4_scale(mrow[3], a[r][3], l[r]);
+                glm_vec4_muladds(mrow[0], a[r][0], l[r]);
+                glm_vec4_muladds(mrow[1], a[r][1], l[r]);
+                glm_vec4_muladds(mrow[2], a[r][2], l[r]);
+            }
         } else {
             memcpy(l, a, sizeof l);
         }
         if (parent) {
-            for (unsigned r = 0; r < rows; r++)
-                for (unsigned j = 0; j < 4; j++) {
-                    float t = P[KILN__CM(r, 0)] * l[0][j] + job->c[r][j];
-                    t = P[KILN__CM(r, 1)] * l[1][j] + t;
-                    w[r][j] = P[KILN__CM(r, 2)] * l[2][j] + t;
-                }
+            for (unsigned r = 0; r < rows; r++) { /* row r of P · L */
+                glm_vec4_copy(KILN__GLM(job->c[r]), w[r]);
+                glm_vec4_muladds(l[0], P[KILN__CM(r, 0)], w[r]);
+                glm_vec4_muladds(l[1], P[KILN__CM(r, 1)], w[r]);
+                glm_vec4_muladds(l[2], P[KILN__CM(r, 2)], w[r]);
+            }
         } else {
             memcpy(w, l, sizeof l);
         }
-        if (rows == 3)
-            for (unsigned j = 0; j < 4; j++) w[3][j] = job->c[3][j];
+        if (rows == 3) glm_vec4_copy(KILN__GLM(job->c[3]), w[3]);
         float *o = job->out + (size_t)i * job->stride;
-        if (job->layout == KILN_INSTANCE_3X4) {
-            memcpy(o, w, 12 * sizeof(float)); /* rows 0-2, row-major */
-        } else {
-            for (unsigned j = 0; j < 4; j++)
-                for (unsigned r = 0; r < 4; r++) o[KILN__CM(r, j)] = w[r][j];
-        }
+        if (job->layout == KILN_INSTANCE_3X4) memcpy(o, w, 12 * sizeof(float)); /* rows 0-2, row-major */
+        else glm_mat4_transpose_to(w, (vec4 *)o);
     }
 }
 

@@ -17,6 +17,12 @@
  * instance_internal.h spells it, and written back with one 4x4 transpose per output column
  * (4x4 layout) or row (3x4 layout). A tail shorter than a block runs through the same code on
  * a padded copy, so each instance's matrix never depends on where it sits in the range.
+ *
+ * Own layout, not cglm's: transposed to SoA, one register holds one element of the matrices of
+ * KV_W instances, so the quaternion -> matrix and the two products are lane-wise multiply-adds
+ * over 4 or 8 instances at once. cglm's glm_quat_mat4 and glm_mat4_mul build one instance's
+ * matrix per call, with broadcasts and shuffles; the scalar reference (instance.c) uses them
+ * row by row, in this expression's order.
  */
 
 /* Four SoA vectors: a row or a column of KV_W matrices, or four groups' lanes before a transpose.

@@ -22,6 +22,8 @@
  *   - a masked bone weight is at most KILN__BLEND_MAX_JOINT_WEIGHT · m, so any finite joint
  *     weights give finite sums, and poses within ±1e12 finite hemisphere dot products.
  */
+#include "math_cglm.h"
+
 #include <float.h>
 #include <math.h>
 #include <string.h>
@@ -103,16 +105,18 @@ void kiln__blend_scalar(const kiln__blend_job *job)
                     x = rest; /* the rest pose fills up to the threshold */
                     w = kiln__weight(thr - sum);
                 }
-                float d = 0.0f;
-                for (unsigned c = KILN__QX; c <= KILN__QW; c++) d += acc[c] * kiln__soa_comp(x, c)[l];
+                float v[KILN_ANIM_COMPONENTS], d = 0.0f; /* lane l of x: t, q, s */
+                for (unsigned c = 0; c < KILN_ANIM_COMPONENTS; c++) v[c] = kiln__soa_comp(x, c)[l];
+                for (unsigned c = KILN__QX; c <= KILN__QW; c++) d += acc[c] * v[c]; /* the SIMD kernels' order */
                 float ws = d < 0.0f ? -w : w;
-                for (unsigned c = 0; c < KILN_ANIM_COMPONENTS; c++)
-                    acc[c] += (c >= KILN__QX && c <= KILN__QW ? ws : w) * kiln__soa_comp(x, c)[l];
+                glm_vec3_muladds(v + KILN__TX, w, acc + KILN__TX);
+                glm_vec4_muladds(v + KILN__QX, ws, acc + KILN__QX);
+                glm_vec3_muladds(v + KILN__SX, w, acc + KILN__SX);
                 sum += w;
             }
             float inv = 1.0f / sum; /* sum >= thr: no denormal, no inf */
-            for (unsigned c = 0; c < KILN_ANIM_COMPONENTS; c++)
-                if (c < KILN__QX || c > KILN__QW) acc[c] *= inv;
+            glm_vec3_scale(acc + KILN__TX, inv, acc + KILN__TX);
+            glm_vec3_scale(acc + KILN__SX, inv, acc + KILN__SX);
             kiln__qnormalize(acc + KILN__QX);
             for (unsigned c = 0; c < KILN_ANIM_COMPONENTS; c++) kiln__soa_comp_mut(&r, c)[l] = acc[c];
         }
@@ -129,23 +133,25 @@ void kiln__add_scalar(kiln_soa_xform *pose, const kiln_soa_xform *delta, float w
         for (unsigned l = 0; l < KILN__LANES; l++) {
             float w = weight * (joint_weights ? joint_weights[blk * KILN__LANES + l] : 1.0f);
             w = w > 0.0f ? (w < 1.0f ? w : 1.0f) : 0.0f;
-            for (unsigned c = 0; c < 3; c++) {
-                kiln__soa_comp_mut(p, KILN__TX + c)[l] += w * kiln__soa_comp(d, KILN__TX + c)[l];
-                kiln__soa_comp_mut(p, KILN__SX + c)[l] *= w * kiln__soa_comp(d, KILN__SX + c)[l] + (1.0f - w);
-            }
+            float pt[3] = {p->tx[l], p->ty[l], p->tz[l]}, ps[3] = {p->sx[l], p->sy[l], p->sz[l]};
+            float dt[3] = {d->tx[l], d->ty[l], d->tz[l]}, ds[3] = {d->sx[l], d->sy[l], d->sz[l]};
+            glm_vec3_muladds(dt, w, pt);           /* t += w dt */
+            glm_vec3_scale(ds, w, ds);             /* s *= w ds + (1 - w) */
+            glm_vec3_adds(ds, 1.0f - w, ds);
+            glm_vec3_mul(ps, ds, ps);
+            p->tx[l] = pt[0], p->ty[l] = pt[1], p->tz[l] = pt[2];
+            p->sx[l] = ps[0], p->sy[l] = ps[1], p->sz[l] = ps[2];
             /* R ⊗ slerp(I, dR, w), slerp by the corrected nlerp on the shortest arc. */
             /* k' = nlerp(I, ±dR, t') unnormalised; the product is normalised instead. */
             float q[KILN__SLERP_DEG];
             kiln__slerp_coeffs(w, q);
             float t = kiln__corrected(w, 1.0f - fabsf(d->qw[l]), q);
             float ts = d->qw[l] < 0.0f ? -t : t;
-            float kx = ts * d->qx[l], ky = ts * d->qy[l], kz = ts * d->qz[l], kw = ts * d->qw[l] + (1.0f - t);
-            float ax = p->qx[l], ay = p->qy[l], az = p->qz[l], aw = p->qw[l];
-            float rx = aw * kx + ax * kw + ay * kz - az * ky;
-            float ry = aw * ky - ax * kz + ay * kw + az * kx;
-            float rz = aw * kz + ax * ky - ay * kx + az * kw;
-            float rw = aw * kw - ax * kx - ay * ky - az * kz;
-            float rq[4] = {rx, ry, rz, rw};
+            float k[4] = {d->qx[l], d->qy[l], d->qz[l], d->qw[l]}, a[4] = {p->qx[l], p->qy[l], p->qz[l], p->qw[l]};
+            float rq[4];
+            glm_vec4_scale(k, ts, k);
+            k[3] += 1.0f - t;
+            glm_quat_mul(a, k, rq);
             kiln__qnormalize(rq);
             p->qx[l] = rq[0], p->qy[l] = rq[1], p->qz[l] = rq[2], p->qw[l] = rq[3];
         }

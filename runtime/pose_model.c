@@ -8,6 +8,8 @@
  *   W = P · T(t) · S(s_p)^-1 · R · S  =>  W_j = Σ_r (P_r / s_p[r]) · (R·S)[r][j] for j < 3,
  *                                         W_3 = Σ_r P_r · t[r] + P_3.
  */
+#include "math_cglm.h"
+
 #include <string.h>
 
 #include "anim_internal.h"
@@ -61,7 +63,9 @@ kiln_result kiln_pose_skin_matrices(const kiln_blob *skel_blob, uint32_t skeleto
 
 /* ---- scalar kernels ------------------------------------------------------------------------ */
 
-/* The local matrix of lane l as 12 floats: the 3x3 R·S column-major, then t. */
+/* The local matrix of lane l as 12 floats: the 3x3 R·S column-major, then t. Spelled out, not
+ * glm_quat_mat3: that one divides by |q| (2 / |q| rather than the 2 used here for the unit
+ * quaternions of a pose) and sums the squares in another order. */
 static void kiln__local_matrix(const kiln_soa_xform *x, unsigned l, float m[12])
 {
     float qx = x->qx[l], qy = x->qy[l], qz = x->qz[l], qw = x->qw[l];
@@ -88,12 +92,18 @@ void kiln__bone_to_model(const kiln_soa_xform *local, const kiln_blob_bone *bone
         unsigned pl = (uint32_t)parent % KILN__LANES;
         inv[0] = 1.0f / px->sx[pl], inv[1] = 1.0f / px->sy[pl], inv[2] = 1.0f / px->sz[pl];
     }
-    float r[16];
-    for (unsigned row = 0; row < 4; row++) {
-        float p0 = p[row] * inv[0], p1 = p[4 + row] * inv[1], p2 = p[8 + row] * inv[2];
-        for (unsigned c = 0; c < 3; c++) r[c * 4 + row] = p0 * m[c * 3] + p1 * m[c * 3 + 1] + p2 * m[c * 3 + 2];
-        r[12 + row] = p[row] * m[9] + p[4 + row] * m[10] + p[8 + row] * m[11] + p[12 + row];
+    /* P's columns, the first three divided by the parent's scale; every sum left to right */
+    mat4 ps, r;
+    for (unsigned c = 0; c < 3; c++) glm_vec4_scale(KILN__GLM(p + c * 4), inv[c], ps[c]);
+    for (unsigned c = 0; c < 3; c++) {
+        glm_vec4_scale(ps[0], m[c * 3], r[c]);
+        glm_vec4_muladds(ps[1], m[c * 3 + 1], r[c]);
+        glm_vec4_muladds(ps[2], m[c * 3 + 2], r[c]);
     }
+    glm_vec4_scale(KILN__GLM(p), m[9], r[3]);
+    glm_vec4_muladds(KILN__GLM(p + 4), m[10], r[3]);
+    glm_vec4_muladds(KILN__GLM(p + 8), m[11], r[3]);
+    glm_vec4_add(r[3], KILN__GLM(p + 12), r[3]);
     memcpy(out, r, sizeof r);
 }
 
@@ -110,11 +120,8 @@ void kiln__skin_scalar(const float *model, const float *inverse_binds, float *sk
 {
     for (uint32_t i = 0; i < count; i++) {
         const float *w = model + (size_t)i * 16u, *ib = inverse_binds + (size_t)i * 16u;
-        float r[16];
-        for (unsigned c = 0; c < 4; c++)
-            for (unsigned row = 0; row < 4; row++)
-                r[c * 4 + row] = w[row] * ib[c * 4] + w[4 + row] * ib[c * 4 + 1] + w[8 + row] * ib[c * 4 + 2] +
-                                 w[12 + row] * ib[c * 4 + 3];
+        mat4 r; /* W · IB, each element summed left to right (on cglm's plain C and SSE paths) */
+        glm_mat4_mul((vec4 *)KILN__GLM(w), (vec4 *)KILN__GLM(ib), r);
         memcpy(skin + (size_t)i * 16u, r, sizeof r);
     }
 }

@@ -3,6 +3,14 @@
  *
  * Private template: include after simd_ops.h. The reference semantics are the scalar kernels
  * in pose_blend.c and pose_model.c.
+ *
+ * Own layout, not cglm's: blend, additive layers and the local matrices work on the SoA pose, a
+ * register holding one component of KV_W joints (see anim_sample_simd.h), where cglm holds one
+ * joint's vec4 or versor per register. The bone-by-bone products (local -> model, skinning
+ * matrices) are cglm's glm_mat4_mul algorithm, columns as k4 vectors (on SSE2 the skinning
+ * product is glm_mat4_mul_sse2 operation for operation), spelled in the k4 vocabulary so that the
+ * AVX2 kernels fuse their multiply-adds: cglm fuses only when the whole translation unit is
+ * built with -mfma, which these per-function targets do not imply.
  */
 #include <float.h>
 #include <math.h>

@@ -7,21 +7,6 @@
 
 #include "rig_internal.h"
 
-/* x = inverse(m) · p for an affine column-major m; 0 when m's 3x3 is singular (a zero scale). */
-static int kiln__affine_solve(const float m[16], const double p[3], double x[3])
-{
-    double a = m[0], b = m[4], c = m[8], d = m[1], e = m[5], f = m[9], g = m[2], h = m[6], i = m[10];
-    double c00 = e * i - f * h, c01 = c * h - b * i, c02 = b * f - c * e;
-    double det = a * c00 + b * (f * g - d * i) + c * (d * h - e * g);
-    double scale = fabs(a) + fabs(b) + fabs(c) + fabs(d) + fabs(e) + fabs(f) + fabs(g) + fabs(h) + fabs(i);
-    if (!(fabs(det) > 1e-12 * scale * scale * scale) || !isfinite(det)) return 0;
-    double v[3] = {p[0] - m[12], p[1] - m[13], p[2] - m[14]};
-    x[0] = (c00 * v[0] + c01 * v[1] + c02 * v[2]) / det;
-    x[1] = ((f * g - d * i) * v[0] + (a * i - c * g) * v[1] + (c * d - a * f) * v[2]) / det;
-    x[2] = ((d * h - e * g) * v[0] + (b * g - a * h) * v[1] + (a * e - b * d) * v[2]) / det;
-    return 1;
-}
-
 /* Orient: q_des = conj(R(parent frame)) ⊗ R(target) ⊗ offset, skipped XYZ Euler angles from FK. */
 static void kiln__orient(const kiln__rig *r, const kiln_blob_constraint *c, const double fk[4], double out[4])
 {
@@ -66,7 +51,7 @@ void kiln__constraint_apply(kiln__rig *r, const kiln_blob_constraint *c, double 
              * composed before either) */
             double p[3];
             kiln__rig_position(r, c->target, p);
-            if (!kiln__affine_solve(kiln__rig_parent_matrix(r, c->bone), p, want)) {
+            if (!kiln__affine_solve_f(kiln__rig_parent_matrix(r, c->bone), p, want)) {
                 rep->constraints_skipped++;
                 return;
             }

@@ -1,10 +1,11 @@
 /* runtime/rig_internal.h - the solver state shared by rig.c (entry point, model updates),
- * rig_ik.c and rig_constraint.c, and the double-precision vector/quaternion helpers they use.
- * Private; nothing here is part of the ABI.
+ * rig_ik.c and rig_constraint.c, and the double-precision rotation helpers only the solver uses
+ * (the ones the baker shares are in contract/math_f64.h). Private; nothing here is part of the
+ * ABI.
  *
- * Conventions: vectors are double[3], quaternions double[4] as (x, y, z, w), Hamilton product,
- * active rotations of column vectors (v' = q ⊗ v ⊗ q*), a ⊗ b applies b first; matrices are the
- * pose's float[16], column-major (m[col * 4 + row]).
+ * Conventions (math_f64.h's): vectors are double[3], quaternions double[4] as (x, y, z, w),
+ * Hamilton product, active rotations of column vectors (v' = q ⊗ v ⊗ q*), a ⊗ b applies b
+ * first; matrices are the pose's float[16], column-major (m[col * 4 + row]).
  */
 #ifndef KILN_RIG_INTERNAL_H
 #define KILN_RIG_INTERNAL_H
@@ -13,10 +14,11 @@
 #include <stdint.h>
 
 #include "kiln/rig.h"
+#include "math_f64.h"
 
 /* Below this a length or a sine counts as zero: directions are not taken from shorter
- * vectors, and the solver falls back to a defined choice instead. */
-#define KILN__RIG_EPS 1e-9
+ * vectors, and the solver falls back to a defined choice instead (the helpers' threshold). */
+#define KILN__RIG_EPS KILN__F64_EPS
 /* FABRIK passes after the first KILN_RIG_IK_ITERATIONS when the exact-distance polish finds no
  * bracket (rig_ik.c): goals near a chain's folded reach, where FABRIK converges linearly. */
 #define KILN__RIG_IK_EXTRA_ITERATIONS 240
@@ -72,91 +74,21 @@ void kiln__ik_solve(kiln__rig *r, const kiln_blob_ik_handle *h, double w);
 /* Applies one constraint with total weight w in (0, 1] and updates the model matrices. */
 void kiln__constraint_apply(kiln__rig *r, const kiln_blob_constraint *c, double w);
 
-/* ---- vectors -------------------------------------------------------------------------------- */
-static inline double kiln__dot3(const double a[3], const double b[3]) { return a[0] * b[0] + a[1] * b[1] + a[2] * b[2]; }
-static inline double kiln__len3(const double a[3]) { return sqrt(kiln__dot3(a, a)); }
-static inline void kiln__sub3(const double a[3], const double b[3], double r[3])
-{
-    r[0] = a[0] - b[0], r[1] = a[1] - b[1], r[2] = a[2] - b[2];
-}
-static inline void kiln__cross3(const double a[3], const double b[3], double r[3])
-{
-    double x = a[1] * b[2] - a[2] * b[1], y = a[2] * b[0] - a[0] * b[2], z = a[0] * b[1] - a[1] * b[0];
-    r[0] = x, r[1] = y, r[2] = z;
-}
-/* r = a / |a| (r may be a); returns |a|. When |a| <= KILN__RIG_EPS, r is zero: callers test
- * the length and pick a fallback direction. */
-static inline double kiln__unit3(const double a[3], double r[3])
-{
-    double n = kiln__len3(a);
-    if (n > KILN__RIG_EPS) {
-        double inv = 1.0 / n; /* one division: FABRIK's passes are a chain of these */
-        r[0] = a[0] * inv, r[1] = a[1] * inv, r[2] = a[2] * inv;
-    } else {
-        r[0] = r[1] = r[2] = 0.0;
-    }
-    return n;
-}
-/* A unit vector perpendicular to the unit vector u. */
-static inline void kiln__any_perpendicular(const double u[3], double r[3])
-{
-    /* cross with the axis u is least aligned with: never shorter than sqrt(2/3) */
-    double ax = fabs(u[0]), ay = fabs(u[1]), az = fabs(u[2]);
-    double e[3] = {0, 0, 0};
-    e[ax <= ay && ax <= az ? 0 : (ay <= az ? 1 : 2)] = 1.0;
-    double c[3];
-    kiln__cross3(u, e, c);
-    kiln__unit3(c, r);
-}
-
-/* ---- quaternions ---------------------------------------------------------------------------- */
-static inline void kiln__qmul(const double a[4], const double b[4], double r[4])
-{
-    double x = a[3] * b[0] + a[0] * b[3] + a[1] * b[2] - a[2] * b[1];
-    double y = a[3] * b[1] - a[0] * b[2] + a[1] * b[3] + a[2] * b[0];
-    double z = a[3] * b[2] + a[0] * b[1] - a[1] * b[0] + a[2] * b[3];
-    double w = a[3] * b[3] - a[0] * b[0] - a[1] * b[1] - a[2] * b[2];
-    r[0] = x, r[1] = y, r[2] = z, r[3] = w;
-}
-static inline void kiln__qconj(const double q[4], double r[4]) { r[0] = -q[0], r[1] = -q[1], r[2] = -q[2], r[3] = q[3]; }
-/* Normalises q in place; a (near) zero quaternion becomes the identity. */
-static inline void kiln__qnorm(double q[4])
-{
-    double n = sqrt(q[0] * q[0] + q[1] * q[1] + q[2] * q[2] + q[3] * q[3]);
-    if (!(n > KILN__RIG_EPS) || !isfinite(n)) {
-        q[0] = q[1] = q[2] = 0.0, q[3] = 1.0;
-        return;
-    }
-    double inv = 1.0 / n;
-    q[0] *= inv, q[1] *= inv, q[2] *= inv, q[3] *= inv;
-}
-/* v' = q ⊗ v ⊗ q* for a unit q. */
-static inline void kiln__qrot(const double q[4], const double v[3], double r[3])
-{
-    double t[3], u[3];
-    kiln__cross3(q, v, t);
-    t[0] *= 2, t[1] *= 2, t[2] *= 2;
-    kiln__cross3(q, t, u);
-    r[0] = v[0] + q[3] * t[0] + u[0], r[1] = v[1] + q[3] * t[1] + u[1], r[2] = v[2] + q[3] * t[2] + u[2];
-}
-/* Rotation by `angle` radians about the unit axis. */
-static inline void kiln__qaxis(const double axis[3], double angle, double q[4])
-{
-    double s = sin(0.5 * angle);
-    q[0] = axis[0] * s, q[1] = axis[1] * s, q[2] = axis[2] * s, q[3] = cos(0.5 * angle);
-}
+/* ---- vectors and quaternions: contract/math_f64.h ------------------------------------------ */
 /* The shortest rotation taking direction a to direction b (any lengths); the identity when
  * either is (near) zero. Opposite directions turn by pi about `fallback` when it is not NULL
  * and perpendicular enough, else about any perpendicular axis. */
 void kiln__qfrom_to(const double a[3], const double b[3], const double *fallback, double q[4]);
-/* Spherical interpolation along the shorter arc, t in [0, 1]; the result is unit length. */
+/* Spherical interpolation along the shorter arc, t in [0, 1]; the result is unit length
+ * (kiln__qslerp_eps with the solver's 1e-9). */
 void kiln__qslerp(const double a[4], const double b[4], double t, double r[4]);
 /* XYZ Euler angles (R = Rz(e[2]) · Ry(e[1]) · Rx(e[0])) of a unit quaternion, and back. */
 void kiln__qto_euler_xyz(const double q[4], double e[3]);
 void kiln__qfrom_euler_xyz(const double e[3], double q[4]);
-/* The rotation of a 3x3 (columns c0 c1 c2, column-major inside a float[16]) after Gram-Schmidt
- * orthonormalisation of its columns (x, then y; z = x × y), as a unit quaternion. Degenerate
- * columns fall back to the identity axes. */
+/* The rotation of a 3x3 (columns c0 c1 c2, column-major inside a float[16]) as
+ * kiln__qfrom_columns takes it: Gram-Schmidt on the columns, Shepperd, a unit quaternion. */
 void kiln__qfrom_matrix(const float m[16], double q[4]);
+/* x = inverse(m) · p for an affine float[16] m (kiln__affine_solve); 0 when m is singular. */
+int kiln__affine_solve_f(const float m[16], const double p[3], double x[3]);
 
 #endif /* KILN_RIG_INTERNAL_H */

@@ -35,29 +35,16 @@ void kiln__qfrom_to(const double a[3], const double b[3], const double *fallback
     kiln__qnorm(q);
 }
 
-void kiln__qslerp(const double a[4], const double b[4], double t, double r[4])
-{
-    double d = a[0] * b[0] + a[1] * b[1] + a[2] * b[2] + a[3] * b[3];
-    double sb = 1.0;
-    if (d < 0.0) d = -d, sb = -1.0; /* shorter arc */
-    double wa = 1.0 - t, wb = t;
-    if (d < 1.0 - 1e-9) {
-        double th = acos(d > 1.0 ? 1.0 : d), s = sin(th);
-        wa = sin(wa * th) / s, wb = sin(wb * th) / s;
-    }
-    for (int i = 0; i < 4; i++) r[i] = wa * a[i] + sb * wb * b[i];
-    kiln__qnorm(r);
-}
+void kiln__qslerp(const double a[4], const double b[4], double t, double r[4]) { kiln__qslerp_eps(a, b, t, 1e-9, r); }
 
 /* R = Rz(c) · Ry(b) · Rx(a): R20 = -sin b, R21 = cos b sin a, R22 = cos b cos a,
  * R10 = cos b sin c, R00 = cos b cos c; at cos b = 0 only a - c (or a + c) is defined, and c = 0
  * is chosen: then R11 = cos a, R12 = -sin a. */
 void kiln__qto_euler_xyz(const double q[4], double e[3])
 {
-    double x = q[0], y = q[1], z = q[2], w = q[3];
-    double r00 = 1 - 2 * (y * y + z * z), r10 = 2 * (x * y + w * z), r20 = 2 * (x * z - w * y);
-    double r21 = 2 * (y * z + w * x), r22 = 1 - 2 * (x * x + y * y);
-    double r11 = 1 - 2 * (x * x + z * z), r12 = 2 * (y * z - w * x);
+    double m[9];
+    kiln__qto_mat3(q, m);
+    double r00 = m[0], r10 = m[1], r20 = m[2], r21 = m[5], r22 = m[8], r11 = m[4], r12 = m[7];
     double cb = sqrt(r00 * r00 + r10 * r10);
     e[1] = atan2(-r20, cb);
     if (cb > 1e-9) {
@@ -83,26 +70,12 @@ void kiln__qfrom_euler_xyz(const double e[3], double q[4])
 
 void kiln__qfrom_matrix(const float m[16], double q[4])
 {
-    double x[3] = {m[0], m[1], m[2]}, y[3] = {m[4], m[5], m[6]}, z[3];
-    if (kiln__unit3(x, x) <= KILN__RIG_EPS) x[0] = 1, x[1] = 0, x[2] = 0;
-    double along = kiln__dot3(x, y);
-    y[0] -= along * x[0], y[1] -= along * x[1], y[2] -= along * x[2];
-    if (kiln__unit3(y, y) <= KILN__RIG_EPS) kiln__any_perpendicular(x, y);
-    kiln__cross3(x, y, z);
-    /* Shepperd: take the largest of 4w², 4x², 4y², 4z² for the square root. */
-    double tr = x[0] + y[1] + z[2];
-    if (tr > 0.0) {
-        double s = 2.0 * sqrt(1.0 + tr);
-        q[3] = 0.25 * s, q[0] = (y[2] - z[1]) / s, q[1] = (z[0] - x[2]) / s, q[2] = (x[1] - y[0]) / s;
-    } else if (x[0] > y[1] && x[0] > z[2]) {
-        double s = 2.0 * sqrt(1.0 + x[0] - y[1] - z[2]);
-        q[3] = (y[2] - z[1]) / s, q[0] = 0.25 * s, q[1] = (y[0] + x[1]) / s, q[2] = (z[0] + x[2]) / s;
-    } else if (y[1] > z[2]) {
-        double s = 2.0 * sqrt(1.0 + y[1] - x[0] - z[2]);
-        q[3] = (z[0] - x[2]) / s, q[0] = (y[0] + x[1]) / s, q[1] = 0.25 * s, q[2] = (z[1] + y[2]) / s;
-    } else {
-        double s = 2.0 * sqrt(1.0 + z[2] - x[0] - y[1]);
-        q[3] = (x[1] - y[0]) / s, q[0] = (z[0] + x[2]) / s, q[1] = (z[1] + y[2]) / s, q[2] = 0.25 * s;
-    }
-    kiln__qnorm(q);
+    double c0[3] = {m[0], m[1], m[2]}, c1[3] = {m[4], m[5], m[6]};
+    kiln__qfrom_columns(c0, c1, q);
+}
+
+int kiln__affine_solve_f(const float m[16], const double p[3], double x[3])
+{
+    double d[12] = {m[0], m[1], m[2], m[4], m[5], m[6], m[8], m[9], m[10], m[12], m[13], m[14]};
+    return kiln__affine_solve(d, p, x);
 }

@@ -21,6 +21,12 @@
  * output over the block (inputs read in place, or staged for the last partial batch and for
  * other strides than the packed ones; transformed in SoA; stored). The reference semantics are
  * the scalar kernels in skin_scalar.c.
+ *
+ * Own layout, not cglm's: after the gather a register holds one matrix element (or one dual
+ * quaternion component) of KV_W vertices, 4, 8 or 16 of them, so a vertex transform is a
+ * dozen lane-wise multiply-adds with no shuffles, and positions and normals are read and
+ * written as packed float3 streams. cglm works on one vec3/vec4/mat4 per call, AVX-512 not at
+ * all; the scalar reference in skin_scalar.c uses it one vertex at a time.
  */
 
 #if defined(__GNUC__) || defined(__clang__)

@@ -15,6 +15,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "bake_options.h"
 #include "bake_stage.h"
 #include "util.h"
 #include "blob_write.h"
@@ -297,12 +298,10 @@ kiln_result kiln_bake(const kiln_bake_input *inputs, uint32_t count, const kiln_
     if (err) memset(err, 0, sizeof *err);
     if (out) memset(out, 0, sizeof *out);
     kiln_bake_options o;
-    memset(&o, 0, sizeof o);
-    if (options) o = *options;
-    if (o.max_influences == 0) o.max_influences = 8;
-    if (!out || (count && !inputs) || o.max_influences > 8) {
+    const char *bad = kiln__bake_options_normalise(options, &o);
+    if (!out || (count && !inputs) || bad) {
         kiln__bake_report_fill(err, KILN_ERR_INVALID_ARGUMENT, KILN_SEVERITY_ERROR, NULL, NULL,
-                        KILN_NO_OFFSET, "%s", !out ? "no result" : o.max_influences > 8 ? "max_influences above 8" : "no inputs");
+                        KILN_NO_OFFSET, "%s", !out ? "no result" : bad ? bad : "no inputs");
         return KILN_ERR_INVALID_ARGUMENT;
     }
     for (uint32_t i = 0; i < count; i++) {

@@ -18,6 +18,7 @@
 #include "util.h"
 #include "bake_report.h"
 #include "ds.h"
+#include "math_f64.h"
 
 /* Frames a clip may span, and dense samples it may hold (components x frames): beyond these a
  * clip is refused rather than allocating gigabytes (F: frames near 2^32 are legal on disk). */
@@ -198,21 +199,8 @@ static void kiln__resample_linear(const kiln__keys *k, int64_t first, uint32_t f
 /* slerp(a, b, t) in double; a and b are unit and on one hemisphere. */
 static void kiln__slerp(const float *a, const float *b, double t, double out[4])
 {
-    double d = (double)a[0] * b[0] + (double)a[1] * b[1] + (double)a[2] * b[2] + (double)a[3] * b[3];
-    double wa, wb;
-    if (d > 1.0 - 1e-12) {
-        wa = 1.0 - t, wb = t;
-    } else {
-        double theta = acos(d < 1.0 ? d : 1.0), s = sin(theta);
-        wa = sin((1.0 - t) * theta) / s, wb = sin(t * theta) / s;
-    }
-    double len2 = 0.0;
-    for (int c = 0; c < 4; c++) {
-        out[c] = wa * a[c] + wb * b[c];
-        len2 += out[c] * out[c];
-    }
-    double inv = 1.0 / sqrt(len2);
-    for (int c = 0; c < 4; c++) out[c] *= inv;
+    double ad[4] = {a[0], a[1], a[2], a[3]}, bd[4] = {b[0], b[1], b[2], b[3]};
+    kiln__qslerp_eps(ad, bd, t, 1e-12, out);
 }
 
 /* Rotation samples into dst[c * frames + r] for c = qx, qy, qz, qw. */

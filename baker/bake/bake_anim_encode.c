@@ -103,22 +103,22 @@ static int kiln__pair_constant(const kiln__anim *an, uint32_t blk, unsigned c)
 
 /* ---- layout -------------------------------------------------------------------------------- */
 
-kiln_result kiln__anim_layout(const kiln_allocator *a, kiln__anim *an, const kiln__anim_plan *plan, uint32_t slack)
+kiln_result kiln__anim_layout(const kiln_allocator *a, kiln__anim *an, const kiln__anim_plan *plan, int lossy)
 {
     uint32_t blocks = (an->joint_count + KILN_SOA_WIDTH - 1) / KILN_SOA_WIDTH;
     uint32_t tracks = 0, row = 0;
     for (uint32_t p = 0; p < blocks * KILN_ANIM_COMPONENTS; p++)
-        if (plan[p].width) tracks++, row += plan[p].width; /* 8 lanes of w bits = w bytes */
-    uint32_t stride = (row + 15u) & ~15u;
-    uint64_t constants = (uint64_t)blocks * sizeof(kiln_soa_xform);
-    uint64_t rows_at = (constants + (uint64_t)tracks * sizeof(kiln_blob_anim_track) + 15u) & ~(uint64_t)15u;
-    uint64_t size = rows_at + (uint64_t)an->frame_count * stride + slack;
-    if (size > SIZE_MAX || stride < row) return KILN_ERR_LIMIT;
+        if (plan[p].width) tracks++, row += kiln__clip_track_bytes(plan[p].width);
+    uint32_t stride = kiln__clip_row_stride(row);
+    kiln__clip_layout lay;
+    if (stride < row || !kiln__clip_layout_of(0, blocks, tracks, an->frame_count, stride, lossy, &lay) || lay.end > SIZE_MAX)
+        return KILN_ERR_LIMIT;
+    uint64_t size = lay.end, rows_at = lay.rows;
     unsigned char *data = kiln__realloc(a, NULL, size ? (size_t)size : 1);
     if (!data) return KILN_ERR_OUT_OF_MEMORY;
     memset(data, 0, (size_t)size);
 
-    kiln_blob_anim_track *table = (kiln_blob_anim_track *)(void *)(data + constants);
+    kiln_blob_anim_track *table = (kiln_blob_anim_track *)(void *)(data + lay.tracks);
     uint32_t t = 0, offset = 0;
     for (uint32_t blk = 0; blk < blocks; blk++) {
         kiln_soa_xform *cst = (kiln_soa_xform *)(void *)data + blk;
@@ -136,7 +136,7 @@ kiln_result kiln__anim_layout(const kiln_allocator *a, kiln__anim *an, const kil
             memcpy(tr->range_extent, pl->range_extent, sizeof tr->range_extent);
             for (uint32_t r = 0; r < an->frame_count; r++)
                 kiln__anim_pack(an, blk, c, pl, r, data + rows_at + (size_t)r * stride + offset);
-            offset += pl->width;
+            offset += kiln__clip_track_bytes(pl->width);
         }
     }
     kiln__free(a, an->data);
@@ -147,29 +147,19 @@ kiln_result kiln__anim_layout(const kiln_allocator *a, kiln__anim *an, const kil
     return KILN_OK;
 }
 
-/* Lane values of one row of a track: raw floats (width 32) or w-bit integers packed
- * little-endian, lane i in bits [i*w, (i+1)*w). */
+/* Lane values of one row of a track: raw floats (width 32) or quantised lanes packed as
+ * kiln__clip_pack_lanes lays them out. */
 void kiln__anim_pack(const kiln__anim *an, uint32_t blk, unsigned c, const kiln__anim_plan *pl, uint32_t r,
                      unsigned char *dst)
 {
-    uint64_t acc = 0;
-    unsigned bits = 0;
+    uint32_t q[KILN_SOA_WIDTH];
     for (unsigned l = 0; l < KILN_SOA_WIDTH; l++) {
         const float *v = kiln__anim_track(an, blk * KILN_SOA_WIDTH + l, c);
         float x = v ? v[r] : kiln__identity_c[c];
-        if (pl->width == 32) {
-            memcpy(dst + 4 * l, &x, 4);
-            continue;
-        }
-        uint32_t q = kiln__anim_quantize(x, pl->range_min[l], pl->range_extent[l], pl->width);
-        acc |= (uint64_t)q << bits;
-        bits += pl->width;
-        while (bits >= 8) {
-            *dst++ = (unsigned char)acc;
-            acc >>= 8;
-            bits -= 8;
-        }
+        if (pl->width == KILN__CLIP_RAW) memcpy(dst + 4 * l, &x, 4);
+        else q[l] = kiln__anim_quantize(x, pl->range_min[l], pl->range_extent[l], pl->width);
     }
+    if (pl->width != KILN__CLIP_RAW) kiln__clip_pack_lanes(q, pl->width, dst);
 }
 
 /* ---- lossless ------------------------------------------------------------------------------ */
@@ -184,7 +174,7 @@ static kiln_result kiln__encode_lossless(const kiln_allocator *a, kiln__anim *an
         for (unsigned c = 0; c < KILN_ANIM_COMPONENTS; c++) {
             kiln__anim_plan *pl = &plan[blk * KILN_ANIM_COMPONENTS + c];
             if (!kiln__pair_constant(an, blk, c)) {
-                pl->width = 32;
+                pl->width = KILN__CLIP_RAW;
                 continue;
             }
             for (unsigned l = 0; l < KILN_SOA_WIDTH; l++) {

@@ -25,6 +25,7 @@
 #include "bake_anim.h"
 #include "bake_report.h"
 #include "ds.h"
+#include "math_f64.h"
 
 #define KILN__STEPS 24
 static const uint32_t kiln__widths[KILN__STEPS] = {0, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21, 22, 23, 24, 32};
@@ -65,31 +66,28 @@ typedef struct kiln__lossy {
 
 /* ---- quantisation ------------------------------------------------------------------------ */
 
-/* 1 / (2^w - 1), rounded as the runtime's table has it. */
-static float kiln__inv(uint32_t width) { return 1.0f / (float)((1u << width) - 1u); }
-
-float kiln__anim_decode(uint32_t q, float min, float extent, uint32_t width)
-{
-    volatile float scale = extent * kiln__inv(width); /* rounded as the runtime rounds it */
-    volatile float prod = scale * (float)q;
-    return min + prod;
-}
-
 uint32_t kiln__anim_quantize(float x, float min, float extent, uint32_t width)
 {
     uint32_t top = (1u << width) - 1u;
     if (!(extent > 0.0f)) return 0;
+    float step = kiln__clip_step(extent, width);
     double f = ((double)x - min) / extent * top;
     uint32_t q = f <= 0.0 ? 0u : f >= top ? top : (uint32_t)(f + 0.5);
     uint32_t best = q;
-    float err = fabsf(kiln__anim_decode(q, min, extent, width) - x);
+    float err = fabsf(kiln__clip_dequant(q, min, step) - x);
     for (int d = -1; d <= 1; d += 2) {
         if ((d < 0 && q == 0) || (d > 0 && q == top)) continue;
         uint32_t c = q + (uint32_t)d;
-        float e = fabsf(kiln__anim_decode(c, min, extent, width) - x);
+        float e = fabsf(kiln__clip_dequant(c, min, step) - x);
         if (e < err) err = e, best = c;
     }
     return best;
+}
+
+/* The value the runtime reads back for x quantised to `width` bits within [min, min + extent]. */
+static float kiln__decoded(float x, float min, float extent, uint32_t width)
+{
+    return kiln__clip_dequant(kiln__anim_quantize(x, min, extent, width), min, kiln__clip_step(extent, width));
 }
 
 /* ---- plans and decoded values ----------------------------------------------------------------- */
@@ -118,42 +116,21 @@ static void kiln__apply(kiln__lossy *L, uint32_t blk, unsigned c, unsigned step)
         for (uint32_t r = 0; r < L->n; r++) {
             float x = v ? v[r] : lo;
             if (pl->width == 0) d[r] = pl->constant[l];
-            else if (pl->width == 32) d[r] = x;
-            else d[r] = kiln__anim_decode(kiln__anim_quantize(x, lo, hi - lo, pl->width), lo, hi - lo, pl->width);
+            else if (pl->width == KILN__CLIP_RAW) d[r] = x;
+            else d[r] = kiln__decoded(x, lo, hi - lo, pl->width);
         }
     }
-    if (pl->width == 32) memset(pl->range_min, 0, sizeof pl->range_min), memset(pl->range_extent, 0, sizeof pl->range_extent);
+    if (pl->width == KILN__CLIP_RAW) memset(pl->range_min, 0, sizeof pl->range_min), memset(pl->range_extent, 0, sizeof pl->range_extent);
 }
 
-/* The runtime rebuilds qw when a block stores any of qx, qy, qz. */
+/* Whether the runtime rebuilds qw in this block (a width-0 plan stores no track). */
 static int kiln__qw_rebuilt(const kiln__lossy *L, uint32_t blk)
 {
     const uint8_t *s = &L->step[blk * KILN_ANIM_COMPONENTS];
-    return s[3] || s[4] || s[5];
+    return kiln__clip_rebuilds_qw(1, s[3] || s[4] || s[5]);
 }
 
 /* ---- evaluation -------------------------------------------------------------------------------- */
-
-static void kiln__qmul(const double a[4], const double b[4], double o[4])
-{
-    o[0] = a[3] * b[0] + a[0] * b[3] + a[1] * b[2] - a[2] * b[1];
-    o[1] = a[3] * b[1] - a[0] * b[2] + a[1] * b[3] + a[2] * b[0];
-    o[2] = a[3] * b[2] + a[0] * b[1] - a[1] * b[0] + a[2] * b[3];
-    o[3] = a[3] * b[3] - a[0] * b[0] - a[1] * b[1] - a[2] * b[2];
-}
-
-/* slerp(I, k, a) along the short arc. */
-static void kiln__qpow(const double k[4], double a, double o[4])
-{
-    double s = k[3] < 0 ? -1.0 : 1.0, x = s * k[0], y = s * k[1], z = s * k[2], w = s * k[3];
-    double v = sqrt(x * x + y * y + z * z);
-    if (v < 1e-15) {
-        o[0] = o[1] = o[2] = 0.0, o[3] = 1.0;
-        return;
-    }
-    double th = atan2(v, w), f = sin(a * th) / v;
-    o[0] = x * f, o[1] = y * f, o[2] = z * f, o[3] = cos(a * th);
-}
 
 /* The local transform of `nd` at frame r from raw (dec == 0) or decoded values, composed with
  * the rest pose by the joint's modes (the runtime's table, with the rest pose underneath). */
@@ -171,13 +148,8 @@ static void kiln__local(const kiln__lossy *L, uint32_t nd, uint32_t r, int dec, 
             k[c] = v ? v[r] : kiln__anim_identity(c);
         }
     }
-    if (dec && j != UINT32_MAX && kiln__qw_rebuilt(L, j / KILN_SOA_WIDTH)) {
-        float x = (float)k[3], y = (float)k[4], z = (float)k[5];
-        volatile float w2 = 1.0f - x * x;
-        w2 = w2 - y * y;
-        w2 = w2 - z * z;
-        k[6] = sqrtf(w2 > 0.0f ? w2 : 0.0f);
-    }
+    if (dec && j != UINT32_MAX && kiln__qw_rebuilt(L, j / KILN_SOA_WIDTH))
+        k[6] = kiln__clip_rebuild_qw((float)k[3], (float)k[4], (float)k[5]);
     const float *ab = j == UINT32_MAX ? NULL : L->an->joints[j].ab;
     for (unsigned c = 0; c < 3; c++) {
         uint32_t mt = modes >> (2 * c) & 3u, ms = modes >> (2 * (7 + c)) & 3u;
@@ -210,9 +182,8 @@ static void kiln__world(const kiln__lossy *L, uint32_t nd, uint32_t r, int dec, 
     double n2 = q[0] * q[0] + q[1] * q[1] + q[2] * q[2] + q[3] * q[3];
     double inv = n2 > 0 ? 1.0 / sqrt(n2) : 0.0;
     double x = q[0] * inv, y = q[1] * inv, z = q[2] * inv, ww = q[3] * inv;
-    double R[9] = {1 - 2 * (y * y + z * z), 2 * (x * y + z * ww), 2 * (x * z - y * ww),
-                   2 * (x * y - z * ww), 1 - 2 * (x * x + z * z), 2 * (y * z + x * ww),
-                   2 * (x * z + y * ww), 2 * (y * z - x * ww), 1 - 2 * (x * x + y * y)};
+    double unit[4] = {x, y, z, ww}, R[9];
+    kiln__qto_mat3(unit, R);
     const kiln__node *N = &L->node[nd];
     const kiln__xf *p = N->parent >= 0 ? &(dec ? L->wdec : L->wraw)[N->parent] : NULL;
     double lm[9];
@@ -567,8 +538,7 @@ kiln_result kiln__encode_lossy(const kiln_allocator *a, const kiln_bake_options 
                                kiln__anim *an, const kiln__skeleton *skeleton, int *met)
 {
     *met = 0;
-    double bound = o->anim_error_m > 0.0f ? o->anim_error_m : KILN_BAKE_ANIM_ERROR_M;
-    double distance = o->anim_distance_m > 0.0f ? o->anim_distance_m : KILN_BAKE_ANIM_DISTANCE_M;
+    double bound = o->anim_error_m, distance = o->anim_distance_m; /* normalised by kiln_bake */
     /* Stored rotations have qw >= 0: the runtime rebuilds qw as a non-negative root. */
     for (uint32_t j = 0; j < an->joint_count; j++) {
         float *v = an->joints[j].values;
@@ -588,7 +558,7 @@ kiln_result kiln__encode_lossy(const kiln_allocator *a, const kiln_bake_options 
     L.distance = distance;
     double err = 0.0;
     kiln_result r = kiln__allocate(&L, skeleton, &err, met);
-    if (r == KILN_OK && *met) r = kiln__anim_layout(a, an, L.plan, KILN__LOSSY_SLACK);
+    if (r == KILN_OK && *met) r = kiln__anim_layout(a, an, L.plan, 1);
     if (r == KILN_OK && *met) {
         an->flags |= KILN_ANIM_LOSSY;
         an->error_bound_m = (float)bound;

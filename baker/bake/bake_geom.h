@@ -43,7 +43,8 @@ typedef struct kiln__skin_counts {
 /* Builds the JOINTS (U16xN, bones in skeleton sorted order) and WEIGHTS (F32xN) streams of a
  * mesh (Cast reference C.3): per vertex the mi slots are gathered, bones out of range and
  * weights that are zero, negative or not finite are dropped, duplicate bones are merged (their
- * weights add), the `max_influences` heaviest are kept (ties: lower joint first), heaviest
+ * weights add), the `max_influences` (1..KILN_BAKE_MAX_INFLUENCES, as kiln_bake normalises the
+ * option) heaviest are kept (ties: lower joint first), heaviest
  * first, normalised to sum 1. A vertex whose kept weights sum to <= 1e-6 is unweighted: all
  * its weights are 0, meaning it follows the model transform only. `components` of both
  * streams is the largest influence count any vertex keeps; when it is 0 no stream is made

@@ -19,20 +19,13 @@
 #include "bake_internal.h"
 #include "bake_report.h"
 #include "ds.h"
+#include "math_f64.h"
 
 /* ---- rest pose in double ---------------------------------------------------------------------- */
 /* An affine transform: 3x3 column-major in m[0..8], translation in m[9..11]. */
 typedef struct kiln__affine {
     double m[12];
 } kiln__affine;
-
-static void kiln__quat_matrix(const double q[4], double r[9])
-{
-    double x = q[0], y = q[1], z = q[2], w = q[3];
-    r[0] = 1 - 2 * (y * y + z * z), r[1] = 2 * (x * y + w * z), r[2] = 2 * (x * z - w * y);
-    r[3] = 2 * (x * y - w * z), r[4] = 1 - 2 * (x * x + z * z), r[5] = 2 * (y * z + w * x);
-    r[6] = 2 * (x * z + w * y), r[7] = 2 * (y * z - w * x), r[8] = 1 - 2 * (x * x + y * y);
-}
 
 /* World rest of every bone (sorted order, parents first): W = W_p · T(t) · S(s_p)^-1 · R · S
  * with segment scale compensation, W_p · T · R · S without (the runtime's composition). */
@@ -42,7 +35,7 @@ static void kiln__rest_world(const kiln__skeleton *sk, kiln__affine *world)
         double q[4] = {sk->local_r[b][0], sk->local_r[b][1], sk->local_r[b][2], sk->local_r[b][3]}, r[9];
         double n = sqrt(q[0] * q[0] + q[1] * q[1] + q[2] * q[2] + q[3] * q[3]);
         for (int k = 0; k < 4; k++) q[k] /= n > 0 ? n : 1;
-        kiln__quat_matrix(q, r);
+        kiln__qto_mat3(q, r);
         double l[12];
         int32_t p = sk->parents[b];
         for (int c = 0; c < 3; c++)
@@ -65,51 +58,8 @@ static void kiln__rest_world(const kiln__skeleton *sk, kiln__affine *world)
     }
 }
 
-/* The rotation of an affine's 3x3 after Gram-Schmidt on its columns (x, then y; z = x × y), as
- * the runtime takes rotations from model matrices. */
-static void kiln__affine_rotation(const kiln__affine *a, double q[4])
-{
-    double x[3] = {a->m[0], a->m[1], a->m[2]}, y[3] = {a->m[3], a->m[4], a->m[5]}, z[3];
-    double nx = sqrt(x[0] * x[0] + x[1] * x[1] + x[2] * x[2]);
-    for (int k = 0; k < 3; k++) x[k] = nx > 0 ? x[k] / nx : (k == 0);
-    double d = x[0] * y[0] + x[1] * y[1] + x[2] * y[2];
-    for (int k = 0; k < 3; k++) y[k] -= d * x[k];
-    double ny = sqrt(y[0] * y[0] + y[1] * y[1] + y[2] * y[2]);
-    for (int k = 0; k < 3; k++) y[k] = ny > 0 ? y[k] / ny : (k == 1);
-    z[0] = x[1] * y[2] - x[2] * y[1], z[1] = x[2] * y[0] - x[0] * y[2], z[2] = x[0] * y[1] - x[1] * y[0];
-    double tr = x[0] + y[1] + z[2];
-    if (tr > 0.0) {
-        double s = 2.0 * sqrt(1.0 + tr);
-        q[3] = 0.25 * s, q[0] = (y[2] - z[1]) / s, q[1] = (z[0] - x[2]) / s, q[2] = (x[1] - y[0]) / s;
-    } else if (x[0] > y[1] && x[0] > z[2]) {
-        double s = 2.0 * sqrt(1.0 + x[0] - y[1] - z[2]);
-        q[3] = (y[2] - z[1]) / s, q[0] = 0.25 * s, q[1] = (y[0] + x[1]) / s, q[2] = (z[0] + x[2]) / s;
-    } else if (y[1] > z[2]) {
-        double s = 2.0 * sqrt(1.0 + y[1] - x[0] - z[2]);
-        q[3] = (z[0] - x[2]) / s, q[0] = (y[0] + x[1]) / s, q[1] = 0.25 * s, q[2] = (z[1] + y[2]) / s;
-    } else {
-        double s = 2.0 * sqrt(1.0 + z[2] - x[0] - y[1]);
-        q[3] = (x[1] - y[0]) / s, q[0] = (z[0] + x[2]) / s, q[1] = (z[1] + y[2]) / s, q[2] = 0.25 * s;
-    }
-}
-
-/* x = inverse(a) · p; 0 when a is singular. */
-static int kiln__affine_solve(const kiln__affine *a, const double p[3], double x[3])
-{
-    const double *m = a->m;
-    double c0[3] = {m[4] * m[8] - m[5] * m[7], m[5] * m[6] - m[3] * m[8], m[3] * m[7] - m[4] * m[6]};
-    double det = m[0] * c0[0] + m[1] * c0[1] + m[2] * c0[2];
-    if (!(fabs(det) > 1e-300)) return 0;
-    double v[3] = {p[0] - m[9], p[1] - m[10], p[2] - m[11]};
-    /* inverse rows are the cross products of the columns, over det */
-    double r0[3] = {c0[0], c0[1], c0[2]};
-    double r1[3] = {m[7] * m[2] - m[8] * m[1], m[8] * m[0] - m[6] * m[2], m[6] * m[1] - m[7] * m[0]};
-    double r2[3] = {m[1] * m[5] - m[2] * m[4], m[2] * m[3] - m[0] * m[5], m[0] * m[4] - m[1] * m[3]};
-    x[0] = (r0[0] * v[0] + r0[1] * v[1] + r0[2] * v[2]) / det;
-    x[1] = (r1[0] * v[0] + r1[1] * v[1] + r1[2] * v[2]) / det;
-    x[2] = (r2[0] * v[0] + r2[1] * v[1] + r2[2] * v[2]) / det;
-    return 1;
-}
+/* The rotation of an affine's 3x3 as the runtime takes rotations from model matrices. */
+static void kiln__affine_rotation(const kiln__affine *a, double q[4]) { kiln__qfrom_columns(a->m, a->m + 3, q); }
 
 /* ---- constraints ------------------------------------------------------------------------------ */
 /* The offset that keeps the rest pose (Cast reference E.2, Rec.): owner o, target t. */
@@ -121,18 +71,17 @@ static void kiln__rest_offset(const kiln__skeleton *sk, const kiln__affine *worl
         const double *pt = world[t].m + 9;
         double x[3] = {pt[0], pt[1], pt[2]};
         int32_t p = sk->parents[o];
-        if (p >= 0 && !kiln__affine_solve(&world[p], pt, x)) x[0] = x[1] = x[2] = 0.0; /* zero scales were repaired */
+        if (p >= 0 && !kiln__affine_solve(world[p].m, pt, x)) x[0] = x[1] = x[2] = 0.0; /* zero scales were repaired */
         for (int k = 0; k < 3; k++) out[k] = (float)((double)sk->local_t[o][k] - x[k]);
         out[3] = 0.0f;
     } else if (type == KILN_CONSTRAINT_ORIENT) {
         /* off = conj(R(t)) ⊗ R(o) */
-        double a[4], b[4];
+        double a[4], b[4], ca[4], d[4];
         kiln__affine_rotation(&world[t], a);
         kiln__affine_rotation(&world[o], b);
-        double x = a[3] * b[0] - a[0] * b[3] - a[1] * b[2] + a[2] * b[1];
-        double y = a[3] * b[1] + a[0] * b[2] - a[1] * b[3] - a[2] * b[0];
-        double z = a[3] * b[2] - a[0] * b[1] + a[1] * b[0] - a[2] * b[3];
-        double w = a[3] * b[3] + a[0] * b[0] + a[1] * b[1] + a[2] * b[2];
+        kiln__qconj(a, ca);
+        kiln__qmul(ca, b, d);
+        double x = d[0], y = d[1], z = d[2], w = d[3];
         double n = sqrt(x * x + y * y + z * z + w * w);
         out[0] = (float)(x / n), out[1] = (float)(y / n), out[2] = (float)(z / n), out[3] = (float)(w / n);
     } else {

@@ -6,8 +6,6 @@
 #include "bake_geom.h"
 #include "ds.h"
 
-#define KILN__MAX_INFLUENCES 8u
-
 typedef struct influence {
     uint32_t bone;   /* skeleton sorted order */
     uint32_t slot;   /* position among the vertex's mi slots: fixes the order of equal keys */
@@ -152,7 +150,7 @@ kiln_result kiln__bake_skin(const kiln_allocator *a, const kiln_source_mesh *mes
     *influences = 0;
     /* Joints are u16: sorted indices below the bone count must fit. */
     if (skeleton->bone_count > 65536u) return KILN_ERR_LIMIT;
-    uint32_t k = max_influences == 0 || max_influences > KILN__MAX_INFLUENCES ? KILN__MAX_INFLUENCES : max_influences;
+    uint32_t k = max_influences; /* normalised by kiln_bake: 1..KILN_BAKE_MAX_INFLUENCES */
     uint32_t n = mesh->vertex_count, mi = mesh->max_influence;
     /* The accessor only keeps a skin whose arrays hold n * mi slots; without that, no skin. */
     uint64_t slots = (uint64_t)n * mi;

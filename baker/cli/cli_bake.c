@@ -269,7 +269,7 @@ static int kiln__bake_args(kiln__bake_cli *c, int argc, char **argv)
         case OPT_REPORT: c->report = a.value; break;
         case OPT_STRICT: c->flags |= KILN_BAKE_STRICT; break;
         case OPT_MAX_INFLUENCES:
-            if (!kiln__parse_count(a.value, 1, 8, &c->max_influences))
+            if (!kiln__parse_count(a.value, 1, KILN_BAKE_MAX_INFLUENCES, &c->max_influences))
                 return kiln__cli_usage_error("bake", "--max-influences takes 1 to 8, not '%s'", a.value);
             break;
         case OPT_QPOS: c->flags |= KILN_BAKE_QUANTIZE_POSITIONS; break;

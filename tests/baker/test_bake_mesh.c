@@ -18,6 +18,7 @@
 #include <time.h>
 
 #include "bake_geom.h"
+#include "bake_options.h"
 #include "cast_import.h"
 #include "kiln/bake/cast_write.h"
 #include "test_util.h"
@@ -145,6 +146,7 @@ static void harness_init(harness *h, const built *b, uint32_t flags, uint32_t ma
     h->opt.flags = flags;
     h->opt.max_influences = max_influences;
     h->opt.allocator = a;
+    kiln__bake_options_normalise(&h->opt, &h->opt); /* as kiln_bake hands them to the stages */
     h->input.path = "test.cast";
     h->ctx.input = &h->input;
     h->ctx.options = &h->opt;

@@ -53,12 +53,14 @@ typedef struct kiln_bake_input {
 /* Animation defaults: 0.1 mm at a virtual vertex 10 cm from each joint. */
 #define KILN_BAKE_ANIM_ERROR_M    0.0001f
 #define KILN_BAKE_ANIM_DISTANCE_M 0.1f
+/* Skin influences kept per vertex: the most, and the default (max_influences = 0). */
+#define KILN_BAKE_MAX_INFLUENCES  8u
 
 typedef struct kiln_bake_options {
     const kiln_allocator *allocator;  /* NULL: libc. Must be thread-safe when threads > 1 */
     kiln_diag_sink        diag;       /* warnings and dropped data, tagged with the input path */
     uint32_t              flags;      /* KILN_BAKE_* */
-    uint32_t              max_influences; /* kept per vertex, 1..8; 0 = 8 */
+    uint32_t              max_influences; /* kept per vertex, 1..8; 0 = KILN_BAKE_MAX_INFLUENCES (8) */
     uint32_t              threads;    /* inputs baked in parallel; 0 or 1 = serial. Diagnostics
                                          and progress are replayed on the calling thread in
                                          input order, whatever the thread count. */
