@@ -33,6 +33,14 @@ static inline int kiln__clip_width_ok(uint32_t width)
 /* Bytes one track occupies in a row: 8 lanes of `width` bits. */
 static inline uint32_t kiln__clip_track_bytes(uint32_t width) { return width * KILN_SOA_WIDTH / 8u; }
 
+/* Where a track of `width` bits goes in a row whose tracks so far end at `offset`: raw float
+ * tracks start on a 4-byte boundary (the decoders read them as floats), quantised ones right
+ * after the previous track. */
+static inline uint32_t kiln__clip_track_at(uint32_t offset, uint32_t width)
+{
+    return width == KILN__CLIP_RAW ? (offset + 3u) & ~3u : offset;
+}
+
 /* A track the clip's kind allows: lossless clips store raw floats only; lossy clips never
  * store qw (component 6), which is rebuilt from qx, qy, qz (kiln__clip_rebuild_qw). */
 static inline int kiln__clip_track_ok(int lossy, uint32_t component, uint32_t width)

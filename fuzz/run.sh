@@ -39,6 +39,8 @@ fi
 # Seeds, one directory per target and per run, so libFuzzer never writes into samples/ or
 # the shared corpus:
 #   fuzz_cast_*  samples/*.cast, every corpus .cast up to max_len, corpus/bad/*
+#   fuzz_import_unigine  corpus/unigine/**/*.mesh and *.anim up to max_len
+#   fuzz_import_lod  every .lod of corpus/lod and corpus/lod/bad up to max_len
 #   every target whatever its LLVMFuzzerInitialize writes into $KILN_FUZZ_WRITE_SEEDS
 #                (fuzz_blob_load: generated blobs; fuzz_anim_sample: its built-in clips, raw
 #                and as patch lists), and fuzz/seeds/<target>/ if present
@@ -69,6 +71,10 @@ for bin in "${targets[@]}"; do
       copy_seeds "$seeds" samples -maxdepth 1 -name '*.cast'
       copy_seeds "$seeds" "$shared/corpus" -name '*.cast'
       copy_seeds "$seeds" "$shared/corpus/bad" -maxdepth 1 ;;
+    fuzz_import_unigine)
+      copy_seeds "$seeds" "$shared/corpus/unigine" \( -name '*.mesh' -o -name '*.anim' \) ;;
+    fuzz_import_lod*)
+      copy_seeds "$seeds" "$shared/corpus/lod" -name '*.lod' ;;
   esac
   copy_seeds "$seeds" "fuzz/seeds/$name"
   KILN_FUZZ_WRITE_SEEDS="$seeds" "$bin" -runs=0 >/dev/null 2>&1 || true

@@ -282,6 +282,13 @@ static void kiln__ik_fabrik(kiln__rig *r, uint32_t n, const double g[3], double 
     kiln__ik_apply(r, n);
 }
 
+/* Chains of three joints solve analytically, longer ones with FABRIK. */
+static void kiln__ik_chain_toward(kiln__rig *r, uint32_t n, const double g[3], double total)
+{
+    if (n == 3) kiln__ik_two_bone(r, g);
+    else kiln__ik_fabrik(r, n, g, total);
+}
+
 /* Turns the whole chain about the start->goal axis: the joint farthest from that axis into the
  * half-plane of the pole direction (when the handle has a pole vector bone), plus the twist. */
 static void kiln__ik_pole(kiln__rig *r, uint32_t n, const kiln_blob_ik_handle *h, const double g[3], double twist)
@@ -354,16 +361,6 @@ void kiln__ik_solve(kiln__rig *r, const kiln_blob_ik_handle *h, double w)
     double dg = kiln__len3(ag), slack = 1e-9 * total;
     int reachable = dg <= total + slack && dg >= 2.0 * longest - total - slack;
 
-    if (n == 2) {
-        double from[3], q[4];
-        kiln__sub3(r->pos[1], r->pos[0], from);
-        kiln__qfrom_to(from, ag, NULL, q);
-        kiln__ik_turn(r, n, 0, q);
-    } else if (n == 3) {
-        kiln__ik_two_bone(r, g);
-    } else {
-        kiln__ik_fabrik(r, n, g, total);
-    }
     double twist = 0.0;
     if (h->pole_bone != KILN_BLOB_NONE) {
         double q[4], e[3];
@@ -371,7 +368,27 @@ void kiln__ik_solve(kiln__rig *r, const kiln_blob_ik_handle *h, double w)
         kiln__qto_euler_xyz(q, e);
         twist = e[0];
     }
-    kiln__ik_pole(r, n, h, g, twist);
+    if (n == 2) {
+        double from[3], q[4];
+        kiln__sub3(r->pos[1], r->pos[0], from);
+        kiln__qfrom_to(from, ag, NULL, q);
+        kiln__ik_turn(r, n, 0, q);
+        kiln__ik_pole(r, n, h, g, twist);
+    } else if (dg > total && total > KILN__RIG_EPS) {
+        /* Out of reach the chain lies straight toward the goal, where the pole defines no bend
+         * plane by itself. It is solved toward the point of the same line just inside the
+         * reach, turned into the pole's plane there, then straightened within that plane (the
+         * straightening turns each bone about the plane's normal): the pose is continuous
+         * across the reach limit and follows the pole beyond it. */
+        double inside[3], s = total * (1.0 - KILN__RIG_IK_REACH_INSET) / dg;
+        for (int k = 0; k < 3; k++) inside[k] = r->pos[0][k] + ag[k] * s;
+        kiln__ik_chain_toward(r, n, inside, total);
+        kiln__ik_pole(r, n, h, inside, twist);
+        kiln__ik_chain_toward(r, n, g, total);
+    } else {
+        kiln__ik_chain_toward(r, n, g, total);
+        kiln__ik_pole(r, n, h, g, twist);
+    }
     int use_target = (h->flags & KILN_IK_USE_TARGET_ROTATION) != 0;
     if (use_target) kiln__rig_rotation(r, h->target_bone, r->rot[n - 1]);
 

@@ -108,7 +108,7 @@ kiln_result kiln__anim_layout(const kiln_allocator *a, kiln__anim *an, const kil
     uint32_t blocks = (an->joint_count + KILN_SOA_WIDTH - 1) / KILN_SOA_WIDTH;
     uint32_t tracks = 0, row = 0;
     for (uint32_t p = 0; p < blocks * KILN_ANIM_COMPONENTS; p++)
-        if (plan[p].width) tracks++, row += kiln__clip_track_bytes(plan[p].width);
+        if (plan[p].width) tracks++, row = kiln__clip_track_at(row, plan[p].width) + kiln__clip_track_bytes(plan[p].width);
     uint32_t stride = kiln__clip_row_stride(row);
     kiln__clip_layout lay;
     if (stride < row || !kiln__clip_layout_of(0, blocks, tracks, an->frame_count, stride, lossy, &lay) || lay.end > SIZE_MAX)
@@ -131,6 +131,7 @@ kiln_result kiln__anim_layout(const kiln_allocator *a, kiln__anim *an, const kil
             tr->block = (uint16_t)blk;
             tr->component = (uint8_t)c;
             tr->width = (uint8_t)pl->width;
+            offset = kiln__clip_track_at(offset, pl->width);
             tr->row_offset = offset;
             memcpy(tr->range_min, pl->range_min, sizeof tr->range_min);
             memcpy(tr->range_extent, pl->range_extent, sizeof tr->range_extent);

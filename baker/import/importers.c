@@ -7,6 +7,9 @@
  * which importer is asked first. */
 static const kiln_importer *const kiln__importers[] = {
     &kiln__importer_cast,
+    &kiln__importer_unigine_mesh,
+    &kiln__importer_unigine_anim,
+    &kiln__importer_lod,
 };
 
 uint32_t kiln_importer_count(void)

@@ -5,5 +5,8 @@
 #include "kiln/bake/source.h"
 
 extern const kiln_importer kiln__importer_cast;
+extern const kiln_importer kiln__importer_unigine_mesh;
+extern const kiln_importer kiln__importer_unigine_anim;
+extern const kiln_importer kiln__importer_lod;
 
 #endif

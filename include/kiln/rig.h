@@ -38,8 +38,13 @@
  *              slowly), up to 240 more FABRIK iterations run before scaling again. Then the
  *              same pole alignment (on the joint farthest from the start->G axis) and twist.
  *   2 joints   the start bone aims at G (plus the twist).
- *   Targets out of reach give the chain straight toward G; targets closer than the chain can
- *   fold give the folded chain. Bone lengths are never changed (joints only rotate), the start
+ *   Bend plane without a pole vector: the one FK gives (the plane of start, middle and end
+ *   joints; for a straight chain, the plane normal to the middle bone's model X axis).
+ *   Targets out of reach give the chain straight toward G, keeping its bend plane: the chain
+ *   is solved toward the point of the start->G line 1e-4 of its reach short of the limit,
+ *   turned to the pole (and twist) there, then straightened within that plane, so the pose is
+ *   continuous across the limit and the pole still sets the roll beyond it. Targets closer
+ *   than the chain can fold give the folded chain. Bone lengths are never changed (joints only rotate), the start
  *   joint never moves, and degenerate input (zero-length bones, G on the start, a pole on the
  *   start->G line, a straight chain) falls back to a defined choice, never NaN. With
  *   KILN_IK_USE_TARGET_ROTATION the end bone's model-space rotation becomes the target's.

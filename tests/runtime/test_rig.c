@@ -442,6 +442,57 @@ Test(rig_ik, unreachable_goal_straightens_the_chain)
     rig_free(&r);
 }
 
+/* The hip's model rotation after solving toward a goal at distance `d` from the hip along
+ * `dir` (a unit vector), with the pole vector bone at `pole`. */
+static void hip_after(double d, const double dir[3], const float pole[3], double rot[9])
+{
+    af_bone b[L_COUNT];
+    leg_bones(b, 20);
+    for (int k = 0; k < 3; k++) b[L_TARGET].t[k] = (float)((k == 1 ? 1.0 : 0.0) + d * dir[k]);
+    memcpy(b[L_POLE].t, pole, sizeof b[L_POLE].t);
+    kiln_blob_ik_handle h = leg_ik();
+    h.pole_vector_bone = L_POLE;
+    rig r;
+    rig_make(&r, b, L_COUNT, NULL, 0, &h, 1);
+    kiln_rig_report rep;
+    cr_assert_eq(rf_solve(&r.pose, &rep), KILN_OK);
+    mrot(r.pose.model + 16u * L_HIP, rot);
+    rig_free(&r);
+}
+
+Test(rig_ik, pole_vector_holds_across_the_reach_limit)
+{
+    /* Cast reference E.1: out of reach the chain stretches toward the goal in the plane of
+     * start, goal and pole, so the pose is continuous across the limit (1 m for this leg). A
+     * goal walked from 0.98 m to 1.02 m in 0.5 mm steps: the hip's rotation changes by at most
+     * what the bend itself does near the limit (the knee angle goes like the square root of the
+     * distance left: 0.03 rad for the last step inside), never by a jump of the roll. */
+    const double dir[3] = {0, -0.98058068, 0.19611614}; /* (0, -1, 0.2) normalised */
+    const float front[3] = {0, 0.5f, 2}, behind[3] = {0, 0.5f, -2}, side[3] = {2, 0.5f, 0};
+    double prev[9], cur[9], worst = 0;
+    hip_after(0.98, dir, side, prev); /* the pole off the FK bend plane (the knee bends to +z) */
+    for (int i = 1; i <= 80; i++) {
+        hip_after(0.98 + 0.0005 * i, dir, side, cur);
+        worst = fmax(worst, mdiff(prev, cur));
+        memcpy(prev, cur, sizeof prev);
+    }
+    cr_assert(worst <= 0.05, "the hip rotation jumps by %.3g in one 0.5 mm step across the reach limit", worst);
+
+    /* Beyond the limit the pole still decides the roll: in front, behind and to the side give
+     * three different hip frames, each the limit of the reachable solution with that pole. */
+    double in_front[9], in_back[9], to_side[9], near[9];
+    hip_after(1.01, dir, front, in_front);
+    hip_after(1.01, dir, behind, in_back);
+    hip_after(1.01, dir, side, to_side);
+    cr_assert(mdiff(in_front, in_back) > 1.0, "moving the pole behind the leg changed the hip by %.3g only",
+              mdiff(in_front, in_back));
+    cr_assert(mdiff(in_front, to_side) > 0.5, "moving the pole to the side changed the hip by %.3g only",
+              mdiff(in_front, to_side));
+    hip_after(0.99999, dir, behind, near);
+    cr_assert(mdiff(near, in_back) <= 0.02, "pole behind: the hip just inside the reach and beyond it differ by %.3g",
+              mdiff(near, in_back));
+}
+
 Test(rig_ik, degenerate_inputs_never_give_nan)
 {
     static const struct {
