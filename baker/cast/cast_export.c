@@ -641,7 +641,9 @@ static void kiln__scene(kiln__exp *x, const kiln_source_scene *s)
     for (uint32_t i = 0; i < s->animation_count && x->r == KILN_OK; i++) kiln__animation(x, root, &s->animations[i]);
     for (uint32_t i = 0; i < s->extra_count && x->r == KILN_OK; i++) {
         const kiln_source_extra *e = &s->extras[i];
-        kiln__warn(x, KILN_ERR_IMPORT_UNSUPPORTED, &e->loc, "%s%s%s%s is not written: Cast has no node for it",
+        /* An extra is what the runtime does not use: a thing of its own (a light) or details of
+         * an item that is written (a clip's play mode). Named as `kiln inspect` lists it. */
+        kiln__warn(x, KILN_ERR_IMPORT_UNSUPPORTED, &e->loc, "extra %s%s%s%s is not written: Cast has no place for it",
                    e->kind ? e->kind : "item", e->name ? " '" : "", e->name ? e->name : "", e->name ? "'" : "");
     }
 }

@@ -49,8 +49,8 @@
  *     (one +1/-1 per vertex) that Cast readers without it ignore.
  *
  * Reported through options->diag (WARNING), the two things Cast cannot say as they are:
- *   - the scene's extras (lights, cameras, ... that no bake stage reads) are not written: Cast
- *     has no node for them;
+ *   - the scene's extras (lights, cameras, a format's details of an item such as a clip's play
+ *     mode: what no bake stage reads) are not written: Cast has no place for them;
  *   - a material slot whose name a Cast reader could not tell apart (NULL, `n`, `t`, or a name
  *     used twice in one material) is written under the first free name "<name>_<k>" (k = 2,
  *     3, ...; a NULL name becomes "extra<k>"), so no slot is lost.
