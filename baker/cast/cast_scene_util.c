@@ -278,12 +278,19 @@ int kiln__vec(const kiln__rd *rd, const char *name, uint32_t type_bit, uint32_t 
     return 1;
 }
 
+double kiln__quat_unit(float q[4])
+{
+    double len = sqrt((double)q[0] * q[0] + (double)q[1] * q[1] + (double)q[2] * q[2] + (double)q[3] * q[3]);
+    if (!(len >= 1e-8) || !isfinite(len)) return len;
+    for (int c = 0; c < 4; c++) q[c] = (float)(q[c] / len);
+    return len;
+}
+
 int kiln__quat(const kiln__rd *rd, const char *name, float out[4])
 {
     static const float identity[4] = {0, 0, 0, 1};
     if (!kiln__vec(rd, name, KILN__TV4, 4, identity, out)) return 0;
-    double len = sqrt((double)out[0] * out[0] + (double)out[1] * out[1] + (double)out[2] * out[2] +
-                      (double)out[3] * out[3]);
+    double len = kiln__quat_unit(out);
     if (!(len >= 1e-8) || !isfinite(len)) {
         kiln__report(rd, name, kiln_cast_find_prop(rd->doc, rd->node, name, NULL), KILN_ERR_CAST_BAD_VALUE,
                      KILN_SEVERITY_WARNING, "quaternion of length %g; identity used", len);
@@ -296,7 +303,6 @@ int kiln__quat(const kiln__rd *rd, const char *name, float out[4])
         kiln__report(rd, name, kiln_cast_find_prop(rd->doc, rd->node, name, NULL), KILN_ERR_CAST_BAD_VALUE,
                      KILN_SEVERITY_WARNING, "quaternion of length %g; normalised", len);
     }
-    for (int c = 0; c < 4; c++) out[c] = (float)(out[c] / len);
     return 1;
 }
 

@@ -92,6 +92,11 @@ float       kiln__positive(const kiln__rd *rd, const char *name, float def, int 
  * finite: `def` is copied (the latter reported). Returns 1 when the stored value was used. */
 int kiln__vec(const kiln__rd *rd, const char *name, uint32_t type_bit, uint32_t comps, const float *def,
               float *out);
+/* The normalisation kiln__quat applies: the length in double precision, each component
+ * divided by it and rounded to float. Returns the length; `q` is left as it is when the
+ * length is below 1e-8 or not finite. (The Cast exporter searches its preimages with it, so
+ * that what it writes reads back bit for bit.) */
+double kiln__quat_unit(float q[4]);
 /* A v4 quaternion (x, y, z, w), normalised; identity when absent, not finite or of length
  * < 1e-8 (reported). Returns 1 when the stored value was used. */
 int kiln__quat(const kiln__rd *rd, const char *name, float out[4]);

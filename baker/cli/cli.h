@@ -43,6 +43,7 @@ extern const kiln__cli_verb kiln__cli_verb_inspect; /* inspect.c (+ inspect_*.c)
 extern const kiln__cli_verb kiln__cli_verb_bake;    /* cli_bake.c */
 extern const kiln__cli_verb kiln__cli_verb_verify;  /* cli_verify.c */
 extern const kiln__cli_verb kiln__cli_verb_pose;    /* cli_pose.c */
+extern const kiln__cli_verb kiln__cli_verb_convert; /* cli_convert.c */
 
 /* ---- messages ------------------------------------------------------------------------------ */
 
@@ -57,6 +58,13 @@ int kiln__cli_usage_error(const char *verb, const char *fmt, ...)
 /* Prints one diagnostic as `file: severity: node-path: message (byte offset N)`; the node path
  * and offset parts are left out when unknown. `file` may be NULL. */
 void kiln__cli_print_diag(FILE *out, const char *file, const kiln_diag *d);
+
+/* Prints a diagnostic of the runtime's blob loader (kiln_blob_load, kiln_blob_open_file) as
+ * `file: severity: message`. The loader's messages are complete on their own (a game prints
+ * err.message alone): they already start with the check's path and end with its byte offset,
+ * so printing those again, as kiln__cli_print_diag does, would say them twice. `file` is left
+ * out when the message already starts with it (kiln_blob_open_file's I/O failures). */
+void kiln__cli_print_blob_diag(FILE *out, const char *file, const kiln_diag *d);
 
 /* "error", "warning", "info". */
 const char *kiln__cli_severity_name(kiln_severity s);

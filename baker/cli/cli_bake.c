@@ -43,14 +43,17 @@ static const kiln__cli_opt kiln__bake_opts[] = {
 
 static void kiln__bake_help(FILE *out)
 {
-    fputs("Usage: " KILN_CLI_NAME " bake [options] IN.cast [MORE.cast ...] -o OUT.kiln\n"
+    fputs("Usage: " KILN_CLI_NAME " bake [options] IN [MORE ...] -o OUT.kiln\n"
           "\n"
-          "Bakes Cast files into one runtime blob: models with their skeletons (parent-first,\n"
-          "rest pose, inverse binds), meshes (optimised, skinned, optionally quantised), hair,\n"
-          "materials, instances grouped by referenced file, animation clips (one sample per\n"
-          "frame, lossless unless --lossy-anim) and metadata. The blob is verified before it is\n"
-          "written, and written atomically. Blend shapes, IK and constraints are not baked by this\n"
-          "version (a warning says how many were skipped).\n"
+          "Bakes source files into one runtime blob. An input may be in any format this build\n"
+          "imports (listed by '" KILN_CLI_NAME " --version'; each file's format is found from its leading\n"
+          "bytes, never from its name), and inputs of different formats mix freely.\n"
+          "The blob holds models with their skeletons (parent-first, rest pose, inverse binds,\n"
+          "IK handles and constraints), meshes (optimised, skinned, with their blend shapes,\n"
+          "optionally quantised), hair, materials, instances grouped by referenced file,\n"
+          "animation clips (one sample per frame, lossless unless --lossy-anim, with blend shape\n"
+          "weight, visibility and notification tracks) and metadata. The blob is verified before\n"
+          "it is written, and written atomically.\n"
           "Baking is deterministic: the same inputs and options give the same bytes, whatever -j.\n"
           "\n"
           "--lossy-anim stores animation rows as 8- to 24-bit integers where the bound allows:\n"
@@ -368,7 +371,7 @@ static int kiln__bake_run(int argc, char **argv)
 
 const kiln__cli_verb kiln__cli_verb_bake = {
     "bake",
-    "bake Cast files into one verified runtime blob",
+    "bake source files (any importable format) into one verified runtime blob",
     kiln__bake_run,
     kiln__bake_help,
 };

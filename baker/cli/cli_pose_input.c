@@ -56,7 +56,7 @@ int kiln__pose_load(kiln__pose *p)
             kiln_diag err;
             memset(&err, 0, sizeof err);
             if (kiln_blob_load(b->mem, in->file.size, 0, &b->blob, &err) != KILN_OK) {
-                kiln__cli_print_diag(stderr, in->path, &err);
+                kiln__cli_print_blob_diag(stderr, in->path, &err);
                 return KILN_EXIT_INPUT;
             }
             in->where = b;
@@ -95,7 +95,7 @@ int kiln__pose_load(kiln__pose *p)
     }
     memset(&err, 0, sizeof err);
     if (kiln_blob_load(p->baked.baked.blob, p->baked.baked.size, 0, &p->baked.blob, &err) != KILN_OK) {
-        kiln__cli_print_diag(stderr, NULL, &err);
+        kiln__cli_print_blob_diag(stderr, NULL, &err);
         return KILN_EXIT_INPUT;
     }
     return KILN_EXIT_OK;

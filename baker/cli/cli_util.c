@@ -68,6 +68,20 @@ void kiln__cli_print_diag(FILE *out, const char *file, const kiln_diag *d)
     fputc('\n', out);
 }
 
+void kiln__cli_print_blob_diag(FILE *out, const char *file, const kiln_diag *d)
+{
+    const char *message = d->message[0] ? d->message : kiln_result_str(d->code);
+    /* kiln_blob_open_file's I/O failures start with the file's path already. */
+    size_t n = file ? strlen(file) : 0;
+    if (file && !(strncmp(message, file, n) == 0 && message[n] == ':')) {
+        kiln__cli_put_text(out, file, "");
+        fputs(": ", out);
+    }
+    fprintf(out, "%s: ", kiln__cli_severity_name(d->severity));
+    kiln__cli_put_text(out, message, "");
+    fputc('\n', out);
+}
+
 int kiln__cli_finish_stdout(int status)
 {
     /* Output is buffered, so a full disk or a closed descriptor usually shows only here. */

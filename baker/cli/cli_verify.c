@@ -55,7 +55,7 @@ static int kiln__verify_run(int argc, char **argv)
     kiln_diag err;
     memset(&err, 0, sizeof err);
     if (kiln_blob_open_file(path, flags, NULL, &f, &err) != KILN_OK) {
-        kiln__cli_print_diag(stderr, path, &err);
+        kiln__cli_print_blob_diag(stderr, path, &err);
         return KILN_EXIT_INPUT;
     }
     const kiln_blob_header *h = kiln_blob_header_of(f.blob);

@@ -155,7 +155,7 @@ int kiln__inspect_blob(const char *path, const void *data, size_t size, int json
     memset(&err, 0, sizeof err);
     int status = KILN_EXIT_OK;
     if (kiln_blob_load(mem, size, 0, &blob, &err) != KILN_OK) {
-        kiln__cli_print_diag(stderr, path, &err);
+        kiln__cli_print_blob_diag(stderr, path, &err);
         status = KILN_EXIT_INPUT;
     } else {
         kiln__bview v;

@@ -264,6 +264,21 @@ Test(cli_bake, usage_errors_exit_1)
     scratch_done(&s);
 }
 
+/* The help says what the blob holds: blend shapes, IK handles and constraints are baked, and
+ * the inputs are not limited to Cast. */
+Test(cli_bake, help_lists_what_is_baked)
+{
+    const char *help[] = {"bake", "--help", NULL};
+    cli_result r = cli_run(help);
+    cr_expect_eq(r.status, 0, "%s", r.err);
+    cr_expect(strstr(r.out, "blend shapes") != NULL, "%s", r.out);
+    cr_expect(strstr(r.out, "IK handles and constraints") != NULL, "%s", r.out);
+    cr_expect(strstr(r.out, "any format this build") != NULL, "%s", r.out);
+    cr_expect(strstr(r.out, "not baked") == NULL, "%s", r.out);
+    cr_expect(strstr(r.out, "IN.cast") == NULL, "%s", r.out);
+    cli_result_free(&r);
+}
+
 Test(cli_bake, bad_input_exits_2_and_writes_nothing)
 {
     scratch s;
