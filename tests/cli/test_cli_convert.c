@@ -202,7 +202,7 @@ Test(cli_convert, other_formats_bake_the_same_after_conversion, .timeout = 600)
 {
     char dir[512];
     corpus_dir_or_skip(dir, sizeof dir);
-    static const char *const folders[][2] = {{"unigine", ".mesh"}, {"unigine", ".anim"}, {"lod", ".lod"}};
+    static const char *const folders[][2] = {{"unigine", ".mesh"}, {"unigine", ".anim"}, {"lod", ".lod"}, {"shape", ".Shape"}};
     scratch s;
     scratch_init(&s);
     int converted = 0;
