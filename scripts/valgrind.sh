@@ -58,3 +58,11 @@ cd "$build"
 # KILN_TEST_QUICK: tests that sweep the large benchmark clips keep one small clip (memcheck
 # runs 20-50x slower; the normal, sanitizer and scalar runs keep full coverage).
 KILN_TEST_QUICK=1 KILN_SHARED_DIR="$test_shared_dir" ctest --output-on-failure -j "$(nproc)" "$@"
+# The importers' corpus tests are small (every bad/ file's outcome, every good case, the byte
+# sweeps cut to two files by KILN_TEST_QUICK): they run again with the real corpus, so those
+# outcomes hold under memcheck too.
+shared=$(sed -n 's/^KILN_SHARED_DIR:PATH=//p' "$build/CMakeCache.txt")
+if [ -z "${KILN_VALGRIND_SHARED_DIR:-}" ] && [ -d "$shared/corpus" ]; then
+  echo "valgrind: the importer tests again, with KILN_SHARED_DIR=$shared"
+  KILN_TEST_QUICK=1 KILN_SHARED_DIR="$shared" ctest --output-on-failure -j "$(nproc)" -R '^test_import_' "$@"
+fi

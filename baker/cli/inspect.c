@@ -37,7 +37,7 @@ static const kiln__cli_opt kiln__inspect_opts[] = {
 
 static void kiln__inspect_help(FILE *out)
 {
-    fputs("Usage: " KILN_CLI_NAME " inspect [options] FILE.cast\n"
+    fputs("Usage: " KILN_CLI_NAME " inspect [options] FILE\n"
           "\n"
           "Reads a Cast file the way the baker does and prints a summary: size, version, root\n"
           "count, node counts by kind; per model its transform, skeleton, meshes (vertices,\n"

@@ -31,7 +31,8 @@ static void kiln__main_help(FILE *out)
           "       " KILN_CLI_NAME " help COMMAND | " KILN_CLI_NAME " COMMAND --help\n"
           "       " KILN_CLI_NAME " --version\n"
           "\n"
-          "Reads Cast files (the 3D container by DTZxPorter) and prepares them for the kiln runtime.\n"
+          "Reads Cast, Unigine .mesh/.anim, *.Shape and LODka3D *.lod files (any format an importer\n"
+          "of this build reads: --version lists them) and prepares them for the kiln runtime.\n"
           "\n"
           "Commands:\n",
           out);
