@@ -3,6 +3,7 @@
 #include <math.h>
 #include <string.h>
 
+#include "math_f64.h"
 #include "shape_internal.h"
 
 #define M(m, r, c) (m)[(c) * 4 + (r)]
@@ -19,20 +20,12 @@ void kiln__shape_mat_mul(const double *a, const double *b, double *out)
     memcpy(out, t, sizeof t);
 }
 
-static void kiln__quat_to_mat3(const double *q, double r3[3][3])
-{
-    double x = q[0], y = q[1], z = q[2], w = q[3];
-    r3[0][0] = 1 - 2 * (y * y + z * z); r3[0][1] = 2 * (x * y - w * z);     r3[0][2] = 2 * (x * z + w * y);
-    r3[1][0] = 2 * (x * y + w * z);     r3[1][1] = 1 - 2 * (x * x + z * z); r3[1][2] = 2 * (y * z - w * x);
-    r3[2][0] = 2 * (x * z - w * y);     r3[2][1] = 2 * (y * z + w * x);     r3[2][2] = 1 - 2 * (x * x + y * y);
-}
-
 void kiln__shape_mat_from_trs(const double *t, const double *q, const double *s, double *out)
 {
-    double r3[3][3];
-    kiln__quat_to_mat3(q, r3);
+    double r3[9]; /* column-major */
+    kiln__qto_mat3(q, r3);
     for (int c = 0; c < 3; c++) {
-        for (int r = 0; r < 3; r++) M(out, r, c) = r3[r][c] * s[c];
+        for (int r = 0; r < 3; r++) M(out, r, c) = r3[c * 3 + r] * s[c];
         M(out, 3, c) = 0.0;
     }
     for (int r = 0; r < 3; r++) M(out, r, 3) = t[r];
@@ -92,34 +85,11 @@ void kiln__shape_transform_normal(const double *n3, const float *n, float *out)
     for (int r = 0; r < 3; r++) out[r] = (float)v[r];
 }
 
+/* Shepperd's method (contract/math_f64.h), then normalised with w >= 0. */
 static void kiln__mat3_to_quat(const double a[3][3], double *q)
 {
-    double tr = a[0][0] + a[1][1] + a[2][2];
-    if (tr > 0.0) {
-        double s = sqrt(tr + 1.0) * 2.0;
-        q[3] = 0.25 * s;
-        q[0] = (a[2][1] - a[1][2]) / s;
-        q[1] = (a[0][2] - a[2][0]) / s;
-        q[2] = (a[1][0] - a[0][1]) / s;
-    } else if (a[0][0] > a[1][1] && a[0][0] > a[2][2]) {
-        double s = sqrt(1.0 + a[0][0] - a[1][1] - a[2][2]) * 2.0;
-        q[3] = (a[2][1] - a[1][2]) / s;
-        q[0] = 0.25 * s;
-        q[1] = (a[0][1] + a[1][0]) / s;
-        q[2] = (a[0][2] + a[2][0]) / s;
-    } else if (a[1][1] > a[2][2]) {
-        double s = sqrt(1.0 + a[1][1] - a[0][0] - a[2][2]) * 2.0;
-        q[3] = (a[0][2] - a[2][0]) / s;
-        q[0] = (a[0][1] + a[1][0]) / s;
-        q[1] = 0.25 * s;
-        q[2] = (a[1][2] + a[2][1]) / s;
-    } else {
-        double s = sqrt(1.0 + a[2][2] - a[0][0] - a[1][1]) * 2.0;
-        q[3] = (a[1][0] - a[0][1]) / s;
-        q[0] = (a[0][2] + a[2][0]) / s;
-        q[1] = (a[1][2] + a[2][1]) / s;
-        q[2] = 0.25 * s;
-    }
+    const double x[3] = {a[0][0], a[1][0], a[2][0]}, y[3] = {a[0][1], a[1][1], a[2][1]}, z[3] = {a[0][2], a[1][2], a[2][2]};
+    kiln__qfrom_basis(x, y, z, q);
     double len = sqrt(q[0] * q[0] + q[1] * q[1] + q[2] * q[2] + q[3] * q[3]);
     if (!(len > 1e-12)) {
         q[0] = q[1] = q[2] = 0.0;
@@ -181,21 +151,12 @@ unsigned kiln__shape_decompose(const double *m, double *t, double *q, double *s)
     return repairs;
 }
 
-static void kiln__quat_mul(const double *a, const double *b, double *o)
-{
-    double x = a[3] * b[0] + a[0] * b[3] + a[1] * b[2] - a[2] * b[1];
-    double y = a[3] * b[1] - a[0] * b[2] + a[1] * b[3] + a[2] * b[0];
-    double z = a[3] * b[2] + a[0] * b[1] - a[1] * b[0] + a[2] * b[3];
-    double w = a[3] * b[3] - a[0] * b[0] - a[1] * b[1] - a[2] * b[2];
-    o[0] = x; o[1] = y; o[2] = z; o[3] = w;
-}
-
 void kiln__shape_quat_from_ypr(double yaw, double pitch, double roll, double *q)
 {
     double qy[4] = {0.0, sin(yaw * 0.5), 0.0, cos(yaw * 0.5)};
     double qx[4] = {sin(pitch * 0.5), 0.0, 0.0, cos(pitch * 0.5)};
     double qz[4] = {0.0, 0.0, sin(roll * 0.5), cos(roll * 0.5)};
     double t[4];
-    kiln__quat_mul(qy, qx, t);
-    kiln__quat_mul(t, qz, q);
+    kiln__qmul(qy, qx, t);
+    kiln__qmul(t, qz, q);
 }
