@@ -429,7 +429,7 @@ static void kiln__mesh(kiln__exp *x, uint32_t model, const kiln_source_mesh *m, 
     if (m->normals) kiln__put_ref(x, n, "vn", KILN_CAST_TYPE_VEC3, m->normals, nv, loc);
     if (m->tangents) kiln__put_ref(x, n, "vt", KILN_CAST_TYPE_VEC3, m->tangents, nv, loc);
     if (m->tangent_signs) kiln__put_ref(x, n, "vts", KILN_CAST_TYPE_FLOAT, m->tangent_signs, nv, loc);
-    char name[8];
+    char name[16];
     if (m->uv_layer_count) kiln__put_u32(x, n, "ul", m->uv_layer_count, loc);
     for (uint32_t i = 0; i < m->uv_layer_count; i++) {
         if (!m->uv[i]) continue; /* a missing u<i> below ul reads as a dropped layer */
