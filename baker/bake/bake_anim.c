@@ -11,6 +11,7 @@
  * modes and CurveModeOverrides are kept as authored and resolved when a clip is bound.
  */
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -28,6 +29,7 @@
 typedef struct kiln__keys {
     int64_t *frames;    /* ascending, distinct */
     float   *values;    /* count x comps */
+    uint8_t *rest;      /* NULL, or count flags: the key stands for the bound skeleton's rest */
     uint32_t count, comps;
 } kiln__keys;
 
@@ -105,8 +107,9 @@ static kiln_result kiln__read_keys(kiln__anim_build *b, const kiln_source_curve 
     kiln__key_order *order = kiln__alloc_array(a, n, sizeof *order);
     k->frames = kiln__alloc_array(a, n, sizeof *k->frames);
     k->values = kiln__alloc_array(a, (uint64_t)n * comps, sizeof *k->values);
+    if (c->rest_keys) k->rest = kiln__alloc_array(a, n, sizeof *k->rest);
     kiln_result r = KILN_ERR_OUT_OF_MEMORY;
-    if (!frames || !values || !order || !k->frames || !k->values) goto done;
+    if (!frames || !values || !order || !k->frames || !k->values || (c->rest_keys && !k->rest)) goto done;
     memcpy(frames, c->frames, (size_t)n * sizeof *frames);
     memcpy(values, c->values, (size_t)n * comps * sizeof *values);
 
@@ -130,6 +133,7 @@ static kiln_result kiln__read_keys(kiln__anim_build *b, const kiln_source_curve 
             continue;
         }
         k->frames[out] = order[i].frame;
+        if (k->rest) k->rest[out] = c->rest_keys[order[i].index] != 0;
         memcpy(&k->values[(size_t)out * comps], &values[(size_t)order[i].index * comps], comps * sizeof(float));
         out++;
     }
@@ -168,6 +172,7 @@ static void kiln__keys_free(const kiln_allocator *a, kiln__keys *k)
 {
     kiln__free(a, k->frames);
     kiln__free(a, k->values);
+    kiln__free(a, k->rest);
     memset(k, 0, sizeof *k);
 }
 
@@ -219,6 +224,22 @@ static void kiln__resample_rotation(const kiln__keys *k, int64_t first, uint32_t
         double t = (double)(f - k->frames[i]) / (double)(k->frames[i + 1] - k->frames[i]), s[4];
         kiln__slerp(q, q + 4, t, s);
         for (int c = 0; c < 4; c++) dst[(size_t)c * frames + r] = (float)s[c];
+    }
+}
+
+/* Sets `bits` in mask[r] for the frames whose sample is a rest key's value: at a rest key, and
+ * between two of them (both hold the same rest value), before the first key when it is one and
+ * after the last when it is one. */
+static void kiln__mark_rest(const kiln__keys *k, int64_t first, uint32_t frames, uint16_t bits, uint16_t *mask)
+{
+    uint32_t at = 0;
+    for (uint32_t r = 0; r < frames; r++) {
+        int64_t f = first + r;
+        uint32_t i = kiln__segment(k, f, &at);
+        int rest = f <= k->frames[0] || i + 1 >= k->count || f == k->frames[i] ? k->rest[f < k->frames[0] ? 0 : i]
+                                                                             : k->rest[i] && k->rest[i + 1];
+        if (rest) mask[r] |= bits;
+        else mask[r] &= (uint16_t)~bits;
     }
 }
 
@@ -418,6 +439,16 @@ static kiln_result kiln__resample_all(kiln__anim_build *b)
         kiln__components_of(in->prop, &c0, &count, &group);
         if (count == 4) kiln__resample_rotation(&in->keys, an->first_frame, n, jt->values + (size_t)c0 * n);
         else kiln__resample_linear(&in->keys, an->first_frame, n, 0, jt->values + (size_t)c0 * n);
+        uint16_t bits = (uint16_t)(((1u << count) - 1u) << c0);
+        if (in->keys.rest) {
+            if (!jt->rest_mask) {
+                if (!(jt->rest_mask = kiln__alloc_array(a, n, sizeof *jt->rest_mask))) return KILN_ERR_OUT_OF_MEMORY;
+                memset(jt->rest_mask, 0, (size_t)n * sizeof *jt->rest_mask);
+            }
+            kiln__mark_rest(&in->keys, an->first_frame, n, bits, jt->rest_mask);
+        } else if (jt->rest_mask) {
+            for (uint32_t r = 0; r < n; r++) jt->rest_mask[r] &= (uint16_t)~bits;
+        }
         for (unsigned c = c0; c < c0 + count; c++) {
             jt->modes &= ~(3u << (2 * c));
             jt->modes |= in->mode << (2 * c);
@@ -434,6 +465,28 @@ static kiln_result kiln__resample_all(kiln__anim_build *b)
         }
     }
     return KILN_OK;
+}
+
+/* The rest transform each joint's clip was authored against (the first authored bone of its
+ * name), and the rule for a mismatch, for kiln__anim_bind_rest. */
+static void kiln__authored_rest(kiln__anim_build *b)
+{
+    const kiln_source_animation *src = b->src;
+    kiln__anim *an = b->out;
+    if (src->bind_rule) snprintf(an->bind_rule, sizeof an->bind_rule, "%s", src->bind_rule);
+    for (uint32_t j = 0; j < an->joint_count; j++) {
+        kiln__anim_joint *jt = &an->joints[j];
+        for (uint32_t i = 0; i < src->authored_rest_count; i++) {
+            const kiln_source_rest_bone *rb = &src->authored_rest[i];
+            if (strcmp(rb->name, jt->name) != 0) continue;
+            memcpy(jt->authored, rb->position, sizeof rb->position);
+            memcpy(jt->authored + 3, rb->rotation, sizeof rb->rotation);
+            memcpy(jt->authored + 7, rb->scale, sizeof rb->scale);
+            jt->has_authored = 1;
+            jt->authored_offset = rb->loc.offset;
+            break;
+        }
+    }
 }
 
 static char *kiln__anim_name(const kiln__bake_ctx *ctx, const char *name, uint32_t ordinal)
@@ -472,6 +525,7 @@ static kiln_result kiln__build(kiln__anim_build *b, uint32_t index)
                           "animation has no usable curves or notification keys; baked as an empty clip");
     r = kiln__range(b);
     if (r == KILN_OK) r = kiln__resample_all(b);
+    if (r == KILN_OK) kiln__authored_rest(b);
     return r;
 }
 
@@ -498,6 +552,7 @@ void kiln__anim_free(const kiln_allocator *a, kiln__anim *anim)
     for (uint32_t i = 0; i < anim->joint_count; i++) {
         kiln__free(a, anim->joints[i].name);
         kiln__free(a, anim->joints[i].values);
+        kiln__free(a, anim->joints[i].rest_mask);
     }
     for (uint32_t i = 0; i < anim->scalar_count; i++) {
         kiln__free(a, anim->scalars[i].name);

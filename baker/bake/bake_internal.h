@@ -107,6 +107,11 @@ typedef struct kiln__anim_joint {
     uint32_t modes;                 /* 2 bits per component, KILN_MODE_* */
     float    ab[3];                 /* additive weight of the T, R and S curves */
     float   *values;                /* KILN_ANIM_COMPONENTS x frame_count, component-major */
+    uint16_t *rest_mask;            /* NULL, or frame_count masks: bit c = component c holds the
+                                       rest of the skeleton the clip binds to (kiln__anim_bind_rest) */
+    uint32_t has_authored;          /* the clip names the rest it was authored against: */
+    float    authored[KILN_ANIM_COMPONENTS]; /* t, r (x y z w), s */
+    uint64_t authored_offset;       /* where the input stores it */
 } kiln__anim_joint;
 
 typedef struct kiln__anim_scalar {
@@ -136,6 +141,7 @@ typedef struct kiln__anim {
     kiln__anim_scalar   *scalars;   uint32_t scalar_count;
     kiln__anim_override *overrides; uint32_t override_count;
     kiln__anim_event    *events;    uint32_t event_count;
+    char                 bind_rule[16]; /* the input format's rule for a clip that does not fit its skeleton */
     uint64_t             key_count;     /* keys read, after dropping bad ones */
     uint64_t             input_bytes;   /* input bytes of the clip (its loc.size) */
     /* encoded (kiln__anim_encode) */
@@ -231,6 +237,13 @@ kiln_result kiln__bake_hair(const kiln__bake_ctx *ctx, const kiln_source_hair *h
  * overrides and notification events kept. The clip is not encoded yet (see kiln__anim_encode). */
 kiln_result kiln__bake_anim(const kiln__bake_ctx *ctx, const kiln_source_animation *anim, uint32_t index,
                             kiln__anim *out);
+
+/* Fits a clip to the skeleton it is bound to (NULL: no skeleton, nothing to do): the frames a
+ * joint holds at the rest pose (rest keys) take the skeleton's rest locals, and, when the clip
+ * names a bind rule, each joint whose bone the skeleton lacks and each authored rest transform
+ * differing from the skeleton's by more than 1e-4 is reported under that rule. Reports through
+ * `sink`. */
+void kiln__anim_bind_rest(kiln__anim *anim, const kiln__skeleton *skeleton, const kiln_diag_sink *sink);
 
 /* Reorders the joints of `anim` so that slot j drives bone j of `skeleton` where the names
  * match exactly (placeholder slots fill small gaps), which gives the runtime its identity-map

@@ -243,6 +243,16 @@ static kiln_result kiln__validate_animation(const kiln_source_animation *a, kiln
         const kiln_source_notification *n = &a->notifications[i];
         KILN__ARRAY(&n->loc, n->frames, n->key_count, "notification key");
     }
+    KILN__ARRAY(&a->loc, a->authored_rest, a->authored_rest_count, "authored rest bone");
+    for (uint32_t i = 0; i < a->authored_rest_count; i++) {
+        const kiln_source_rest_bone *b = &a->authored_rest[i];
+        if (!b->name) return kiln__invalid(err, &b->loc, "name", "authored rest bone %u has no name", i);
+        if (!kiln__finite(b->position, 3) || !kiln__finite(b->rotation, 4) || !kiln__finite(b->scale, 3))
+            return kiln__invalid(err, &b->loc, NULL, "authored rest bone '%s' has a non-finite transform", b->name);
+    }
+    if (a->bind_rule && strlen(a->bind_rule) >= sizeof(((kiln_diag *)0)->rule))
+        return kiln__invalid(err, &a->loc, "bind_rule", "bind rule '%s' is longer than %u characters", a->bind_rule,
+                             (unsigned)sizeof(((kiln_diag *)0)->rule) - 1u);
     return KILN_OK;
 }
 

@@ -418,19 +418,19 @@ static void build_full(kiln_source_scene *s)
     a->curves = kiln_source_alloc(s, 7, sizeof *a->curves);
     kiln_source_curve *cv = a->curves;
     cv[0] = (kiln_source_curve){loc_of(s, "c0"), "root", KILN_SOURCE_CHANNEL_ROTATION, KILN_SOURCE_ABSOLUTE, 1, 3,
-                                DUP(s, k_rq_frames), DUP(s, k_rq_values)};
+                                DUP(s, k_rq_frames), DUP(s, k_rq_values), NULL};
     cv[1] = (kiln_source_curve){loc_of(s, "c1"), "mid", KILN_SOURCE_CHANNEL_TX, KILN_SOURCE_RELATIVE, 1, 2,
-                                DUP(s, k_tx_frames), DUP(s, k_tx_values)};
+                                DUP(s, k_tx_frames), DUP(s, k_tx_values), NULL};
     cv[2] = (kiln_source_curve){loc_of(s, "c2"), "smile", KILN_SOURCE_CHANNEL_BLEND_SHAPE, KILN_SOURCE_ADDITIVE, 0.5f,
-                                2, DUP(s, k_bs_frames), DUP(s, k_bs_values)};
+                                2, DUP(s, k_bs_frames), DUP(s, k_bs_values), NULL};
     cv[3] = (kiln_source_curve){loc_of(s, "c3"), "body", KILN_SOURCE_CHANNEL_VISIBILITY, KILN_SOURCE_ABSOLUTE, 1, 3,
-                                DUP(s, k_vb_frames), DUP(s, k_vb_values)};
+                                DUP(s, k_vb_frames), DUP(s, k_vb_values), NULL};
     cv[4] = (kiln_source_curve){loc_of(s, "c4"), "mid", KILN_SOURCE_CHANNEL_VISIBILITY, KILN_SOURCE_ABSOLUTE, 1, 3,
-                                DUP(s, k_vb_frames), DUP(s, k_vbf_values)};
+                                DUP(s, k_vb_frames), DUP(s, k_vbf_values), NULL};
     cv[5] = (kiln_source_curve){loc_of(s, "c5"), "root", KILN_SOURCE_CHANNEL_SX, KILN_SOURCE_ABSOLUTE, 1, 1,
-                                DUP(s, k_sx_frames), DUP(s, k_sx_values)};
+                                DUP(s, k_sx_frames), DUP(s, k_sx_values), NULL};
     cv[6] = (kiln_source_curve){loc_of(s, "c6"), "root", KILN_SOURCE_CHANNEL_TZ, KILN_SOURCE_RELATIVE, NEG0, 0, NULL,
-                                NULL};
+                                NULL, NULL};
     a->override_count = 2;
     a->overrides = kiln_source_alloc(s, 2, sizeof *a->overrides);
     a->overrides[0] = (kiln_source_mode_override){loc_of(s, "o0"), "mid", KILN_SOURCE_RELATIVE, 1, 0, 1};
@@ -459,7 +459,7 @@ static void build_clip(kiln_source_scene *s)
     a->curve_count = 1;
     a->curves = kiln_source_alloc(s, 1, sizeof *a->curves);
     a->curves[0] = (kiln_source_curve){loc_of(s, "BONE[0]"), "root", KILN_SOURCE_CHANNEL_TY, KILN_SOURCE_ABSOLUTE, 1,
-                                       2, DUP(s, k_run_frames), DUP(s, k_run_values)};
+                                       2, DUP(s, k_run_frames), DUP(s, k_run_values), NULL};
 }
 
 /* ---- the checks ------------------------------------------------------------------------------- */

@@ -22,6 +22,7 @@
 #include <string.h>
 
 #include "cli_run.h"
+#include "kiln/bake/bake.h"
 #include "unigine/unigine.h"
 #include "json_read.h"
 #include "test_util.h"
@@ -88,6 +89,30 @@ static void import_file(const char *dir, const char *name, imported *im, rule_lo
 {
     cr_assert(corpus_read(dir, name, &im->bytes), "cannot read %s/%s", dir, name);
     import_bytes(im, log, 0.0f);
+}
+
+/* The bake's numbered reports (V26 is raised where a clip meets its model); its other reports
+ * (statistics, empty clips) are not the format's rules. */
+static void rule_log_push_numbered(void *user, const kiln_diag *d)
+{
+    if (d->rule[0]) rule_log_push(user, d);
+}
+
+/* Bakes a model file with a clip file, logging the numbered reports. */
+static kiln_result bake_pair(const file_bytes *model, const file_bytes *anim, rule_log *log, kiln_bake_result *res)
+{
+    kiln_bake_input in[2];
+    memset(in, 0, sizeof in);
+    in[0].path = "model.mesh", in[0].data = model->data, in[0].size = model->size;
+    in[1].path = "clips.anim", in[1].data = anim->data, in[1].size = anim->size;
+    kiln_bake_options o;
+    memset(&o, 0, sizeof o);
+    o.diag.fn = rule_log_push_numbered;
+    o.diag.user = log;
+    kiln_diag err;
+    kiln_result r = kiln_bake(in, 2, &o, res, &err);
+    cr_expect_eq(r, KILN_OK, "bake: %s", err.message);
+    return r;
 }
 
 static void imported_free(imported *im)
@@ -356,17 +381,24 @@ static void check_mesh(const kiln_source_model *model, uint32_t mi, const jr_val
 
 /* ---- clips sampled as spec 7.2 says ------------------------------------------------------------ */
 
-static double curve_scalar(const kiln_source_curve *c, double f, unsigned comp, double out[4])
+/* Key i's value; a rest key (held at the bind pose before the channel's first stored frame)
+ * holds the target model's bind value `rest` (7.1 Rec.). */
+static const float *key_value(const kiln_source_curve *c, uint32_t i, unsigned comps, const float *rest)
+{
+    return c->rest_keys && c->rest_keys[i] ? rest : &c->values[(size_t)i * comps];
+}
+
+static double curve_scalar(const kiln_source_curve *c, double f, unsigned comp, const float *rest, double out[4])
 {
     unsigned comps = c->channel == KILN_SOURCE_CHANNEL_ROTATION ? 4u : 1u;
     uint32_t i = 0;
     while (i + 1 < c->key_count && c->frames[i + 1] <= f) i++;
-    const float *a = &c->values[(size_t)i * comps];
+    const float *a = key_value(c, i, comps, rest);
     if (i + 1 >= c->key_count || f <= c->frames[i]) {
         for (unsigned q = 0; q < comps; q++) out[q] = a[q];
         return out[comp];
     }
-    const float *b = &c->values[(size_t)(i + 1) * comps];
+    const float *b = key_value(c, i + 1, comps, rest);
     double t = (f - c->frames[i]) / (double)(c->frames[i + 1] - c->frames[i]);
     if (comps == 1) return out[0] = a[0] + (b[0] - a[0]) * t;
     double d = 0.0, bb[4];
@@ -397,17 +429,20 @@ static void sample_clip(const kiln_source_skeleton *sk, const kiln_source_animat
         int b = bone_index(sk, cv->target); /* first match (spec 7.1) */
         if (b < 0) continue;
         double v[4];
+        const kiln_source_bone *rb = &sk->bones[b];
         cr_assert_eq(cv->mode, KILN_SOURCE_ABSOLUTE);
         switch (cv->channel) {
         case KILN_SOURCE_CHANNEL_ROTATION:
-            curve_scalar(cv, f, 0, v);
+            curve_scalar(cv, f, 0, rb->local_rotation, v);
             memcpy(local[b].r, v, sizeof v);
             break;
         case KILN_SOURCE_CHANNEL_TX: case KILN_SOURCE_CHANNEL_TY: case KILN_SOURCE_CHANNEL_TZ:
-            local[b].t[cv->channel - KILN_SOURCE_CHANNEL_TX] = curve_scalar(cv, f, 0, v);
+            local[b].t[cv->channel - KILN_SOURCE_CHANNEL_TX] =
+                curve_scalar(cv, f, 0, &rb->local_position[cv->channel - KILN_SOURCE_CHANNEL_TX], v);
             break;
         case KILN_SOURCE_CHANNEL_SX: case KILN_SOURCE_CHANNEL_SY: case KILN_SOURCE_CHANNEL_SZ:
-            local[b].s[cv->channel - KILN_SOURCE_CHANNEL_SX] = curve_scalar(cv, f, 0, v);
+            local[b].s[cv->channel - KILN_SOURCE_CHANNEL_SX] =
+                curve_scalar(cv, f, 0, &rb->scale[cv->channel - KILN_SOURCE_CHANNEL_SX], v);
             break;
         default:
             cr_assert_fail("unexpected channel %d", cv->channel);
@@ -507,6 +542,8 @@ Test(import_unigine, good_cases_match_the_expected_json)
             cr_assert_eq(ia.result, KILN_OK, "%s: %s: %s", cs, anim, ia.err.message);
             cr_expect_eq(ia.scene.model_count, 0u, "%s: an .anim gives no model", cs);
             asc = &ia.scene;
+            kiln_bake_result res;
+            if (bake_pair(&im.bytes, &ia.bytes, &log, &res) == KILN_OK) kiln_bake_result_free(&res);
         }
         check_warnings(&log, jr_get(c, "warnings"), cs);
         cr_assert_eq(im.scene.model_count, 1u, "%s: one model", cs);
@@ -1105,6 +1142,149 @@ Test(import_unigine, source_import_detects_and_validates)
     cr_expect_eq(kiln_importer_find("unigine-anim"), &kiln__importer_unigine_anim);
     cr_expect_eq(kiln_importer_detect("ms10", 4), &kiln__importer_unigine_mesh);
     cr_expect_eq(kiln_importer_detect("an10", 4), &kiln__importer_unigine_anim);
+}
+
+/* ---- V26: a clip file that does not fit its model ---------------------------------------------- */
+
+typedef struct v26_log {
+    int      count, other;
+    uint64_t offsets[8];
+    char     messages[8][320];
+} v26_log;
+
+static void v26_push(void *user, const kiln_diag *d)
+{
+    v26_log *log = user;
+    if (!d->rule[0]) return;
+    if (strcmp(d->rule, "V26") != 0 || d->severity != KILN_SEVERITY_WARNING) {
+        log->other++;
+        return;
+    }
+    if (log->count < 8) {
+        log->offsets[log->count] = d->offset;
+        memcpy(log->messages[log->count], d->message, sizeof d->message);
+    }
+    log->count++;
+}
+
+static kiln_result bake_v26(const file_bytes *model, const file_bytes *anim, v26_log *log, kiln_bake_result *res)
+{
+    kiln_bake_input in[2];
+    memset(in, 0, sizeof in);
+    in[0].path = "skinned_bind.mesh", in[0].data = model->data, in[0].size = model->size;
+    in[1].path = "clips.anim", in[1].data = anim->data, in[1].size = anim->size;
+    kiln_bake_options o;
+    memset(&o, 0, sizeof o);
+    o.diag.fn = v26_push;
+    o.diag.user = log;
+    kiln_diag err;
+    kiln_result r = kiln_bake(in, 2, &o, res, &err);
+    cr_assert_eq(r, KILN_OK, "bake: %s", err.message);
+    return r;
+}
+
+/* The offset of bone `name`'s bind transform in clips.anim (what the .anim hands its clips). */
+static uint64_t anim_bind_offset(const char *dir, const char *name)
+{
+    imported ia;
+    rule_log log;
+    memset(&ia, 0, sizeof ia);
+    memset(&log, 0, sizeof log);
+    import_file(dir, "clips.anim", &ia, &log);
+    cr_assert_eq(ia.result, KILN_OK);
+    const kiln_source_animation *an = &ia.scene.animations[0];
+    uint64_t at = UINT64_MAX;
+    for (uint32_t i = 0; i < an->authored_rest_count; i++)
+        if (strcmp(an->authored_rest[i].name, name) == 0) at = an->authored_rest[i].loc.offset;
+    imported_free(&ia);
+    cr_assert_neq(at, UINT64_MAX, "clips.anim has no bone '%s'", name);
+    return at;
+}
+
+/* An .anim whose bind pose differs from the model's by more than 1e-4 is reported with the
+ * bind transform's offset, once per clip driving the bone, and the model's bind locals hold
+ * where the clip holds the bind pose: the blob is the one the unchanged files give ("partial"
+ * holds thigh's translation at the bind value on frame 0, so a clip keeping the .anim's value
+ * would differ). Within 1e-4 nothing is reported. */
+Test(import_unigine, v26_anim_bind_pose_differs_from_the_model)
+{
+    char dir[1024];
+    ug_dir_or_skip(dir, sizeof dir);
+    file_bytes model, anim;
+    cr_assert(corpus_read(dir, "skinned_bind.mesh", &model));
+    cr_assert(corpus_read(dir, "clips.anim", &anim));
+    uint64_t at = anim_bind_offset(dir, "thigh");
+    cr_assert_leq(at + 40, anim.size);
+
+    v26_log base;
+    memset(&base, 0, sizeof base);
+    kiln_bake_result want;
+    bake_v26(&model, &anim, &base, &want);
+    cr_expect_eq(base.count + base.other, 0, "the corpus pair reports %d V26 warnings", base.count);
+
+    unsigned char *bytes = (unsigned char *)anim.data;
+    float tx;
+    memcpy(&tx, bytes + at, sizeof tx);
+    float small = tx + 5e-5f, large = tx + 0.25f;
+    memcpy(bytes + at, &small, sizeof small);
+    v26_log quiet;
+    memset(&quiet, 0, sizeof quiet);
+    kiln_bake_result q;
+    bake_v26(&model, &anim, &quiet, &q);
+    cr_expect_eq(quiet.count, 0, "a 5e-5 difference is reported");
+    kiln_bake_result_free(&q);
+
+    memcpy(bytes + at, &large, sizeof large);
+    v26_log log;
+    memset(&log, 0, sizeof log);
+    kiln_bake_result got;
+    bake_v26(&model, &anim, &log, &got);
+    cr_expect_eq(log.other, 0);
+    cr_expect_eq(log.count, 2, "%d V26 warnings (clips run and partial drive thigh)", log.count);
+    for (int i = 0; i < log.count && i < 8; i++) {
+        cr_expect_eq(log.offsets[i], at, "warning %d at offset %llu, expected %llu", i,
+                     (unsigned long long)log.offsets[i], (unsigned long long)at);
+        cr_expect(strstr(log.messages[i], "'thigh'") != NULL, "%s", log.messages[i]);
+    }
+    cr_expect_eq(got.size, want.size);
+    cr_expect(got.size == want.size && memcmp(got.blob, want.blob, want.size) == 0,
+              "the model's bind pose is not what the clips hold");
+    kiln_bake_result_free(&got);
+    kiln_bake_result_free(&want);
+    file_bytes_free(&model);
+    file_bytes_free(&anim);
+}
+
+/* An .anim bone the model does not have: V26 names it, at its bind transform, once per clip
+ * driving it; the other bones still bind. */
+Test(import_unigine, v26_anim_bone_missing_from_the_model)
+{
+    char dir[1024];
+    ug_dir_or_skip(dir, sizeof dir);
+    file_bytes model, anim;
+    cr_assert(corpus_read(dir, "skinned_bind.mesh", &model));
+    cr_assert(corpus_read(dir, "clips.anim", &anim));
+    uint64_t at = anim_bind_offset(dir, "chest");
+    unsigned char *bytes = (unsigned char *)anim.data;
+    unsigned char *name = NULL;
+    for (size_t i = 0; i + 6 <= anim.size && !name; i++)
+        if (memcmp(bytes + i, "chest", 6) == 0) name = bytes + i;
+    cr_assert_not_null(name, "no bone name 'chest' in clips.anim");
+    name[4] = 'z'; /* "chesz": no bone of the model, whatever the case */
+
+    v26_log log;
+    memset(&log, 0, sizeof log);
+    kiln_bake_result got;
+    bake_v26(&model, &anim, &log, &got);
+    cr_expect_eq(log.other, 0);
+    cr_expect_eq(log.count, 1, "%d V26 warnings (only clip run drives chest)", log.count);
+    if (log.count >= 1) {
+        cr_expect(strstr(log.messages[0], "'chesz'") != NULL, "%s", log.messages[0]);
+        cr_expect_eq(log.offsets[0], at);
+    }
+    kiln_bake_result_free(&got);
+    file_bytes_free(&model);
+    file_bytes_free(&anim);
 }
 
 /* Baking a case's model with its clip file gives a blob that `kiln verify` accepts and whose

@@ -128,7 +128,11 @@ static void fixture_init(fixture *f)
     an->curve_count = 1;
     an->curves = kiln_source_alloc(s, 1, sizeof *an->curves);
     an->curves[0] = (kiln_source_curve){loc_of(s, "curve", 910), "bone1", KILN_SOURCE_CHANNEL_ROTATION,
-                                        KILN_SOURCE_ABSOLUTE, 1, 2, frames, values};
+                                        KILN_SOURCE_ABSOLUTE, 1, 2, frames, values, NULL};
+    an->authored_rest_count = 1;
+    an->authored_rest = kiln_source_alloc(s, 1, sizeof *an->authored_rest);
+    an->authored_rest[0] = (kiln_source_rest_bone){loc_of(s, "rest", 920), "bone1", {0, 1, 0}, {0, 0, 0, 1}, {1, 1, 1}};
+    an->bind_rule = "V26";
 }
 
 /* Validates f, expecting failure at `path` with `offset`; frees f. */
@@ -203,6 +207,10 @@ Test(source_validate, each_rule_fails)
     CASE(f.anim->curves[0].target = NULL, "curve.target", 910)
     CASE(f.anim->curves[0].channel = KILN_SOURCE_CHANNEL_COUNT_, "curve.channel", 910)
     CASE(f.anim->curves[0].mode = (kiln_source_mode)3, "curve.mode", 910)
+    CASE(f.anim->authored_rest = NULL, "anim", 900)
+    CASE(f.anim->authored_rest[0].name = NULL, "rest.name", 920)
+    CASE(f.anim->authored_rest[0].rotation[3] = NAN, "rest", 920)
+    CASE(f.anim->bind_rule = "a rule name longer than a diag holds", "anim.bind_rule", 900)
     CASE(f.s.metadata.up_axis = (kiln_source_up_axis)4; f.s.metadata.loc.offset = 5, "up_axis", 5)
 #undef CASE
 }

@@ -8,9 +8,12 @@
  * and the segment [N-1, N) interpolates back to frame 0 (7.2 Rec.).
  *
  * A curve whose channel no record of the clip stores is left out: the target model's rest
- * value then holds (7.1). A channel held at the bind value only for its first frames gets the
- * bind value of this file for those keys: for an .anim that is the file's own bind pose, which
- * the spec requires to match the model's (V26).
+ * value then holds (7.1). A channel held at the bind value for its first frames gets the bind
+ * value of this file for those keys. In an .anim those keys are flagged as rest keys and the
+ * file's bind pose goes with the clip as the pose it was authored against: the bake, where the
+ * clip meets the model, puts the model's bind locals there (7.1 Rec.) and reports bones the
+ * model lacks and bind transforms that differ by more than 1e-4 (V26). An embedded clip's bind
+ * pose is its own model's.
  *
  * Curves name bones as the file stores them, bound to the model by name, first match (7.1),
  * embedded clips included: a bone whose name repeats an earlier one's (V25) drives that
@@ -27,9 +30,11 @@ typedef struct kiln__ug_curve_state {
     uint32_t count;            /* keys emitted */
     int64_t  last;             /* frame of the last key */
     uint32_t stored;           /* some record stores this channel */
+    uint32_t stored_from;      /* the first frame that stores it: earlier frames hold the bind value */
     float    first[4], prev[4];
     uint32_t *frames;          /* write pass */
     float    *values;
+    uint8_t  *rest;            /* write pass, .anim: 1 for keys holding the bind value */
 } kiln__ug_curve_state;
 
 typedef struct kiln__ug_clip {
@@ -49,11 +54,14 @@ static const kiln_source_channel kiln__ug_slot_channel[KILN__UG_SLOTS] = {
     KILN_SOURCE_CHANNEL_TX, KILN_SOURCE_CHANNEL_TY, KILN_SOURCE_CHANNEL_TZ, KILN_SOURCE_CHANNEL_ROTATION,
     KILN_SOURCE_CHANNEL_SX, KILN_SOURCE_CHANNEL_SY, KILN_SOURCE_CHANNEL_SZ};
 
-static void kiln__ug_key(kiln__ug_curve_state *c, unsigned comps, int64_t frame, const float *v)
+/* A key at `frame` of a clip of n frames: it holds the bind value before the first stored
+ * frame, and at n (the copy of frame 0) when frame 0 did. */
+static void kiln__ug_key(kiln__ug_curve_state *c, unsigned comps, int64_t frame, int64_t n, const float *v)
 {
     if (c->frames) {
         c->frames[c->count] = (uint32_t)frame;
         memcpy(&c->values[(size_t)c->count * comps], v, comps * sizeof(float));
+        if (c->rest) c->rest[c->count] = frame < c->stored_from || (frame == n && c->stored_from > 0);
     }
     c->count++;
     c->last = frame;
@@ -65,12 +73,12 @@ static void kiln__ug_step(kiln__ug_curve_state *c, unsigned comps, int64_t i, in
     if (i == 0) {
         memcpy(c->first, v, comps * sizeof(float));
         memcpy(c->prev, v, comps * sizeof(float));
-        kiln__ug_key(c, comps, 0, v);
+        kiln__ug_key(c, comps, 0, n, v);
         return;
     }
     int changed = memcmp(v, c->prev, comps * sizeof(float)) != 0;
-    if (changed && c->last != i - 1) kiln__ug_key(c, comps, i - 1, c->prev);
-    if (changed || i == n) kiln__ug_key(c, comps, i, v);
+    if (changed && c->last != i - 1) kiln__ug_key(c, comps, i - 1, n, c->prev);
+    if (changed || i == n) kiln__ug_key(c, comps, i, n, v);
     memcpy(c->prev, v, comps * sizeof(float));
 }
 
@@ -152,7 +160,7 @@ static kiln_result kiln__ug_walk(kiln__ug *ctx, const kiln__ug_file *f, kiln__ug
             for (unsigned s = 0; s < KILN__UG_SLOTS; s++) {
                 if (!(cl->mask & kiln__ug_slot_bit[s])) continue;
                 kiln__ug_curve_state *c = &cl->curves[(size_t)j * KILN__UG_SLOTS + s];
-                if (flags & kiln__ug_slot_bit[s]) c->stored = 1;
+                if ((flags & kiln__ug_slot_bit[s]) && !c->stored) c->stored = 1, c->stored_from = i;
                 kiln__ug_step(c, kiln__ug_slot_comps[s], i, cl->n, h + kiln__ug_slot_first[s]);
             }
         }
@@ -267,6 +275,11 @@ kiln_result kiln__ug_read_animation(kiln__ug *ctx, const kiln__ug_file *f, uint3
         an->name = f->anim_names[index];
         an->framerate = ctx->fps;
         an->looping = 1;
+        if (ctx->is_anim) {
+            an->authored_rest = f->rest;
+            an->authored_rest_count = f->bone_count;
+            an->bind_rule = "V26";
+        }
         an->curves = kiln_source_alloc(ctx->scene, curve_count, sizeof *an->curves);
         if (!an->loc.path || !an->curves) r = kiln__ug_oom(ctx);
     }
@@ -289,7 +302,10 @@ kiln_result kiln__ug_read_animation(kiln__ug *ctx, const kiln__ug_file *f, uint3
             out->key_count = c->count;
             out->frames = c->frames = kiln_source_alloc(ctx->scene, c->count, sizeof(uint32_t));
             out->values = c->values = kiln_source_alloc(ctx->scene, (uint64_t)c->count * kiln__ug_slot_comps[s], sizeof(float));
-            if (!out->loc.path || !c->frames || !c->values) r = kiln__ug_oom(ctx);
+            if (ctx->is_anim && c->stored_from > 0)
+                out->rest_keys = c->rest = kiln_source_alloc(ctx->scene, c->count, sizeof(uint8_t));
+            if (!out->loc.path || !c->frames || !c->values || (ctx->is_anim && c->stored_from > 0 && !c->rest))
+                r = kiln__ug_oom(ctx);
             c->count = 0;
             c->last = 0;
         }

@@ -167,18 +167,31 @@ static kiln_result kiln__ug_mesh(kiln__ug *ctx)
 
 /* ---- .anim --------------------------------------------------------------------------------- */
 
-static kiln_result kiln__ug_anim_bind_extras(kiln__ug *ctx, const kiln__ug_file *f)
+/* The .anim's own bind pose: listed for `kiln inspect`, and handed to every clip as the pose it
+ * was authored against, so the bake can check it against the target model's (V26). */
+static kiln_result kiln__ug_anim_rest(kiln__ug *ctx, kiln__ug_file *f)
 {
+    f->rest = kiln_source_alloc(ctx->scene, f->bone_count, sizeof *f->rest);
+    if (!f->rest) return kiln__ug_oom(ctx);
     for (uint32_t i = 0; i < f->bone_count; i++) {
         const kiln__ug_bone *b = &f->bones[i];
+        kiln_source_rest_bone *rb = &f->rest[i];
+        kiln__ug_at(ctx, "bind_pose[%u]", i);
+        rb->loc.path = kiln__ug_path(ctx);
+        rb->loc.offset = b->bind_offset;
+        rb->loc.size = 40;
+        rb->name = b->file_name;
+        memcpy(rb->position, b->t, sizeof b->t);
+        memcpy(rb->rotation, b->r, sizeof b->r);
+        memcpy(rb->scale, b->s, sizeof b->s);
+        if (!rb->loc.path) return kiln__ug_oom(ctx);
         char detail[320];
         snprintf(detail, sizeof detail,
                  "parent %d; bind t (%g, %g, %g) r (%g, %g, %g, %g) s (%g, %g, %g) (informational: the target "
                  "model's bind pose is used)",
                  b->parent, (double)b->t[0], (double)b->t[1], (double)b->t[2], (double)b->r[0], (double)b->r[1],
                  (double)b->r[2], (double)b->r[3], (double)b->s[0], (double)b->s[1], (double)b->s[2]);
-        kiln__ug_at(ctx, "bind_pose[%u]", i);
-        kiln_result r = kiln__ug_extra(ctx, b->offset, "anim-bind-pose", b->name, detail);
+        kiln_result r = kiln__ug_extra(ctx, b->bind_offset, "anim-bind-pose", b->name, detail);
         if (r != KILN_OK) return r;
     }
     return KILN_OK;
@@ -197,7 +210,7 @@ static kiln_result kiln__ug_anim(kiln__ug *ctx)
         r = kiln__ug_magic(ctx, "middle identifier", KILN__UG_AN10);
     }
     if (r == KILN_OK) r = kiln__ug_read_bind(ctx, &f);
-    if (r == KILN_OK) r = kiln__ug_anim_bind_extras(ctx, &f);
+    if (r == KILN_OK) r = kiln__ug_anim_rest(ctx, &f);
     if (r == KILN_OK) r = kiln__ug_animations(ctx, &f);
     if (r == KILN_OK) r = kiln__ug_final(ctx, KILN__UG_AN10);
     return r;

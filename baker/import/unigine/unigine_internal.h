@@ -42,7 +42,8 @@ typedef struct kiln__ug_bone {
     const char *name;              /* after V23/V25 repairs */
     const char *file_name;         /* as stored (after V23): what clips bind by, first match */
     int32_t     parent;
-    uint64_t    offset;
+    uint64_t    offset;            /* of the bone's header */
+    uint64_t    bind_offset;       /* of its bind transform */
     float       t[3], r[4], s[3];  /* bind transform (local) */
 } kiln__ug_bone;
 
@@ -51,6 +52,7 @@ typedef struct kiln__ug_file {
     kiln__ug_bone *bones;     uint32_t bone_count;
     const char   **anim_names; uint32_t anim_count;
     uint64_t      *anim_name_offsets;
+    kiln_source_rest_bone *rest;   /* .anim: the bind pose its clips were authored against */
 } kiln__ug_file;
 
 /* ---- reader (unigine_reader.c) ------------------------------------------------------------- */

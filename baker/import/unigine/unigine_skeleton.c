@@ -133,6 +133,7 @@ kiln_result kiln__ug_read_bind(kiln__ug *ctx, kiln__ug_file *f)
             if (!isfinite(v[c]))
                 return kiln__ug_fail(ctx, KILN_ERR_IMPORT_BAD_VALUE, "V9", o + (size_t)c * 4u,
                                      "bone '%s': bind transform component %d is not finite", b->name, c);
+        b->bind_offset = o;
         memcpy(b->t, v, sizeof b->t);
         memcpy(b->s, v + 7, sizeof b->s);
         double len2 = (double)v[3] * v[3] + (double)v[4] * v[4] + (double)v[5] * v[5] + (double)v[6] * v[6];

@@ -260,6 +260,11 @@ typedef struct kiln_source_curve {
     uint32_t            key_count;
     const uint32_t     *frames;           /* key_count */
     const float        *values;           /* key_count x (4 for ROTATION, else 1) */
+    /* NULL, or key_count flags: a key flagged 1 stands for the rest value of the skeleton the
+     * clip is bound to (a channel held at the rest pose before its first stored frame). Its
+     * `values` carry the rest the file knew; where the bake binds the clip to a skeleton it
+     * substitutes that skeleton's rest value, and frames between two flagged keys hold it. */
+    const uint8_t      *rest_keys;
 } kiln_source_curve;
 
 /* Overrides the mode of the curves of `target` and every bone below it, per transform part. */
@@ -278,6 +283,14 @@ typedef struct kiln_source_notification {
     const uint32_t *frames;
 } kiln_source_notification;
 
+/* A bone of the skeleton a clip was authored against, as the file stores it: name and local
+ * rest transform (rotation x, y, z, w). */
+typedef struct kiln_source_rest_bone {
+    kiln_source_loc loc;
+    const char     *name;
+    float           position[3], rotation[4], scale[3];
+} kiln_source_rest_bone;
+
 typedef struct kiln_source_animation {
     kiln_source_loc            loc;
     const char                *name;      /* NULL: named after the input file */
@@ -286,6 +299,14 @@ typedef struct kiln_source_animation {
     kiln_source_curve         *curves;        uint32_t curve_count;
     kiln_source_mode_override *overrides;     uint32_t override_count;
     kiln_source_notification  *notifications; uint32_t notification_count;
+    /* The skeleton the clip was authored against, when the file stores one (NULL/0 otherwise),
+     * and the rule of the format's reference for a clip that does not fit the skeleton it is
+     * bound to (NULL: none; at most 15 characters). Where the bake binds the clip to a
+     * skeleton, it reports under `bind_rule` each curve naming a bone the skeleton lacks (the
+     * curve is ignored) and each authored rest transform of a driven bone that differs from the
+     * skeleton's by more than 1e-4 in any component (the skeleton's is used: see rest_keys). */
+    kiln_source_rest_bone     *authored_rest; uint32_t authored_rest_count;
+    const char                *bind_rule;
 } kiln_source_animation;
 
 /* ---- what the runtime does not use ---------------------------------------------------------- */
