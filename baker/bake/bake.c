@@ -200,7 +200,7 @@ static kiln_result kiln__encode_clips(kiln__job *jobs, uint32_t count, const kil
         for (uint32_t c = 0; c < u->anim_count; c++) {
             kiln__anim *an = &u->anims[c];
             const kiln__skeleton *sk = kiln__clip_skeleton(jobs, count, i, an);
-            kiln__anim_bind_rest(an, sk, &sink);
+            kiln__anim_bind_rest(o->allocator, an, sk, &sink);
             kiln_result r = kiln__anim_align(o->allocator, an, sk);
             if (r == KILN_OK) r = kiln__anim_encode(o->allocator, o, &sink, an, sk);
             if (r != KILN_OK) {

@@ -4,8 +4,8 @@
  * the rest pose until its first stored frame (a Unigine .anim's bind pose). The rest pose that
  * counts is the target skeleton's: the frames held at rest (kiln__anim_joint.rest_mask) take
  * its rest locals here. When the clip names the rule of its format for a mismatch, joints whose
- * bone the skeleton lacks (the runtime ignores them) and authored rest transforms that differ
- * from the skeleton's are reported under it.
+ * bone the skeleton lacks (dropped from the clip) and authored rest transforms that differ from
+ * the skeleton's are reported under it.
  */
 #include <math.h>
 #include <stdio.h>
@@ -13,6 +13,7 @@
 
 #include "bake_internal.h"
 #include "bake_report.h"
+#include "ds.h"
 
 #define KILN__REST_TOLERANCE 1e-4
 
@@ -84,22 +85,29 @@ static void kiln__fill_rest(const kiln__anim *an, kiln__anim_joint *jt, const fl
     }
 }
 
-void kiln__anim_bind_rest(kiln__anim *an, const kiln__skeleton *sk, const kiln_diag_sink *sink)
+void kiln__anim_bind_rest(const kiln_allocator *a, kiln__anim *an, const kiln__skeleton *sk,
+                          const kiln_diag_sink *sink)
 {
     if (!sk) return;
+    uint32_t kept = 0;
     for (uint32_t j = 0; j < an->joint_count; j++) {
         kiln__anim_joint *jt = &an->joints[j];
-        if (!jt->name || (!jt->rest_mask && !an->bind_rule[0])) continue;
-        int b = kiln__bone_named(sk, jt->name);
-        if (b < 0) {
-            if (an->bind_rule[0])
-                kiln__rest_warn(sink, an, KILN_ERR_IMPORT_BAD_REFERENCE,
-                                jt->has_authored ? jt->authored_offset : KILN_NO_OFFSET,
-                                "clip '%s' drives bone '%s', which the skeleton it is bound to does not have; "
-                                "those curves are ignored",
-                                an->name, jt->name);
+        int b = jt->name ? kiln__bone_named(sk, jt->name) : -1;
+        if (b < 0 && jt->name && an->bind_rule[0]) {
+            /* Dropped here, so that no looser match of the runtime's binds it after all. */
+            kiln__rest_warn(sink, an, KILN_ERR_IMPORT_BAD_REFERENCE,
+                            jt->has_authored ? jt->authored_offset : KILN_NO_OFFSET,
+                            "clip '%s' drives bone '%s', which the skeleton it is bound to does not have; "
+                            "its curves are ignored",
+                            an->name, jt->name);
+            kiln__free(a, jt->name);
+            kiln__free(a, jt->values);
+            kiln__free(a, jt->rest_mask);
             continue;
         }
+        an->joints[kept++] = *jt;
+        jt = &an->joints[kept - 1];
+        if (b < 0) continue;
         float rest[KILN_ANIM_COMPONENTS];
         kiln__skeleton_rest(sk, (uint32_t)b, rest);
         double diff = jt->has_authored ? kiln__rest_difference(jt->authored, rest) : 0.0;
@@ -110,4 +118,5 @@ void kiln__anim_bind_rest(kiln__anim *an, const kiln__skeleton *sk, const kiln_d
                             an->name, jt->name, diff, KILN__REST_TOLERANCE);
         if (jt->rest_mask && jt->values) kiln__fill_rest(an, jt, rest);
     }
+    an->joint_count = kept;
 }

@@ -240,10 +240,11 @@ kiln_result kiln__bake_anim(const kiln__bake_ctx *ctx, const kiln_source_animati
 
 /* Fits a clip to the skeleton it is bound to (NULL: no skeleton, nothing to do): the frames a
  * joint holds at the rest pose (rest keys) take the skeleton's rest locals, and, when the clip
- * names a bind rule, each joint whose bone the skeleton lacks and each authored rest transform
- * differing from the skeleton's by more than 1e-4 is reported under that rule. Reports through
- * `sink`. */
-void kiln__anim_bind_rest(kiln__anim *anim, const kiln__skeleton *skeleton, const kiln_diag_sink *sink);
+ * names a bind rule, each joint whose bone the skeleton lacks (it is dropped) and each authored
+ * rest transform differing from the skeleton's by more than 1e-4 is reported under that rule.
+ * Reports through `sink`. */
+void kiln__anim_bind_rest(const kiln_allocator *a, kiln__anim *anim, const kiln__skeleton *skeleton,
+                          const kiln_diag_sink *sink);
 
 /* Reorders the joints of `anim` so that slot j drives bone j of `skeleton` where the names
  * match exactly (placeholder slots fill small gaps), which gives the runtime its identity-map
