@@ -99,8 +99,9 @@ static void rule_log_push_numbered(void *user, const kiln_diag *d)
     if (d->rule[0]) rule_log_push(user, d);
 }
 
-/* Bakes a model file with a clip file, logging the numbered reports. */
-static kiln_result bake_pair(const file_bytes *model, const file_bytes *anim, rule_log *log, kiln_bake_result *res)
+/* Bakes a model file with a clip file, handing every report to `fn`. */
+static kiln_result bake_pair(const file_bytes *model, const file_bytes *anim, kiln_diag_fn fn, void *user,
+                             kiln_bake_result *res)
 {
     kiln_bake_input in[2];
     memset(in, 0, sizeof in);
@@ -108,8 +109,8 @@ static kiln_result bake_pair(const file_bytes *model, const file_bytes *anim, ru
     in[1].path = "clips.anim", in[1].data = anim->data, in[1].size = anim->size;
     kiln_bake_options o;
     memset(&o, 0, sizeof o);
-    o.diag.fn = rule_log_push_numbered;
-    o.diag.user = log;
+    o.diag.fn = fn;
+    o.diag.user = user;
     kiln_diag err;
     kiln_result r = kiln_bake(in, 2, &o, res, &err);
     cr_expect_eq(r, KILN_OK, "bake: %s", err.message);
@@ -544,7 +545,7 @@ Test(import_unigine, good_cases_match_the_expected_json)
             cr_expect_eq(ia.scene.model_count, 0u, "%s: an .anim gives no model", cs);
             asc = &ia.scene;
             kiln_bake_result res;
-            if (bake_pair(&im.bytes, &ia.bytes, &log, &res) == KILN_OK) kiln_bake_result_free(&res);
+            if (bake_pair(&im.bytes, &ia.bytes, rule_log_push_numbered, &log, &res) == KILN_OK) kiln_bake_result_free(&res);
         }
         check_warnings(&log, jr_get(c, "warnings"), cs);
         cr_assert_eq(im.scene.model_count, 1u, "%s: one model", cs);
@@ -1168,22 +1169,6 @@ static void v26_push(void *user, const kiln_diag *d)
     log->count++;
 }
 
-static kiln_result bake_v26(const file_bytes *model, const file_bytes *anim, v26_log *log, kiln_bake_result *res)
-{
-    kiln_bake_input in[2];
-    memset(in, 0, sizeof in);
-    in[0].path = "skinned_bind.mesh", in[0].data = model->data, in[0].size = model->size;
-    in[1].path = "clips.anim", in[1].data = anim->data, in[1].size = anim->size;
-    kiln_bake_options o;
-    memset(&o, 0, sizeof o);
-    o.diag.fn = v26_push;
-    o.diag.user = log;
-    kiln_diag err;
-    kiln_result r = kiln_bake(in, 2, &o, res, &err);
-    cr_assert_eq(r, KILN_OK, "bake: %s", err.message);
-    return r;
-}
-
 /* The offset of bone `name`'s bind transform in clips.anim (what the .anim hands its clips). */
 static uint64_t anim_bind_offset(const char *dir, const char *name)
 {
@@ -1220,7 +1205,7 @@ Test(import_unigine, v26_anim_bind_pose_differs_from_the_model)
     v26_log base;
     memset(&base, 0, sizeof base);
     kiln_bake_result want;
-    bake_v26(&model, &anim, &base, &want);
+    cr_assert_eq(bake_pair(&model, &anim, v26_push, &base, &want), KILN_OK);
     cr_expect_eq(base.count + base.other, 0, "the corpus pair reports %d V26 warnings", base.count);
 
     unsigned char *bytes = (unsigned char *)anim.data;
@@ -1231,7 +1216,7 @@ Test(import_unigine, v26_anim_bind_pose_differs_from_the_model)
     v26_log quiet;
     memset(&quiet, 0, sizeof quiet);
     kiln_bake_result q;
-    bake_v26(&model, &anim, &quiet, &q);
+    cr_assert_eq(bake_pair(&model, &anim, v26_push, &quiet, &q), KILN_OK);
     cr_expect_eq(quiet.count, 0, "a 5e-5 difference is reported");
     kiln_bake_result_free(&q);
 
@@ -1239,7 +1224,7 @@ Test(import_unigine, v26_anim_bind_pose_differs_from_the_model)
     v26_log log;
     memset(&log, 0, sizeof log);
     kiln_bake_result got;
-    bake_v26(&model, &anim, &log, &got);
+    cr_assert_eq(bake_pair(&model, &anim, v26_push, &log, &got), KILN_OK);
     cr_expect_eq(log.other, 0);
     cr_expect_eq(log.count, 2, "%d V26 warnings (clips run and partial drive thigh)", log.count);
     for (int i = 0; i < log.count && i < 8; i++) {
@@ -1277,7 +1262,7 @@ Test(import_unigine, v26_anim_bone_missing_from_the_model)
     v26_log log;
     memset(&log, 0, sizeof log);
     kiln_bake_result got;
-    bake_v26(&model, &anim, &log, &got);
+    cr_assert_eq(bake_pair(&model, &anim, v26_push, &log, &got), KILN_OK);
     cr_expect_eq(log.other, 0);
     cr_expect_eq(log.count, 1, "%d V26 warnings (only clip run drives chest)", log.count);
     if (log.count >= 1) {
