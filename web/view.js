@@ -78,7 +78,7 @@
   var IDENTITY = new Float32Array([1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1]);
 
   // ---- GL ----
-  var gl = canvas.getContext('webgl2', {antialias: true, preserveDrawingBuffer: true});
+  var gl = canvas.getContext('webgl2', {antialias: true});
   if (!gl) {
     readout.textContent = 'WebGL2 is not available in this browser.';
     throw new Error('kiln view: WebGL2 is not available');
@@ -231,6 +231,7 @@
   if (hash.clip !== undefined && clips[+hash.clip]) state.clip = +hash.clip;
   if (hash.frame !== undefined) { state.frame = Math.max(0, +hash.frame | 0); state.playing = false; }
   if (hash.yaw !== undefined) cam.yaw = +hash.yaw;
+  var showBones = hash.bones !== '0'; // #bones=0: meshes only (the browser test looks at them alone)
 
   function eye() {
     var cp = Math.cos(cam.pitch);
@@ -340,7 +341,7 @@
     gl.uniform3fv(gl.getUniformLocation(lineProg, 'u_color'), [1.0, 0.85, 0.2]);
     gl.bindVertexArray(lineVao);
     models.forEach(function (m, mi) {
-      if (!m.bones.length) return;
+      if (!m.bones.length || !showBones) return;
       var mats = c && c.model === mi ? c.boneMats.subarray(state.frame * m.bones.length * 16, (state.frame + 1) * m.bones.length * 16) : m.rest;
       var pts = [];
       for (var p = 0; p < m.placements.length; p += 16) {

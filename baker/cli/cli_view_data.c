@@ -309,19 +309,6 @@ typedef struct kiln__view_skin_mesh {
     float    *weights, *shaped, *pos, *nrm; /* pos/nrm: every embedded frame */
 } kiln__view_skin_mesh;
 
-static void kiln__view_pose_free(kiln__pose *p)
-{
-    free(p->ts);
-    free(p->shown);
-    free(p->shapes);
-    free(p->binding_mem);
-    free(p->context_mem);
-    free(p->pose);
-    free(p->matrices);
-    free(p->values);
-    kiln__pose_deform_free(p);
-}
-
 /* Prepares the skinned meshes of the posed model that fit the skinned-vertex budget. */
 static uint32_t kiln__view_clip_meshes(kiln__view_writer *w, kiln__pose *p, uint32_t frames, kiln__view_skin_mesh *sm,
                                        uint32_t cap, uint32_t *vertex_budget_left)
@@ -512,7 +499,7 @@ done:
     free(weights_out);
     free(skin);
     free(dq);
-    kiln__view_pose_free(&p);
+    kiln__pose_free(&p);
 }
 
 /* ---- instances ------------------------------------------------------------------------------ */

@@ -15,7 +15,7 @@ static const char kiln__view_head[] =
     "#kiln-panel h2{font-size:13px;margin:10px 0 4px;color:#9fb4c8}\n"
     "#kiln-panel li{cursor:pointer;list-style:none;padding:1px 2px}#kiln-panel ul{padding:0;margin:0}\n"
     "#kiln-panel li.on{background:#3d5a80}\n#kiln-capped{color:#f0c36b}\n"
-    "#kiln-readout{position:absolute;left:8px;bottom:8px;background:rgba(0,0,0,.55);padding:4px 8px}\n"
+    "#kiln-pick:empty{display:none}\n#kiln-readout{position:absolute;left:8px;bottom:8px;background:rgba(0,0,0,.55);padding:4px 8px}\n"
     "#kiln-pick{position:absolute;left:8px;top:8px;background:rgba(0,0,0,.55);padding:4px 8px}\n"
     "button{background:#3a4049;color:#d7dae0;border:1px solid #555;padding:2px 8px}\n"
     "</style>\n</head>\n<body>\n<canvas id=\"kiln-canvas\"></canvas>\n"
