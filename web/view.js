@@ -292,7 +292,7 @@
     slider.max = c.shown - 1; slider.value = state.frame;
     var src = c.first + state.frame * c.step;
     readout.textContent = 'clip ' + c.name + '  frame ' + src + ' (' + (state.frame + 1) + '/' + c.shown + ' embedded' +
-      (c.step > 1 ? ', every ' + c.step + 'th' : '') + ')  t=' + (src / c.framerate).toFixed(3) + ' s';
+      (c.step > 1 ? ', one in ' + c.step : '') + ')  t=' + (src / c.framerate).toFixed(3) + ' s';
     weightsDiv.textContent = '';
     c.scalars.forEach(function (s, k) { el('div', s[1] + ' ' + s[0] + ' = ' + c.vals[state.frame * c.scalars.length + k].toFixed(4), weightsDiv); });
   }

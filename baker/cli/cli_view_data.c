@@ -9,7 +9,7 @@
  *
  * The caps (cli_view.h) bound the page: vertices drawn over all meshes (a mesh past the budget
  * keeps its first vertices and the triangles among them: the baker orders vertices by first
- * use, so those are whole regions of the mesh), frames per clip (a longer clip is sampled every
+ * use, so most of the first triangles stay), frames per clip (a longer clip is sampled every
  * step-th frame over its whole length), skinned vertices over all embedded frames, instances.
  * Whatever a cap left out is listed in "capped", which the page shows.
  */
