@@ -34,6 +34,7 @@ typedef struct kiln__view_writer {
     const kiln_blob *blobs[KILN__VIEW_MAX_BLOBS];
     uint32_t    blob_count;
     uint32_t    first_model[KILN__VIEW_MAX_BLOBS]; /* page index of each blob's model 0 */
+    uint32_t   *shown[KILN__VIEW_MAX_BLOBS];        /* per blob and mesh: vertices drawn */
     char      **notes;                              /* what the caps left out (malloc'd strings) */
     size_t      note_count, note_cap;
     int         failed;
@@ -178,6 +179,8 @@ static void kiln__view_mesh(kiln__view_writer *w, const kiln_blob *blob, uint32_
     uint32_t materials = 0;
     const kiln_blob_material *mats = kiln_blob_materials(blob, &materials);
     uint32_t shown = kiln__view_mesh_shown(w, m), index_count = 0;
+    for (uint32_t b = 0; b < w->blob_count; b++)
+        if (w->blobs[b] == blob) w->shown[b][mesh] = shown;
     int has_normals = kiln_blob_mesh_stream(blob, m, KILN_ATTR_NORMAL, 0) != NULL;
     float *pos = malloc((size_t)(shown ? shown : 1) * 12u), *nrm = has_normals ? malloc((size_t)(shown ? shown : 1) * 12u) : NULL;
     uint32_t *idx = kiln__view_indices(w, blob, m, shown, &index_count);
@@ -310,20 +313,24 @@ typedef struct kiln__view_skin_mesh {
 } kiln__view_skin_mesh;
 
 /* Prepares the skinned meshes of the posed model that fit the skinned-vertex budget. */
-static uint32_t kiln__view_clip_meshes(kiln__view_writer *w, kiln__pose *p, uint32_t frames, kiln__view_skin_mesh *sm,
-                                       uint32_t cap, uint32_t *vertex_budget_left)
+static uint32_t kiln__view_clip_meshes(kiln__view_writer *w, uint32_t b, kiln__pose *p, uint32_t frames,
+                                       kiln__view_skin_mesh *sm, uint32_t cap, uint32_t *vertex_budget_left)
 {
     const kiln_blob *blob = p->skel_blob;
     const kiln_blob_model *model = &kiln_blob_models(blob, NULL)[p->model];
     const kiln_blob_mesh *meshes = kiln_blob_meshes(blob, NULL);
-    uint32_t n = 0, left = w->v->args.max_vertices;
-    for (uint32_t i = 0; i < model->mesh_count && n < cap; i++) {
+    uint32_t n = 0;
+    for (uint32_t i = 0; i < model->mesh_count; i++) {
         uint32_t mesh = model->first_mesh + i;
         const kiln_blob_mesh *m = &meshes[mesh];
-        uint32_t shown = m->vertex_count < left ? m->vertex_count : left; /* as the rest geometry */
-        left -= shown;
+        uint32_t shown = w->shown[b][mesh]; /* the vertices of the rest geometry */
         uint64_t need = (uint64_t)shown * frames;
         if (!shown) continue;
+        if (n == cap) {
+            kiln__view_note(w, "clip '%s': mesh '%s' not skinned per frame (only %u meshes of a model are)",
+                            kiln__pose_clip_name(p->anim_blob, p->anim), kiln_blob_string(blob, m->name), cap);
+            continue;
+        }
         if (need > *vertex_budget_left) {
             kiln__view_note(w, "clip '%s': mesh '%s' not skinned per frame (%llu skinned vertices over the cap %u)",
                             kiln__pose_clip_name(p->anim_blob, p->anim), kiln_blob_string(blob, m->name),
@@ -450,7 +457,7 @@ static void kiln__view_clip(kiln__view_writer *w, uint32_t b, uint32_t clip, uin
         kiln__view_oom(w);
         goto done;
     }
-    sm_count = kiln__view_clip_meshes(w, &p, frames, sm, sizeof sm / sizeof sm[0], skinned_left);
+    sm_count = kiln__view_clip_meshes(w, b, &p, frames, sm, sizeof sm / sizeof sm[0], skinned_left);
     for (uint32_t f = 0; f < frames && !w->failed; f++) {
         double frame = (double)a->first_frame + (double)f * step;
         if (kiln__pose_sample(&p, frame) != KILN_EXIT_OK) {
@@ -656,10 +663,13 @@ int kiln__view_write_data(kiln__view *v, FILE *out)
     w.blob_count = kiln__view_blobs(v, w.blobs, KILN__VIEW_MAX_BLOBS);
     uint32_t models = 0;
     for (uint32_t b = 0; b < w.blob_count; b++) {
-        uint32_t n = 0;
+        uint32_t n = 0, meshes = 0;
         kiln_blob_models(w.blobs[b], &n);
+        kiln_blob_meshes(w.blobs[b], &meshes);
         w.first_model[b] = models;
         models += n;
+        w.shown[b] = calloc(meshes ? meshes : 1, sizeof *w.shown[b]);
+        if (!w.shown[b]) kiln__view_oom(&w);
     }
     fputs("{\"title\":", out);
     kiln__view_str(out, v->args.title);
@@ -697,6 +707,7 @@ int kiln__view_write_data(kiln__view *v, FILE *out)
         free(w.notes[i]);
     }
     free(w.notes);
+    for (uint32_t b = 0; b < w.blob_count; b++) free(w.shown[b]);
     fputs("]}", out);
     return !w.failed;
 }

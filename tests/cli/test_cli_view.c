@@ -385,3 +385,27 @@ Test(cli_view, usage_and_output_errors)
     cr_expect_not_null(strstr(r.out, "self-contained"));
     cli_result_free(&r);
 }
+
+/* Two models share the vertex budget in input order; a clip's skinned frames hold exactly the
+ * vertices its model's rest geometry shows (the page indexes frames by that count). */
+Test(cli_view, skinned_frames_follow_the_shared_vertex_budget)
+{
+    char dir[512], tri[600], out[512];
+    if (!corpus_dir(dir, sizeof dir)) cr_skip_test("corpus not found at %s: skipping", dir);
+    snprintf(tri, sizeof tri, "%s/tri_mesh.cast", dir);
+    const char *args[] = {tri, CHARACTER, WALK, "--max-vertices", "100", NULL};
+    page p = view(tmp_page(out, sizeof out, "budget"), args);
+    const jr_value *models = jr_get(p.doc, "models");
+    cr_assert_eq(jr_len(models), 2);
+    size_t first = (size_t)jr_num(jr_get(jr_at(jr_get(jr_at(models, 0), "meshes"), 0), "shown"));
+    size_t second = (size_t)jr_num(jr_get(jr_at(jr_get(jr_at(models, 1), "meshes"), 0), "shown"));
+    cr_assert_eq(first + second, 100, "%zu + %zu vertices shown", first, second);
+    const jr_value *clip = jr_at(jr_get(p.doc, "clips"), 0);
+    cr_assert_eq(jr_num(jr_get(clip, "model")), 1, "the walk plays on the character");
+    size_t np;
+    float *pos = floats(jr_get(jr_at(jr_get(clip, "skinned"), 0), "positions"), &np);
+    cr_expect_eq(np, 31 * second * 3);
+    free(pos);
+    page_free(&p);
+    unlink(out);
+}
