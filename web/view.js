@@ -198,6 +198,8 @@
   })();
   boxes.forEach(function (b) {
     var bb = b.ref.bounds, s = [bb[3] - bb[0], bb[4] - bb[1], bb[5] - bb[2]], c = [(bb[0] + bb[3]) / 2, (bb[1] + bb[4]) / 2, (bb[2] + bb[5]) / 2];
+    var big = Math.max(s[0], s[1], s[2], 1e-3);
+    for (var k = 0; k < 3; k++) s[k] = Math.max(s[k], 0.02 * big); // a flat asset still gets a drawable box
     var local = new Float32Array([s[0], 0, 0, 0, 0, s[1], 0, 0, 0, 0, s[2], 0, c[0], c[1], c[2], 1]);
     var mats = new Float32Array(b.matrices.length);
     for (var i = 0; i < b.matrices.length; i += 16) {
@@ -256,6 +258,7 @@
   var bPrev = el('button', '<', controls), bPlay = el('button', 'pause', controls), bNext = el('button', '>', controls);
   var slider = el('input', undefined, controls);
   slider.type = 'range'; slider.min = 0; slider.style.width = '100%';
+  if (!clips.length) controls.style.display = 'none';
   el('h2', 'Models', panel);
   var ulModels = el('ul', undefined, panel);
   models.forEach(function (m) {
@@ -280,7 +283,10 @@
   var weightsDiv = el('div', '', panel);
   el('h2', 'Instances (' + inst.count + (inst.shown < inst.count ? ', ' + inst.shown + ' placed' : '') + ')', panel);
   var ulInst = el('ul', undefined, panel);
-  for (var i = 0; i < Math.min(inst.shown, 200); i++) el('li', inst.names[i] + ' \u2192 ' + refs[instRef[i]].path, ulInst);
+  function refText(r) {
+    return r.path + (r.model >= 0 ? '' : r.from === 'file' ? ' (box: the file\u2019s bounds)' : ' (unit box: not found)');
+  }
+  for (var i = 0; i < Math.min(inst.shown, 200); i++) el('li', inst.names[i] + ' \u2192 ' + refText(refs[instRef[i]]), ulInst);
   if (inst.shown > 200) el('li', '... ' + (inst.shown - 200) + ' more (click one in the view)', ulInst);
 
   function sync() {
@@ -411,7 +417,7 @@
       }
       if (t0 < best) { best = t0; name = label; }
     }
-    for (var i = 0; i < inst.shown; i++) test(instMats.subarray(i * 16, i * 16 + 16), refs[instRef[i]].bounds, 'instance ' + inst.names[i] + ' \u2192 ' + refs[instRef[i]].path);
+    for (var i = 0; i < inst.shown; i++) test(instMats.subarray(i * 16, i * 16 + 16), refs[instRef[i]].bounds, 'instance ' + inst.names[i] + ' \u2192 ' + refText(refs[instRef[i]]));
     models.forEach(function (m) {
       if (m.placements !== IDENTITY) return;
       m.meshes.forEach(function (mesh) { test(IDENTITY, mesh.bounds, 'model ' + m.name + ', mesh ' + mesh.name); });

@@ -273,7 +273,7 @@ Test(cli_view, caps_cut_the_page_and_say_so)
     unlink(out);
 }
 
-/* world = T R S of each Instance record (the character is not among the inputs: no model matrix) */
+/* world = T R S of each Instance record times the character's Model matrix (the identity) */
 Test(cli_view, world_instances_at_their_world_matrices)
 {
     char out[512];
@@ -282,7 +282,12 @@ Test(cli_view, world_instances_at_their_world_matrices)
     const jr_value *inst = jr_get(p.doc, "instances");
     cr_assert_eq(jr_num(jr_get(inst, "count")), 4);
     cr_assert_eq(jr_num(jr_get(inst, "shown")), 4);
-    cr_expect_eq(jr_num(jr_get(jr_at(jr_get(inst, "refs"), 0), "model")), -1);
+    /* the referenced character.cast is not an input but lies beside world.cast: a box at its bounds */
+    const jr_value *ref0 = jr_at(jr_get(inst, "refs"), 0);
+    cr_expect_eq(jr_num(jr_get(ref0, "model")), -1);
+    cr_expect_str_eq(jr_str(jr_get(ref0, "from")), "file");
+    cr_expect(fabs(jr_num(jr_at(jr_get(ref0, "bounds"), 1)) - 0.85) < 1e-6, "the character's feet at 0.85 m");
+    cr_expect(fabs(jr_num(jr_at(jr_get(ref0, "bounds"), 4)) - 1.8) < 1e-6, "the character's head at 1.8 m");
     size_t nm;
     float *mats = floats(jr_get(inst, "matrices"), &nm);
     cr_assert_eq(nm, 64);
