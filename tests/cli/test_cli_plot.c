@@ -168,8 +168,11 @@ Test(cli_plot, joints_by_name)
     char out[512];
     const char *extra[] = {"--joint", "head", NULL};
     char *svg = plot(tmp_svg(out, sizeof out, "joint"), extra);
-    cr_expect_not_null(series(svg, "channel:lossless", "head qw"));
-    cr_expect_null(series(svg, "channel:lossless", "root tx"), "only the joint asked for");
+    char *head = series(svg, "channel:lossless", "head qw"), *root = series(svg, "channel:lossless", "root tx");
+    cr_expect_not_null(head);
+    cr_expect_null(root, "only the joint asked for");
+    free(head);
+    free(root);
     free(svg);
     unlink(out);
 }
