@@ -432,7 +432,7 @@ static int kiln__plot_run(int argc, char **argv)
 
 const kiln__cli_verb kiln__cli_verb_plot = {
     KILN__PLOT_VERB,
-    "write an SVG of a clip: channels lossless and lossy, the lossy error per joint, bits per track",
+    "write an SVG of a clip: channels, lossy error per joint against the bound, bits",
     kiln__plot_run,
     kiln__plot_help,
 };

@@ -126,7 +126,7 @@ static int kiln__view_run(int argc, char **argv)
 
 const kiln__cli_verb kiln__cli_verb_view = {
     KILN__VIEW_VERB,
-    "write a self-contained HTML page showing the inputs (meshes, skeleton, clips, instances)",
+    "write one self-contained HTML page of the inputs: meshes, skeletons, clips, instances",
     kiln__view_run,
     kiln__view_help,
 };
