@@ -8,8 +8,8 @@
  * kiln_instance_world_matrices_all. The page only draws what it is given.
  *
  * The caps (cli_view.h) bound the page: vertices drawn over all meshes (a mesh past the budget
- * keeps its first vertices and the triangles among them: the baker orders vertices by first
- * use, so most of the first triangles stay), frames per clip (a longer clip is sampled every
+ * keeps its first vertices, in the source's order (cli_view_load.c bakes without reordering),
+ * and the triangles among them), frames per clip (a longer clip is sampled every
  * step-th frame over its whole length), skinned vertices over all embedded frames, instances.
  * Whatever a cap left out is listed in "capped", which the page shows.
  */

@@ -66,6 +66,10 @@ int kiln__view_load(kiln__view *v)
     memset(&o, 0, sizeof o);
     o.diag.fn = kiln__view_sink;
     o.diag.user = v;
+    /* Vertices in the source's order, as `kiln pose --skin` keeps them: a vertex cap then keeps
+     * the first vertices as the file lists them, and the meshoptimizer passes (the longest part
+     * of a big bake) are skipped; drawing does not need their cache order. */
+    o.flags |= KILN_BAKE_NO_OPTIMIZE;
     kiln_diag err;
     memset(&err, 0, sizeof err);
     if (kiln_bake(bake_in, bake_count, &o, &v->baked, &err) != KILN_OK) {
