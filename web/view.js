@@ -428,5 +428,25 @@
 
   sync();
   draw();
+  // #pick=X,Y: a click at canvas pixel (X, Y), for links; #pick=drawn: a click a few pixels
+  // inside the first thing drawn (row by row from the top, read back from the canvas), for the
+  // browser test, whose window size the page cannot know in advance
+  if (hash.pick) {
+    var xy = hash.pick.split(','), rc = canvas.getBoundingClientRect();
+    if (hash.pick === 'drawn') {
+      var cw = canvas.width, ch = canvas.height, px = new Uint8Array(cw * ch * 4), dpr = cw / (rc.width || 1);
+      gl.readPixels(0, 0, cw, ch, gl.RGBA, gl.UNSIGNED_BYTE, px);
+      xy = null;
+      for (var row = ch - 1; row >= 0 && !xy; row--)
+        for (var col = 0; col < cw; col++) {
+          var at = (row * cw + col) * 4;
+          if (Math.abs(px[at] - 30) + Math.abs(px[at + 1] - 34) + Math.abs(px[at + 2] - 39) > 24) {
+            xy = [col / dpr + 2, (ch - 1 - row) / dpr + 8];
+            break;
+          }
+        }
+    }
+    if (xy) pick({clientX: rc.left + +xy[0], clientY: rc.top + +xy[1]});
+  }
   requestAnimationFrame(tick);
 })();

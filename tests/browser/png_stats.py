@@ -4,6 +4,7 @@
   png_stats.py count IMAGE X0 Y0 X1 Y1 BG_HEX      pixels in [X0,X1) x [Y0,Y1) farther than 24
                                                    (sum of channel differences) from BG_HEX
   png_stats.py diff IMAGE_A IMAGE_B X0 Y0 X1 Y1    pixels in the rectangle that differ by more than 24
+  png_stats.py first IMAGE X0 Y0 X1 Y1 BG_HEX      "X Y" of the first pixel (row by row) unlike BG_HEX
 Prints the number. Reads 8-bit RGB or RGBA PNGs without interlacing (what chromium writes)."""
 import struct
 import sys
@@ -71,6 +72,12 @@ def main(argv):
         x0, y0, x1, y1 = (int(v) for v in argv[4:8])
         n = sum(1 for y in range(y0, y1) for x in range(x0, x1)
                 if sum(abs(p - q) for p, q in zip(pixel(a, x, y), pixel(b, x, y))) > 24)
+    elif argv[1] == 'first':
+        img = load(argv[2])
+        x0, y0, x1, y1 = (int(v) for v in argv[3:7])
+        bg = bytes.fromhex(argv[7])
+        n = next(('%d %d' % (x, y) for y in range(y0, y1) for x in range(x0, x1)
+                  if sum(abs(p - q) for p, q in zip(pixel(img, x, y), bg)) > 24), 'none')
     else:
         sys.exit(__doc__)
     print(n)

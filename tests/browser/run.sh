@@ -8,7 +8,7 @@
 # WebGL complaints: the viewer logs nothing when all is well), when the character is not drawn
 # at frame 0 where it stands (the middle of the canvas, skeleton hidden so that only shaded
 # triangles count), when a later frame of the walk looks the same as frame 0, when the world
-# page shows no instances, or when the SVGs of `kiln plot` and `kiln_bench --svg` do not parse
+# page shows no instances or a click on one does not name it, or when the SVGs of `kiln plot` and `kiln_bench --svg` do not parse
 # or lack their series. Screenshots and pages stay in BUILD_DIR/browser/ (CI artifacts).
 # Without chromium the test is skipped with a message, unless --required (CI) is given.
 set -euo pipefail
@@ -95,6 +95,16 @@ echo "-- kiln view: the world alone (instances drawn as boxes)"
 shot world_boxes "$out/world_boxes.html" ""
 drawn=$(python3 $stats count "$out/world_boxes.png" 0 40 $cw $((H - 50)) $BG)
 check "world alone: box pixels" "$drawn" -gt 2000
+# pick: a click a few pixels inside the first box drawn (the page finds it in its own pixels,
+# #pick=drawn, as the dump's window differs from the screenshot's) must name an instance
+timeout 120 "$browser" --headless --no-sandbox --disable-gpu --use-angle=swiftshader --enable-unsafe-swiftshader \
+  --hide-scrollbars --window-size=$W,$H --dump-dom "file://$out/world_boxes.html#pick=drawn" \
+  >"$out/world_pick.html" 2>/dev/null || true
+picked=$(grep -o 'id="kiln-pick">[^<]*' "$out/world_pick.html" | sed 's/.*>//' || true)
+case "$picked" in
+  "picked: instance npc_"*) echo "  ok   world alone: a click on the first box drawn picks: $picked" ;;
+  *) echo "  FAIL world alone: a click on the first box drawn picks '$picked'"; fail=1 ;;
+esac
 
 echo "-- SVG plots"
 "$build/kiln" plot samples/character_walk.cast --model samples/character.cast -o "$out/walk.svg"
