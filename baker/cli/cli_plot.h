@@ -1,6 +1,7 @@
 /* baker/cli_plot.h - `kiln plot`: a small SVG chart writer shared by its sections. Private.
  *
  *   cli_plot.c       the verb: bakes lossless and lossy, samples both, gathers the series
+ *   cli_plot_draw.c  the three sections of the SVG (channels, error, bits)
  *   cli_plot_svg.c   charts: a frame with axes and ticks, polylines, dots, bars
  *
  * Every series is a <g class="series" data-series="KIND" ...> so that a test reads the plot back:
@@ -12,6 +13,34 @@
 
 #include <stdint.h>
 #include <stdio.h>
+
+#include "cli_pose.h"
+#include "kiln/bake/source.h"
+
+#define KILN__PLOT_VERB "plot"
+#define KILN__PLOT_MAX_JOINTS 8
+
+/* What cli_plot.c gathers for the drawing. */
+typedef struct kiln__plot {
+    const char *clip_path, *model_path, *out_path, *clip;
+    const char *joints[KILN__PLOT_MAX_JOINTS];
+    uint32_t    joint_arg_count;
+    float       anim_error_m, anim_distance_m;
+    kiln__pose  pose[2];              /* lossless, lossy */
+    /* gathered */
+    uint32_t    frames, step, bones;
+    double     *frame_x;              /* frames */
+    uint32_t    chosen[KILN__PLOT_MAX_JOINTS], chosen_count; /* skeleton bone indices */
+    double     *local[2];             /* [mode][frame][chosen][7]: tx ty tz qx qy qz qw */
+    double     *error;                /* [bone][frame], metres */
+    kiln_source_scene scene;          /* CLIP-SOURCE imported, for the keys */
+    const kiln_source_animation *src_anim;
+} kiln__plot;
+
+/* cli_plot.c: the name of skeleton bone b */
+const char *kiln__plot_bone_name(const kiln__pose *q, uint32_t b);
+/* cli_plot_draw.c: the whole SVG (a kiln__file_emit_fn; user is the kiln__plot) */
+int kiln__plot_emit(void *user, FILE *out);
 
 typedef struct kiln__chart {
     FILE  *out;
