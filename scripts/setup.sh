@@ -19,7 +19,7 @@ for arg in "$@"; do
     --valgrind) packages+=(valgrind) ;;
     --browser) packages+=(chromium python3) ;;
     --all) packages+=(clang valgrind chromium python3); optional+=(libclang-rt-dev) ;;
-    -h|--help) sed -n '2,12p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,11p' "$0"; exit 0 ;;
     *) echo "setup: unknown option '$arg' (try --help)" >&2; exit 1 ;;
   esac
 done

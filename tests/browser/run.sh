@@ -8,9 +8,10 @@
 # WebGL complaints: the viewer logs nothing when all is well), when the character is not drawn
 # at frame 0 where it stands (the middle of the canvas, skeleton hidden so that only shaded
 # triangles count), when a later frame of the walk looks the same as frame 0, when the world
-# page shows no instances or a click on one does not name it, or when the SVGs of `kiln plot` and `kiln_bench --svg` do not parse
-# or lack their series. Screenshots and pages stay in BUILD_DIR/browser/ (CI artifacts).
-# Without chromium the test is skipped with a message, unless --required (CI) is given.
+# pages show no instances or a click on one does not name it, when the SVGs of `kiln plot` and
+# `kiln_bench --svg` do not parse or lack their series, or when the page of the corpus's large
+# file does not state its caps. Screenshots and pages stay in BUILD_DIR/browser/ (CI
+# artifacts). Without chromium the test is skipped with a message, unless --required (CI).
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/../.."
 required=0
@@ -18,7 +19,7 @@ build=build
 for arg in "$@"; do
   case "$arg" in
     --required) required=1 ;;
-    -h|--help) sed -n '2,14p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,15p' "$0"; exit 0 ;;
     *) build=$arg ;;
   esac
 done
