@@ -19,7 +19,7 @@ build=build
 for arg in "$@"; do
   case "$arg" in
     --required) required=1 ;;
-    -h|--help) sed -n '2,15p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,14p' "$0"; exit 0 ;;
     *) build=$arg ;;
   esac
 done
