@@ -36,10 +36,11 @@
  * is the median repetition (ns per call / joints), "ns_per_joint_min" the fastest. Short
  * repetitions and the median keep a busy 2-core machine from inflating the figures.
  *
- * Usage: kiln_bench [--quick] [--simd best|all|scalar|sse2|avx2|avx512] [--clip NAME] [--sample]
+ * Usage: kiln_bench [--quick] [--simd best|all|scalar|sse2|avx2|avx512] [--clip NAME] [--sample] [--svg FILE]
  *   default: every SIMD path the machine has but AVX-512, which would time the AVX2 kernels
  *   again (--quick: the best one, AVX-512 where the CPU has it), every clip; --sample runs on
- *   the bundled sample even when the corpus is there.
+ *   the bundled sample even when the corpus is there; --svg FILE also draws every case against
+ *   the peers' figures as bar charts (bench_svg.h).
  */
 #include <math.h>
 #include <stdint.h>
@@ -48,6 +49,7 @@
 #include <string.h>
 
 #include "../tests/anim_fixture.h"
+#include "bench_svg.h"
 #include "bench_util.h"
 #include "kiln/anim.h"
 #include "kiln/bake/bake.h"
@@ -70,6 +72,7 @@ typedef struct options {
     kiln_simd only;       /* KILN_SIMD_AUTO: the best one */
     const char *clip;     /* only this clip, or NULL */
     int sample;           /* the bundled sample even when the corpus is there */
+    const char *svg;      /* --svg FILE, or NULL */
     int reps, warmup;     /* timed and discarded repetitions per case */
     int steps;            /* 1/60 s steps per repetition of the sampling cases */
     long calls;           /* calls per repetition of the warm cases, scaled by 80 / joints */
@@ -88,6 +91,8 @@ static int parse_options(int argc, char **argv, options *o)
             o->sample = 1;
         } else if (strcmp(argv[i], "--clip") == 0 && i + 1 < argc) {
             o->clip = argv[++i];
+        } else if (strcmp(argv[i], "--svg") == 0 && i + 1 < argc) {
+            o->svg = argv[++i];
         } else {
             return 0;
         }
@@ -893,6 +898,10 @@ static void emit_bake(const source *s, const baked *bk, const reference *ref, co
     fprintf(stderr, "  max err %.4f mm (l2m %.4f, baker says %.4f)\n", e->mm, e->l2m_mm,
             bk->res.stats.anim_max_error_m * 1e3);
     print_widths(bk);
+    char label[96];
+    snprintf(label, sizeof label, "%.48s %s (%.3f mm)", s->name, bk->mode, e->mm);
+    bench_svg_add("clip bytes", label, (double)bk->bytes, strcmp(bk->mode, "lossy") == 0 ? PEER_LOSSY_BYTES : 0,
+                  "ACL, 0.36 mm");
     if (strcmp(bk->mode, "lossy") == 0) {
         int n80 = s->from_corpus && strcmp(s->name, "anchor_n80") == 0;
         fprintf(stderr, "       %-8s peer: ACL %.0f B at 0.36 mm, ozz %.0f B at 6.68 mm; target <= %.0f B at <= %.1f mm",
@@ -920,6 +929,10 @@ static double emit_case(const char *name, const source *s, const baked *bk, cons
     const figure *fg = NULL;
     for (size_t i = 0; i < sizeof figures / sizeof figures[0]; i++)
         if (strcmp(figures[i].name, name) == 0) fg = &figures[i];
+    char label[96], chart[32];
+    snprintf(label, sizeof label, "%.48s %s %s", s->name, bk->mode, kiln_simd_name(path));
+    snprintf(chart, sizeof chart, "%s ns/joint", name);
+    bench_svg_add(chart, label, per, fg ? fg->peer : 0, fg ? fg->peer_who : NULL);
     fprintf(stderr, "  %-6s %-8s %-15s %7.2f ns/joint (min %6.2f, %8.1f ns/call)", kiln_simd_name(path), bk->mode,
             name, per, per_min, t.ns_per_call);
     if (fg) {
@@ -1025,7 +1038,8 @@ int main(int argc, char **argv)
 {
     options o;
     if (!parse_options(argc, argv, &o)) {
-        fprintf(stderr, "usage: kiln_bench [--quick] [--simd best|all|scalar|sse2|avx2|avx512] [--clip NAME] [--sample]\n");
+        fprintf(stderr, "usage: kiln_bench [--quick] [--simd best|all|scalar|sse2|avx2|avx512] [--clip NAME] [--sample] "
+                        "[--svg FILE]\n");
         return 1;
     }
     double t0 = bench_now();
@@ -1074,6 +1088,10 @@ int main(int argc, char **argv)
     if (targets_met + targets_missed)
         fprintf(stderr, "kiln_bench: targets (anchor_n80; times on the avx2 kernels): %d met, %d missed\n", targets_met,
                 targets_missed);
+    if (o.svg && !bench_svg_write(o.svg)) {
+        fprintf(stderr, "kiln_bench: cannot write %s\n", o.svg);
+        return 1;
+    }
     fprintf(stderr, "kiln_bench: done in %.1f s\n", bench_now() - t0);
     return 0;
 }

@@ -4,6 +4,7 @@
 #   bash scripts/setup.sh              # compiler, cmake, pkg-config, cglm, meshoptimizer, stb, zlib, Criterion
 #   bash scripts/setup.sh --fuzz       # + clang and its libFuzzer runtime
 #   bash scripts/setup.sh --valgrind   # + valgrind
+#   bash scripts/setup.sh --browser    # + chromium and python3, for tests/browser/run.sh only
 #   bash scripts/setup.sh --all        # everything
 #
 # Safe to run again: installed packages are detected with dpkg-query and, when nothing is
@@ -16,7 +17,8 @@ for arg in "$@"; do
   case "$arg" in
     --fuzz) packages+=(clang); optional+=(libclang-rt-dev) ;;
     --valgrind) packages+=(valgrind) ;;
-    --all) packages+=(clang valgrind); optional+=(libclang-rt-dev) ;;
+    --browser) packages+=(chromium python3) ;;
+    --all) packages+=(clang valgrind chromium python3); optional+=(libclang-rt-dev) ;;
     -h|--help) sed -n '2,11p' "$0"; exit 0 ;;
     *) echo "setup: unknown option '$arg' (try --help)" >&2; exit 1 ;;
   esac

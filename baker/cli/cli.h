@@ -44,6 +44,8 @@ extern const kiln__cli_verb kiln__cli_verb_bake;    /* cli_bake.c */
 extern const kiln__cli_verb kiln__cli_verb_verify;  /* cli_verify.c */
 extern const kiln__cli_verb kiln__cli_verb_pose;    /* cli_pose.c */
 extern const kiln__cli_verb kiln__cli_verb_convert; /* cli_convert.c */
+extern const kiln__cli_verb kiln__cli_verb_view;    /* cli_view.c (+ cli_view_*.c) */
+extern const kiln__cli_verb kiln__cli_verb_plot;    /* cli_plot.c (+ cli_plot_*.c) */
 
 /* ---- messages ------------------------------------------------------------------------------ */
 

@@ -239,7 +239,7 @@ static int kiln__pose_args_parse(kiln__pose_args *a, int argc, char **argv)
 }
 /* ---- the verb -------------------------------------------------------------------------------- */
 
-static void kiln__pose_free(kiln__pose *p)
+void kiln__pose_free(kiln__pose *p)
 {
     free(p->args.frames);
     for (int i = 0; i < 2; i++) {

@@ -102,6 +102,9 @@ typedef struct kiln__pose {
     uint32_t          mesh_shape_count;
 } kiln__pose;
 
+/* cli_pose.c: releases everything the stages allocated (also those of kiln view and kiln plot) */
+void kiln__pose_free(kiln__pose *p);
+
 /* cli_pose_input.c; each returns a KILN_EXIT_* status and prints its own errors */
 int kiln__pose_load(kiln__pose *p);
 int kiln__pose_find_skeleton(kiln__pose *p);

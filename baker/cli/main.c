@@ -15,6 +15,8 @@ static const kiln__cli_verb *const kiln__verbs[] = {
     &kiln__cli_verb_verify,
     &kiln__cli_verb_pose,
     &kiln__cli_verb_convert,
+    &kiln__cli_verb_view,
+    &kiln__cli_verb_plot,
 };
 #define KILN__VERB_COUNT (sizeof kiln__verbs / sizeof kiln__verbs[0])
 
