@@ -18,7 +18,7 @@
 #     One blob per source file under DIR matching a GLOB pattern (file(GLOB_RECURSE), relative
 #     to DIR, re-globbed when files are added): DIR/a/b.cast -> OUTPUT_DIR/a/b.kiln.
 #     OUTPUT_DIR defaults to the current binary directory. Touching one source rebakes its blob
-#     alone.
+#     alone. Two sources whose names differ only by extension are an error (one blob name).
 #
 #   Both set <target>'s KILN_OUTPUTS property to the blobs' paths.
 #
@@ -108,6 +108,10 @@ function(kiln_bake_directory target)
   foreach(_src IN LISTS _sources)
     file(RELATIVE_PATH _rel "${_dir}" "${_src}")
     string(REGEX REPLACE "\\.[^./]*$" "" _stem "${_rel}")
+    if("${_out_dir}/${_stem}.kiln" IN_LIST _outputs)
+      message(FATAL_ERROR "kiln_bake_directory(${target}): two sources bake to ${_stem}.kiln "
+                          "(names that differ only by extension); narrow GLOB or split the call")
+    endif()
     _kiln_bake_command(_out "${_out_dir}/${_stem}.kiln" INPUTS "${_src}" OPTIONS ${_kb_OPTIONS} CACHE "${_kb_CACHE}")
     list(APPEND _outputs "${_out}")
   endforeach()
