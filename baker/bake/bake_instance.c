@@ -86,6 +86,12 @@ kiln_result kiln__bake_metadata(const kiln__bake_ctx *ctx, const kiln_source_met
     if (!(unit->input_key = kiln__path_absolute(a, ctx->input->path ? ctx->input->path : "")))
         return KILN_ERR_OUT_OF_MEMORY;
     kiln_result r = kiln__scene_root(ctx, md->scene_root, &unit->scene_root);
+    if (r == KILN_OK && unit->scene_root) { /* absolute once, so instances need no getcwd each */
+        char *abs = kiln__path_absolute(a, unit->scene_root);
+        kiln__free(a, unit->scene_root);
+        unit->scene_root = abs;
+        if (!abs) r = KILN_ERR_OUT_OF_MEMORY;
+    }
     /* resolved paths are relative to the scene root: the blob names it as "." */
     if (r == KILN_OK && unit->scene_root && !(unit->scene_root_rel = kiln__strdup(a, ".")))
         r = KILN_ERR_OUT_OF_MEMORY;
