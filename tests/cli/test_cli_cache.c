@@ -152,6 +152,21 @@ Test(cli_cache, a_warm_cache_fills_an_empty_output_folder_without_baking)
     cr_expect(same_file(&t, "out1/level.kiln", "out2/level.kiln"), "the hit gives other bytes");
     cr_expect_eq(entries(&t, NULL, 0), 1);
 
+    /* the report says so too */
+    char report_path[512], report_arg[600];
+    path_in(&t, "report.json", report_path, sizeof report_path);
+    snprintf(report_arg, sizeof report_arg, "--report=%s", report_path);
+    char *reported = bake_cached(&t, "src", "out2/again.kiln", report_arg);
+    free(reported);
+    file_bytes rep;
+    cr_assert(read_file(report_path, &rep), "no report at %s", report_path);
+    char *text = strndup((const char *)rep.data, rep.size);
+    cr_expect(strstr(text, "\"cache\": \"hit\"") != NULL, "%s", text);
+    cr_expect(strstr(text, "\"output_bytes\"") != NULL, "%s", text);
+    cr_expect(strstr(text, "\"vertices_in\"") == NULL, "a hit has no bake statistics: %s", text);
+    free(text);
+    file_bytes_free(&rep);
+
     /* another checkout of the same files, elsewhere: the same key (no path of the machine in it) */
     checkout(&t, "elsewhere");
     char *third = bake_cached(&t, "elsewhere", "out2/from_elsewhere.kiln", NULL);
