@@ -3,13 +3,18 @@
  *
  *   world_i = T(p_i) · R(r_i) · S(s_i) · M(asset)
  *
- * where M is the asset's Model transform when its own blob is given on the command line
- * (as REFERENCE=ASSET.kiln, the reference named by its path as written or resolved), else the
- * identity. Prints the bounds of the instance positions and of the placed asset origins.
+ * where M is the asset's Model transform: from the world blob itself when the asset was baked
+ * with the world (the reference then names its models, no string matching), else from the
+ * asset's own blob given on the command line (as REFERENCE=ASSET.kiln, the reference named by
+ * its path as written or resolved), else the identity. Prints the bounds of the instance
+ * positions and of the placed asset origins.
  *
  *   kiln bake samples/world.cast -o world.kiln
  *   kiln bake samples/character.cast -o character.kiln
  *   kiln_example_world world.kiln character.cast=character.kiln
+ *
+ *   kiln bake samples/world.cast samples/character.cast -o level.kiln
+ *   kiln_example_world level.kiln
  */
 #include <float.h>
 #include <stdio.h>
@@ -55,6 +60,12 @@ int main(int argc, char **argv)
     float (*model)[16] = calloc(ref_count ? ref_count : 1, sizeof *model);
     const float **models = calloc(ref_count ? ref_count : 1, sizeof *models);
     int status = model && models ? 0 : 2;
+    for (uint32_t r = 0; r < ref_count && status == 0; r++) {
+        kiln_reference_info ref;
+        if (kiln_reference_get(world.blob, r, &ref) == KILN_OK && ref.model_count &&
+            kiln_model_matrix(world.blob, ref.first_model, model[r]) == KILN_OK)
+            models[r] = model[r]; /* baked with the world: its first model */
+    }
     for (int a = 2; a < argc && status == 0; a++) {
         char *eq = strchr(argv[a], '=');
         if (!eq) {

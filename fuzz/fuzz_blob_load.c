@@ -52,6 +52,12 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
         write_seed(dir, "skinned.kiln", &s);
         bb_init(&s);
         write_seed(dir, "empty.kiln", &s);
+        /* 1.3: the sample's references resolved to models (IRMD): the crate to model 0 */
+        bb_sample_scene(&s);
+        const kiln_blob_reference_model rm[2] = {{0, 1}, {KILN_BLOB_NONE, 0}};
+        bb_extra_section(&s, KILN_SECTION_REFERENCE_MODELS, 0, rm, sizeof rm);
+        s.extra[s.extra_count - 1].stride = sizeof rm[0];
+        write_seed(dir, "reference_models.kiln", &s);
     }
     return 0;
 }

@@ -22,6 +22,7 @@
 #include "blob_internal.h"
 #include "blob_verify_anim.h"
 #include "blob_verify_blend.h"
+#include "blob_verify_refs.h"
 #include "blob_verify_rig.h"
 #include "kiln/blob.h"
 
@@ -903,6 +904,7 @@ static kiln_result kiln__verify_all(kiln__verify *v)
     KILN__TRY(kiln__verify_animation(v->base, v->size, v->err));
     KILN__TRY(kiln__verify_rig(v->base, v->size, v->err));
     KILN__TRY(kiln__verify_blend_shapes(v->base, v->size, v->err));
+    KILN__TRY(kiln__verify_reference_models(v->base, v->size, v->err));
     KILN__TRY(kiln__check_bulk(v));
     if (v->crc_on) {
         kiln__crc_upto(v, v->size);

@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "anim_internal.h"
+#include "blob_internal.h"
 #include "instance_internal.h"
 #include "kiln/anim.h"
 
@@ -62,6 +63,18 @@ kiln_result kiln_reference_get(const kiln_blob *blob, uint32_t reference, kiln_r
     out->instance_count = ref->instance_count;
     out->path = kiln_blob_string(blob, ref->path);
     out->resolved_path = kiln_blob_string(blob, ref->resolved_path);
+    /* one record per reference in verified blobs; trusted loads get the range checked here */
+    uint32_t nrm, nm;
+    const kiln_blob_reference_model *rm = (const kiln_blob_reference_model *)kiln__records(
+        blob, KILN_SECTION_REFERENCE_MODELS, sizeof(kiln_blob_reference_model), &nrm, NULL);
+    kiln_blob_models(blob, &nm);
+    out->first_model = KILN_BLOB_NONE;
+    out->model_count = 0;
+    if (rm && reference < nrm && rm[reference].first_model < nm && rm[reference].model_count &&
+        rm[reference].model_count <= nm - rm[reference].first_model) {
+        out->first_model = rm[reference].first_model;
+        out->model_count = rm[reference].model_count;
+    }
     return KILN_OK;
 }
 

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Installs what Kiln needs to build and test from the distribution's packages (Debian, Ubuntu).
 #
-#   bash scripts/setup.sh              # compiler, cmake, pkg-config, cglm, meshoptimizer, stb, zlib, Criterion
+#   bash scripts/setup.sh              # compiler, cmake, ninja, pkg-config, cglm, meshoptimizer, stb, zlib, Criterion
 #   bash scripts/setup.sh --fuzz       # + clang and its libFuzzer runtime
 #   bash scripts/setup.sh --valgrind   # + valgrind
 #   bash scripts/setup.sh --browser    # + chromium and python3, for tests/browser/run.sh only
@@ -11,7 +11,7 @@
 # missing, the script returns at once without touching apt. Uses sudo when not run as root.
 set -euo pipefail
 
-packages=(build-essential cmake pkg-config libcglm-dev libmeshoptimizer-dev libstb-dev zlib1g-dev libcriterion-dev)
+packages=(build-essential cmake ninja-build pkg-config libcglm-dev libmeshoptimizer-dev libstb-dev zlib1g-dev libcriterion-dev)
 optional=() # installed when the distribution has them
 for arg in "$@"; do
   case "$arg" in

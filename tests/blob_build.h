@@ -240,7 +240,7 @@ static inline unsigned char *bb_build(bb_scene *s, size_t *size)
 #undef BB_SEC_
     for (int i = 0; i < s->extra_count; i++) {
         sec[n].kind = s->extra[i].kind;
-        sec[n].stride = 0;
+        sec[n].stride = s->extra[i].stride; /* 0: a byte section */
         sec[n].version = s->extra[i].version;
         sec[n].flags = s->extra[i].flags;
         sec[n].buf = &s->extra[i].bytes;

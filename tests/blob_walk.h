@@ -20,6 +20,7 @@
 #include <string.h>
 
 #include "kiln/blob.h"
+#include "kiln/instance.h"
 
 typedef struct blob_walk {
     uintptr_t lo, hi;     /* [mem, mem + size) */
@@ -188,6 +189,12 @@ static inline int blob_walk_run(const kiln_blob *blob, const void *mem, size_t s
     for (uint32_t i = 0; i < nref; i++) {
         bw_str(w, blob, ref[i].path, "reference.path");
         bw_str(w, blob, ref[i].resolved_path, "reference.resolved_path");
+        /* 1.3: the models a reference resolves to lie inside MODELS */
+        kiln_reference_info info;
+        if (kiln_reference_get(blob, i, &info) != KILN_OK) bw_fail(w, "reference %u: kiln_reference_get failed", i);
+        else if (info.model_count ? info.first_model >= nmod || info.model_count > nmod - info.first_model
+                                  : info.first_model != KILN_BLOB_NONE)
+            bw_fail(w, "reference %u: models [%u, +%u) outside %u", i, info.first_model, info.model_count, nmod);
     }
     for (uint32_t i = 0; i < nname; i++) bw_str(w, blob, name[i].name, "name_entry.name");
 

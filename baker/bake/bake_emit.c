@@ -262,6 +262,36 @@ static void kiln__emit_unit(kiln__blob_builder *b, const kiln__job *job)
     kiln__builder_count_input(b, KILN_SECTION_INSTANCES, job->instance_bytes);
 }
 
+/* REFERENCE_MODELS: reference r's models are those of the input whose absolute path is the
+ * reference's resolved path, the first such input with models. Written only when some
+ * reference finds one (blob_format.h). */
+static void kiln__emit_reference_models(kiln__emit_state *st)
+{
+    kiln__blob_builder *b = st->b;
+    size_t nr = stbds_arrlenu(b->references);
+    int found = 0;
+    kiln_blob_reference_model *rm = nr ? stbds_arraddnptr(b->reference_models, nr) : NULL;
+    for (size_t r = 0; r < nr; r++) {
+        rm[r].first_model = KILN_BLOB_NONE;
+        rm[r].model_count = 0;
+    }
+    for (size_t k = 0; k < stbds_shlenu(st->refs); k++) {
+        const char *key = st->refs[k].key;
+        uint32_t r = st->refs[k].value, first = 0;
+        for (uint32_t j = 0; j < st->count; j++) {
+            const kiln__bake_unit *u = &st->jobs[j].unit;
+            if (u->model_count && u->input_key && strcmp(u->input_key, key) == 0) {
+                rm[r].first_model = first;
+                rm[r].model_count = u->model_count;
+                found = 1;
+                break;
+            }
+            first += u->model_count;
+        }
+    }
+    if (!found) stbds_arrsetlen(b->reference_models, 0);
+}
+
 static void kiln__emit_instances(kiln__emit_state *st)
 {
     kiln__blob_builder *b = st->b;
@@ -278,7 +308,7 @@ static void kiln__emit_instances(kiln__emit_state *st)
                 kiln_blob_reference rec;
                 memset(&rec, 0, sizeof rec);
                 rec.path = kiln__builder_name(b, KILN_SECTION_REFERENCES, ref, inst->path);
-                rec.resolved_path = kiln__builder_string(b, inst->resolved_path);
+                rec.resolved_path = kiln__builder_string(b, inst->root_path);
                 stbds_arrput(b->references, rec);
                 stbds_shput(st->refs, inst->resolved_path, ref);
             } else {
@@ -288,6 +318,7 @@ static void kiln__emit_instances(kiln__emit_state *st)
             stbds_arrput(st->ref_of, ref);
         }
     }
+    kiln__emit_reference_models(st);
     uint32_t total = 0;
     for (size_t r = 0; r < stbds_arrlenu(b->references); r++) {
         b->references[r].first_instance = total;
@@ -332,8 +363,8 @@ static void kiln__emit_metadata(kiln__emit_state *st)
             md->up_axis = u->up_axis;
             hints = 1;
         }
-        if (!root && u->scene_root) {
-            md->scene_root = kiln__builder_string(st->b, u->scene_root);
+        if (!root && u->scene_root_rel) {
+            md->scene_root = kiln__builder_string(st->b, u->scene_root_rel);
             root = 1;
         }
     }

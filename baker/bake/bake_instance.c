@@ -6,8 +6,13 @@
  * instance each other cannot make the baker loop: cycles are a matter for whatever loads the
  * references, which has the resolved paths to detect them.
  *
- * Resolution is lexical (bake_util.h): the scene root is not checked against the file system,
- * so a blob does not depend on the machine it was baked on beyond the paths it was given.
+ * Resolution is lexical (util.h): the scene root is not checked against the file system. The
+ * blob stores no path of the build machine: each referenced path relative to the scene root,
+ * and the scene root itself as "." (the frame the references are in; where it lies on disk
+ * is a matter of the build, not of the blob), so the same inputs baked from any directory,
+ * through absolute or relative paths, give the same bytes. The absolute spellings
+ * (resolved_path, input_key) only group references and find a referenced file among the
+ * inputs of the same bake.
  */
 #include <string.h>
 
@@ -39,6 +44,7 @@ void kiln__instance_free(const kiln_allocator *a, kiln__instance *inst)
     kiln__free(a, inst->name);
     kiln__free(a, inst->path);
     kiln__free(a, inst->resolved_path);
+    kiln__free(a, inst->root_path);
     memset(inst, 0, sizeof *inst);
 }
 
@@ -55,8 +61,11 @@ kiln_result kiln__bake_instance(const kiln__bake_ctx *ctx, const kiln_source_ins
     const kiln_allocator *a = ctx->allocator;
     out->name = ci->name ? kiln__strdup(a, ci->name) : kiln__path_stem(a, ci->path);
     out->path = kiln__strdup(a, ci->path);
-    out->resolved_path = kiln__path_join(a, scene_root, ci->path);
-    if (!out->name || !out->path || !out->resolved_path) {
+    char *joined = kiln__path_join(a, scene_root, ci->path);
+    out->resolved_path = joined ? kiln__path_absolute(a, joined) : NULL;
+    kiln__free(a, joined);
+    out->root_path = kiln__path_normalise(a, ci->path);
+    if (!out->name || !out->path || !out->resolved_path || !out->root_path) {
         kiln__instance_free(a, out);
         return KILN_ERR_OUT_OF_MEMORY;
     }
@@ -74,5 +83,17 @@ kiln_result kiln__bake_metadata(const kiln__bake_ctx *ctx, const kiln_source_met
     const kiln_allocator *a = ctx->allocator;
     if (md->author && !(unit->author = kiln__strdup(a, md->author))) return KILN_ERR_OUT_OF_MEMORY;
     if (md->software && !(unit->software = kiln__strdup(a, md->software))) return KILN_ERR_OUT_OF_MEMORY;
-    return kiln__scene_root(ctx, md->scene_root, &unit->scene_root);
+    if (!(unit->input_key = kiln__path_absolute(a, ctx->input->path ? ctx->input->path : "")))
+        return KILN_ERR_OUT_OF_MEMORY;
+    kiln_result r = kiln__scene_root(ctx, md->scene_root, &unit->scene_root);
+    if (r == KILN_OK && unit->scene_root) { /* absolute once, so instances need no getcwd each */
+        char *abs = kiln__path_absolute(a, unit->scene_root);
+        kiln__free(a, unit->scene_root);
+        unit->scene_root = abs;
+        if (!abs) r = KILN_ERR_OUT_OF_MEMORY;
+    }
+    /* resolved paths are relative to the scene root: the blob names it as "." */
+    if (r == KILN_OK && unit->scene_root && !(unit->scene_root_rel = kiln__strdup(a, ".")))
+        r = KILN_ERR_OUT_OF_MEMORY;
+    return r;
 }

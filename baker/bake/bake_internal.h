@@ -91,7 +91,9 @@ typedef struct kiln__model {
 typedef struct kiln__instance {
     char    *name;
     char    *path;                  /* File p as written */
-    char    *resolved_path;         /* joined with the scene root, normalised */
+    char    *resolved_path;         /* joined with the scene root, normalised, made absolute: the
+                                       build machine's spelling, never stored in the blob */
+    char    *root_path;             /* normalised, relative to the scene root: what the blob stores */
     uint32_t source_index;
     float    position[3], rotation[4], scale[3];
 } kiln__instance;
@@ -188,7 +190,10 @@ typedef struct kiln__bake_unit {
     kiln__blend_shape *blend_shapes; uint32_t blend_shape_count;
     kiln__constraint  *constraints;  uint32_t constraint_count;
     kiln__ik_handle   *ik_handles;   uint32_t ik_handle_count;
-    char           *author, *software, *scene_root;
+    char           *author, *software;
+    char           *scene_root;      /* instance paths resolve against it (the build machine's spelling) */
+    char           *scene_root_rel;  /* "." when there is a scene root: what the blob stores */
+    char           *input_key;       /* the input's path normalised and made absolute (kiln__path_absolute) */
     uint32_t        up_axis;         /* KILN_UP_* */
     kiln_bake_stats stats;
 } kiln__bake_unit;

@@ -28,8 +28,8 @@ kiln_result kiln__bake_instance(const kiln__bake_ctx *ctx, const kiln_source_ins
                                 const char *scene_root, kiln__instance *out);
 void kiln__instance_free(const kiln_allocator *a, kiln__instance *inst);
 
-/* The input's metadata (author, software, up axis) into the unit, and its scene root resolved
- * (unit->scene_root). */
+/* The input's metadata (author, software, up axis) into the unit, its scene root resolved
+ * (unit->scene_root, unit->scene_root_rel) and the input's absolute path (unit->input_key). */
 kiln_result kiln__bake_metadata(const kiln__bake_ctx *ctx, const kiln_source_metadata *md, kiln__bake_unit *unit);
 
 #endif

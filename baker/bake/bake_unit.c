@@ -138,6 +138,8 @@ void kiln__job_free(kiln__job *job)
     kiln__free(a, u->author);
     kiln__free(a, u->software);
     kiln__free(a, u->scene_root);
+    kiln__free(a, u->scene_root_rel);
+    kiln__free(a, u->input_key);
     kiln__free(a, job->diags);
     job->diags = NULL;
     memset(u, 0, sizeof *u);

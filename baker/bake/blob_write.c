@@ -34,6 +34,7 @@ void kiln__builder_free(kiln__blob_builder *b, const kiln_allocator *a)
     stbds_arrfree(b->slots);
     stbds_arrfree(b->instances);
     stbds_arrfree(b->references);
+    stbds_arrfree(b->reference_models);
     stbds_arrfree(b->animations);
     stbds_arrfree(b->anim_joints);
     stbds_arrfree(b->anim_scalars);
@@ -104,7 +105,8 @@ static const uint32_t kiln__section_order[KILN__SECTION_KINDS] = {
     KILN_SECTION_MESHES,    KILN_SECTION_HAIRS,     KILN_SECTION_STREAMS,      KILN_SECTION_MATERIALS,
     KILN_SECTION_MATERIAL_SLOTS, KILN_SECTION_INSTANCES, KILN_SECTION_REFERENCES, KILN_SECTION_ANIMATIONS,
     KILN_SECTION_ANIM_JOINTS, KILN_SECTION_ANIM_SCALARS, KILN_SECTION_ANIM_OVERRIDES, KILN_SECTION_ANIM_EVENTS,
-    KILN_SECTION_BLEND_SHAPES, KILN_SECTION_CONSTRAINTS, KILN_SECTION_IK_HANDLES, KILN_SECTION_DATA,
+    KILN_SECTION_BLEND_SHAPES, KILN_SECTION_CONSTRAINTS, KILN_SECTION_IK_HANDLES, KILN_SECTION_REFERENCE_MODELS,
+    KILN_SECTION_DATA,
 };
 
 static int kiln__section_slot(uint32_t kind)
@@ -157,7 +159,8 @@ static void kiln__sources(const kiln__blob_builder *b, kiln__section_src *src)
     src[20] = kiln__src(b->blend_shapes, stbds_arrlenu(b->blend_shapes), sizeof *b->blend_shapes);
     src[21] = kiln__src(b->constraints, stbds_arrlenu(b->constraints), sizeof *b->constraints);
     src[22] = kiln__src(b->ik_handles, stbds_arrlenu(b->ik_handles), sizeof *b->ik_handles);
-    src[23] = kiln__src(NULL, b->data_size, 0);
+    src[23] = kiln__src(b->reference_models, stbds_arrlenu(b->reference_models), sizeof *b->reference_models);
+    src[24] = kiln__src(NULL, b->data_size, 0);
 }
 
 static int kiln__cmp_name_entry(const void *pa, const void *pb)
@@ -251,7 +254,8 @@ kiln_result kiln__builder_finish(kiln__blob_builder *b, const kiln_allocator *a,
     memset(&h, 0, sizeof h);
     h.magic = KILN_BLOB_MAGIC;
     h.version_major = KILN_BLOB_VERSION_MAJOR;
-    h.version_minor = KILN_BLOB_VERSION_MINOR;
+    /* The lowest minor that describes the blob: 1.3 added only REFERENCE_MODELS. */
+    h.version_minor = stbds_arrlenu(b->reference_models) ? KILN_BLOB_VERSION_MINOR : 2;
     h.flags = flags;
     h.header_size = sizeof h;
     h.total_size = at;

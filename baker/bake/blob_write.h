@@ -32,8 +32,8 @@ typedef struct kiln__mat16 {
     float m[16];
 } kiln__mat16;
 
-/* The section kinds a 1.2 blob can hold, in blob order. */
-#define KILN__SECTION_KINDS 24
+/* The section kinds a 1.3 blob can hold, in blob order. */
+#define KILN__SECTION_KINDS 25
 
 typedef struct kiln__blob_builder {
     char                    *strings;      /* "\0" then every interned string, NUL-terminated */
@@ -62,6 +62,7 @@ typedef struct kiln__blob_builder {
     kiln_blob_blend_shape   *blend_shapes; /* indices/deltas offsets: within DATA until finish */
     kiln_blob_constraint    *constraints;
     kiln_blob_ik_handle     *ik_handles;
+    kiln_blob_reference_model *reference_models; /* empty, or one per reference */
     uint64_t                 input_bytes[KILN__SECTION_KINDS]; /* per kind, for the statistics */
 } kiln__blob_builder;
 

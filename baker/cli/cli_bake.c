@@ -12,6 +12,8 @@
 #include <time.h>
 
 #include "cli.h"
+#include "cli_cache.h"
+#include "cli_depfile.h"
 #include "file_atomic.h"
 #include "json.h"
 #include "kiln/bake/bake.h"
@@ -19,13 +21,13 @@
 
 enum {
     OPT_OUTPUT, OPT_JOBS, OPT_VERBOSE, OPT_REPORT, OPT_STRICT, OPT_MAX_INFLUENCES, OPT_QPOS, OPT_QNRM, OPT_QUV,
-    OPT_NO_OPTIMIZE, OPT_SCENE_ROOT, OPT_LOSSY_ANIM, OPT_ANIM_ERROR, OPT_ANIM_DISTANCE, OPT_HELP
+    OPT_NO_OPTIMIZE, OPT_SCENE_ROOT, OPT_LOSSY_ANIM, OPT_ANIM_ERROR, OPT_ANIM_DISTANCE, OPT_DEPFILE, OPT_CACHE, OPT_HELP
 };
 
 static const kiln__cli_opt kiln__bake_opts[] = {
     {"output", 'o', "FILE", OPT_OUTPUT, "the blob to write (required)"},
     {"jobs", 'j', "N", OPT_JOBS, "bake N inputs in parallel, with progress on stderr"},
-    {"verbose", 'v', NULL, OPT_VERBOSE, "print input/output statistics per section on stderr"},
+    {"verbose", 'v', NULL, OPT_VERBOSE, "print input/output statistics per section (and cache hits) on stderr"},
     {"report", 0, "FILE", OPT_REPORT, "write the statistics as JSON to FILE"},
     {"strict", 0, NULL, OPT_STRICT, "fail when any data would be dropped (any error diagnostic)"},
     {"max-influences", 0, "K", OPT_MAX_INFLUENCES, "skin influences kept per vertex, 1..8 (default 8)"},
@@ -37,6 +39,8 @@ static const kiln__cli_opt kiln__bake_opts[] = {
     {"anim-error", 0, "M", OPT_ANIM_ERROR, "with --lossy-anim: largest error in metres (default 0.0001)"},
     {"anim-distance", 0, "M", OPT_ANIM_DISTANCE, "with --lossy-anim: its distance from each joint in metres (0.1)"},
     {"scene-root", 0, "DIR", OPT_SCENE_ROOT, "directory for instance paths when a file's Metadata has no sr"},
+    {"depfile", 0, "FILE", OPT_DEPFILE, "write a Make-style depfile naming every input read (Ninja, Make)"},
+    {"cache", 0, "DIR", OPT_CACHE, "reuse a blob baked before from the same inputs and options (DIR is shared)"},
     {"help", 'h', NULL, OPT_HELP, "show this help"},
 };
 #define KILN__BAKE_OPT_COUNT (sizeof kiln__bake_opts / sizeof kiln__bake_opts[0])
@@ -63,6 +67,17 @@ static void kiln__bake_help(FILE *out)
           "(else it is bounded per joint). A clip that cannot meet the bound is stored lossless,\n"
           "with a warning.\n"
           "\n"
+          "No path of the baking machine is stored: each referenced file is kept relative to the\n"
+          "scene root, and the scene root is named \".\", so the same inputs give the same bytes\n"
+          "from any directory, named by absolute or relative paths. A referenced file baked in\n"
+          "the same call is resolved to its models (kiln/instance.h, kiln_reference_get).\n"
+          "\n"
+          "--depfile writes 'OUT: IN...' for Ninja and Make (docs/pipeline.md). --cache DIR keys\n"
+          "each blob by the SHA-256 of the inputs' bytes and relative paths, the options and the\n"
+          "tool's version, and copies a verified blob from DIR instead of baking; -v says 'cache\n"
+          "hit' or 'cache miss'. A corrupt entry is reported and baked again. A hit prints none of\n"
+          "the bake's warnings.\n"
+          "\n"
           "Options:\n",
           out);
     kiln__cli_print_options(out, kiln__bake_opts, KILN__BAKE_OPT_COUNT);
@@ -78,7 +93,7 @@ static void kiln__bake_help(FILE *out)
 typedef struct kiln__bake_cli {
     const char     **inputs;
     uint32_t         input_count;
-    const char      *output, *report, *scene_root;
+    const char      *output, *report, *scene_root, *depfile, *cache_dir;
     uint32_t         jobs, max_influences, flags;
     float            anim_error_m, anim_distance_m; /* 0: the baker's defaults */
     int              verbose;
@@ -171,8 +186,9 @@ static void kiln__print_stats(const kiln__bake_cli *c, const kiln_bake_stats *s,
 
 typedef struct kiln__report_ctx {
     const kiln__bake_cli   *cli;
-    const kiln_bake_stats  *stats;
+    const kiln_bake_stats  *stats;   /* NULL: a cache hit, nothing was baked */
     double                  seconds;
+    uint64_t                output_bytes;
 } kiln__report_ctx;
 
 static int kiln__emit_report(void *user, FILE *f)
@@ -193,7 +209,13 @@ static int kiln__emit_report(void *user, FILE *f)
         kiln__json_end_object(&j);
     }
     kiln__json_end_array(&j);
+    if (r->cli->cache_dir) kiln__json_key_string(&j, "cache", s ? "miss" : "hit");
     kiln__json_key_f64(&j, "seconds", r->seconds);
+    if (!s) { /* a cache hit has the blob and nothing else */
+        kiln__json_key_u64(&j, "output_bytes", r->output_bytes);
+        kiln__json_end_object(&j);
+        return kiln__json_finish(&j) == 0 && !ferror(f);
+    }
     kiln__json_key_u64(&j, "input_bytes", s->input_bytes);
     kiln__json_key_u64(&j, "output_bytes", s->output_bytes);
     kiln__json_key_u64(&j, "models", s->models);
@@ -277,6 +299,8 @@ static int kiln__bake_args(kiln__bake_cli *c, int argc, char **argv)
         case OPT_QUV: c->flags |= KILN_BAKE_QUANTIZE_UVS; break;
         case OPT_NO_OPTIMIZE: c->flags |= KILN_BAKE_NO_OPTIMIZE; break;
         case OPT_SCENE_ROOT: c->scene_root = a.value; break;
+        case OPT_DEPFILE: c->depfile = a.value; break;
+        case OPT_CACHE: c->cache_dir = a.value; break;
         case OPT_LOSSY_ANIM: c->flags |= KILN_BAKE_LOSSY_ANIMATION; break;
         case OPT_ANIM_ERROR:
         case OPT_ANIM_DISTANCE: {
@@ -314,6 +338,23 @@ static int kiln__bake_files(kiln__bake_cli *c)
     return KILN_EXIT_OK;
 }
 
+/* The depfile and the report, after the blob is in place (baked or from the cache). */
+static int kiln__bake_outputs(const kiln__bake_cli *c, const kiln__report_ctx *rc)
+{
+    kiln_diag err;
+    int status = KILN_EXIT_OK;
+    if (c->depfile && kiln__depfile_write(c->depfile, c->output, c->inputs, c->input_count, &err) != KILN_OK) {
+        kiln__cli_print_diag(stderr, NULL, &err);
+        status = KILN_EXIT_OUTPUT;
+    }
+    if (status == KILN_EXIT_OK && c->report &&
+        kiln__file_save_atomic(c->report, kiln__emit_report, (void *)rc, NULL, KILN_ERR_OUTPUT, &err) != KILN_OK) {
+        kiln__cli_print_diag(stderr, NULL, &err);
+        status = KILN_EXIT_OUTPUT;
+    }
+    return status;
+}
+
 static int kiln__bake_run_loaded(kiln__bake_cli *c)
 {
     kiln_bake_options o;
@@ -328,14 +369,34 @@ static int kiln__bake_run_loaded(kiln__bake_cli *c)
     o.anim_distance_m = c->anim_distance_m;
     if (c->jobs > 1) o.progress = kiln__bake_progress;
 
+    kiln__bake_cache cache;
+    memset(&cache, 0, sizeof cache);
+    cache.dir = c->cache_dir;
+    cache.verbose = c->verbose;
+    double start = kiln__now_s();
+    if (c->cache_dir) {
+        if (!kiln__cache_key(&cache, c->bake_inputs, c->input_count, &o)) {
+            fprintf(stderr, KILN_CLI_NAME ": bake: out of memory\n");
+            return KILN_EXIT_INPUT;
+        }
+        uint64_t size = 0;
+        int hit = kiln__cache_fetch(&cache, c->output, &size);
+        if (hit != 0) {
+            kiln__report_ctx rc = {c, NULL, kiln__now_s() - start, size};
+            int status = hit < 0 ? KILN_EXIT_OUTPUT : kiln__bake_outputs(c, &rc);
+            kiln__cache_free(&cache);
+            return status;
+        }
+    }
+
     kiln_bake_result res;
     kiln_diag err;
-    double start = kiln__now_s();
     kiln_result r = kiln_bake(c->bake_inputs, c->input_count, &o, &res, &err);
     double seconds = kiln__now_s() - start;
     if (r != KILN_OK) {
         kiln__bake_sink(c, &err);
         fprintf(stderr, KILN_CLI_NAME ": bake: nothing written\n");
+        kiln__cache_free(&cache);
         return KILN_EXIT_INPUT;
     }
     int status = KILN_EXIT_OK;
@@ -343,15 +404,14 @@ static int kiln__bake_run_loaded(kiln__bake_cli *c)
         kiln__cli_print_diag(stderr, NULL, &err);
         status = KILN_EXIT_OUTPUT;
     }
+    if (status == KILN_EXIT_OK && c->cache_dir) kiln__cache_store(&cache, res.blob, res.size);
     if (status == KILN_EXIT_OK && c->verbose) kiln__print_stats(c, &res.stats, seconds);
-    if (status == KILN_EXIT_OK && c->report) {
-        kiln__report_ctx rc = {c, &res.stats, seconds};
-        if (kiln__file_save_atomic(c->report, kiln__emit_report, &rc, NULL, KILN_ERR_OUTPUT, &err) != KILN_OK) {
-            kiln__cli_print_diag(stderr, NULL, &err);
-            status = KILN_EXIT_OUTPUT;
-        }
+    if (status == KILN_EXIT_OK) {
+        kiln__report_ctx rc = {c, &res.stats, seconds, res.size};
+        status = kiln__bake_outputs(c, &rc);
     }
     kiln_bake_result_free(&res);
+    kiln__cache_free(&cache);
     return status;
 }
 

@@ -2,6 +2,7 @@
  * stdout. Schema: docs/inspect-json.md. */
 #include "cli.h"
 #include "inspect_blob_view.h"
+#include "kiln/instance.h"
 #include "json.h"
 
 /* The keys "position", "rotation" and "scale" of a model or instance transform. */
@@ -241,6 +242,11 @@ void kiln__bview_print_json(const kiln__bview *v)
         kiln__j_str(&j, v, "path", ref->path);
         kiln__j_str(&j, v, "resolved", ref->resolved_path);
         kiln__json_key_u64(&j, "instances", ref->instance_count);
+        kiln_reference_info info; /* baked with the file it places: that file's models */
+        if (kiln_reference_get(v->blob, r, &info) == KILN_OK && info.model_count) {
+            kiln__json_key_u64(&j, "first_model", info.first_model);
+            kiln__json_key_u64(&j, "model_count", info.model_count);
+        }
         kiln__json_end_object(&j);
     }
     kiln__json_end_array(&j);

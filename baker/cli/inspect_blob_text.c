@@ -3,6 +3,7 @@
 
 #include "cli.h"
 #include "inspect_blob_view.h"
+#include "kiln/instance.h"
 
 static void kiln__t_name(const char *s)
 {
@@ -216,6 +217,9 @@ void kiln__bview_print_text(const kiln__bview *v)
             kiln__t_name(kiln__bview_str(v, ref->path));
             fputs(" -> ", stdout);
             kiln__t_name(kiln__bview_str(v, ref->resolved_path));
+            kiln_reference_info info; /* baked with the file it places: that file's models */
+            if (kiln_reference_get(v->blob, r, &info) == KILN_OK && info.model_count)
+                printf(", models %u..%u", info.first_model, info.first_model + info.model_count - 1);
             fputc('\n', stdout);
             /* a few of its instances with their transforms; --json lists them all */
             uint32_t shown = ref->instance_count < KILN__TEXT_INSTANCES ? ref->instance_count : KILN__TEXT_INSTANCES;

@@ -1,7 +1,12 @@
 /* Owned strings, lexical path arithmetic and aligned blocks for the bake stages. */
+#define _POSIX_C_SOURCE 200809L
+
+#include <limits.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
+
+#include <unistd.h>
 
 #include "kiln/alloc.h"
 #include "util.h"
@@ -135,6 +140,64 @@ char *kiln__path_join(const kiln_allocator *a, const char *dir, const char *path
     char *norm = kiln__path_normalise(a, joined);
     kiln__free(a, joined);
     return norm;
+}
+
+char *kiln__path_absolute(const kiln_allocator *a, const char *path)
+{
+    if (kiln__path_is_absolute(path)) return kiln__path_normalise(a, path);
+    char cwd[PATH_MAX];
+    if (!getcwd(cwd, sizeof cwd)) return kiln__path_normalise(a, path);
+    return kiln__path_join(a, cwd, path);
+}
+
+/* Length of the first component of normalised `p` (its root "/" or "C:/" counts as one). */
+static size_t kiln__component(const char *p)
+{
+    if (kiln__has_drive(p)) return p[2] == '/' ? 3 : 2;
+    if (p[0] == '/') return 1;
+    size_t n = 0;
+    while (p[n] && p[n] != '/') n++;
+    return n;
+}
+
+char *kiln__path_relative(const kiln_allocator *a, const char *from, const char *to)
+{
+    char *f = kiln__path_absolute(a, from), *t = kiln__path_absolute(a, to), *out = NULL;
+    if (!f || !t) goto done;
+    const char *pf = f, *pt = t;
+    /* Skip the common leading components. */
+    for (;;) {
+        size_t nf = kiln__component(pf), nt = kiln__component(pt);
+        if (!nf || nf != nt || memcmp(pf, pt, nf) != 0) break;
+        pf += nf, pt += nt;
+        if (*pf == '/' && pf[-1] != '/') pf++;
+        if (*pt == '/' && pt[-1] != '/') pt++;
+    }
+    if (pf == f) { /* nothing in common: another root or drive */
+        out = kiln__strdup(a, t);
+        goto done;
+    }
+    size_t ups = 0;
+    for (const char *p = pf; *p;) {
+        size_t n = kiln__component(p);
+        if (!(n == 1 && p[0] == '.')) ups++;
+        p += n;
+        if (*p == '/') p++;
+    }
+    size_t rest = strlen(pt), len = ups * 3 + rest;
+    out = kiln__realloc(a, NULL, len + 2);
+    if (!out) goto done;
+    size_t n = 0;
+    for (size_t i = 0; i < ups; i++) memcpy(out + n, "../", 3), n += 3;
+    memcpy(out + n, pt, rest);
+    n += rest;
+    if (n && out[n - 1] == '/') n--;
+    if (n == 0) out[n++] = '.';
+    out[n] = 0;
+done:
+    kiln__free(a, f);
+    kiln__free(a, t);
+    return out;
 }
 
 /* ---- aligned blocks -------------------------------------------------------------------------- */

@@ -46,6 +46,16 @@ char *kiln__path_normalise(const kiln_allocator *a, const char *path);
 /* normalise(dir + "/" + path), or normalise(path) when path is absolute or dir is empty. */
 char *kiln__path_join(const kiln_allocator *a, const char *dir, const char *path);
 
+/* `path` normalised and, when relative, joined to the working directory: the one place the
+ * baker asks the system anything about paths, so that an absolute and a relative spelling of
+ * one file compare equal. When the working directory cannot be read the path stays relative. */
+char *kiln__path_absolute(const kiln_allocator *a, const char *path);
+
+/* `to` relative to the directory `from` ("a/b", "a/c/d" -> "../c/d"; equal -> "."). Both are
+ * made absolute first (kiln__path_absolute), so any two spellings work; a different drive
+ * gives `to` absolute. */
+char *kiln__path_relative(const kiln_allocator *a, const char *from, const char *to);
+
 /* ---- aligned blocks -----------------------------------------------------------------------
  * The allocator promises only malloc alignment, so a block of `size` bytes aligned to `align`
  * (a power of two, at least sizeof(void *)) is carved out of a larger allocation whose address

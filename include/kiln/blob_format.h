@@ -24,7 +24,7 @@
 
 #define KILN_BLOB_MAGIC         0x4E4C494Bu /* "KILN" */
 #define KILN_BLOB_VERSION_MAJOR 1
-#define KILN_BLOB_VERSION_MINOR 2
+#define KILN_BLOB_VERSION_MINOR 3
 #define KILN_BLOB_ALIGN         64u         /* alignment of the blob base and of every section */
 #define KILN_BLOB_DATA_ALIGN    16u         /* alignment of every stream inside a DATA section */
 #define KILN_BLOB_NONE          0xFFFFFFFFu
@@ -76,6 +76,8 @@ typedef struct kiln_blob_header {
 #define KILN_SECTION_BLEND_SHAPES  KILN_FOURCC('B', 'S', 'H', 'P') /* kiln_blob_blend_shape[] */
 #define KILN_SECTION_CONSTRAINTS   KILN_FOURCC('C', 'N', 'S', 'T') /* kiln_blob_constraint[] */
 #define KILN_SECTION_IK_HANDLES    KILN_FOURCC('I', 'K', 'H', 'D') /* kiln_blob_ik_handle[] */
+/* 1.3: references resolved to the models baked into the same blob */
+#define KILN_SECTION_REFERENCE_MODELS KILN_FOURCC('I', 'R', 'M', 'D') /* kiln_blob_reference_model[] */
 
 /* Section flags. */
 #define KILN_SECTION_FLAG_REQUIRED 0x1u /* a reader that does not know this kind must reject the blob */
@@ -101,7 +103,9 @@ typedef struct kiln_blob_section {
 typedef struct kiln_blob_metadata {
     uint32_t author;      /* string */
     uint32_t software;    /* string */
-    uint32_t scene_root;  /* string: the directory instance paths were resolved against */
+    uint32_t scene_root;  /* string: "." when instance paths were resolved against a scene root (the
+                           * references' resolved paths are relative to it; never a path of the
+                           * baking machine), else none */
     uint32_t up_axis;     /* KILN_UP_* (a hint; data is never rotated) */
     uint32_t source_count;/* Cast files baked into this blob */
     uint32_t reserved[3];
@@ -268,7 +272,8 @@ typedef struct kiln_blob_instance {
  * INSTANCES[first_instance .. first_instance + instance_count). */
 typedef struct kiln_blob_reference {
     uint32_t path;           /* string: the File path as written */
-    uint32_t resolved_path;  /* string: joined with the scene root and normalised */
+    uint32_t resolved_path;  /* string: normalised, relative to the scene root (absolute only when
+                              * written so): never a path of the baking machine */
     uint32_t first_instance;
     uint32_t instance_count;
 } kiln_blob_reference;
@@ -456,5 +461,19 @@ typedef struct kiln_blob_ik_handle {
     float    target_offset[3];
     uint32_t reserved[3];
 } kiln_blob_ik_handle;
+
+/* ---- 1.3: references resolved to models ----------------------------------------------
+ *
+ * When a world and the files it places are baked into one blob, reference r's models are
+ * REFERENCE_MODELS[r]: the models of the input whose path is the reference's resolved path,
+ * so a game places them with no string matching. One record per REFERENCES record, in the
+ * same order; the section is written only when at least one reference names an input of the
+ * bake (absent: no reference does). A blob holding it says version_minor 3; a blob without
+ * it says 2 (the lowest minor that describes it, so its bytes do not change with this
+ * addition). */
+typedef struct kiln_blob_reference_model {
+    uint32_t first_model;  /* index into MODELS, or KILN_BLOB_NONE (the file is not in this blob) */
+    uint32_t model_count;  /* MODELS[first_model .. first_model + model_count); 0 with NONE */
+} kiln_blob_reference_model;
 
 #endif /* KILN_BLOB_FORMAT_H */

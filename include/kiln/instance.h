@@ -2,7 +2,7 @@
  * ranges, and the world matrices of instances, in bulk, in caller memory.
  *
  *   // once per referenced asset:
- *   kiln_reference_info ref;
+ *   kiln_reference_info ref;    // (same blob: ref.first_model is the crate's model, below)
  *   if (kiln_reference_get(world, kiln_reference_find(world, "props/crate.cast"), &ref) == KILN_OK) {
  *       float model[16];
  *       kiln_model_matrix(crate_blob, 0, model);             // the asset's Model p/r/s (C.9)
@@ -52,7 +52,12 @@ typedef struct kiln_reference_info {
     uint32_t    first_instance;  /* its instances: kiln_blob_instances()[first .. first + count) */
     uint32_t    instance_count;
     const char *path;            /* the File path as written in the Cast file */
-    const char *resolved_path;   /* joined with the scene root and normalised */
+    const char *resolved_path;   /* normalised, relative to the blob's scene root (never a path
+                                    of the machine that baked it, unless written absolute) */
+    uint32_t    first_model;     /* when the referenced file was baked into this blob too: its
+                                    models, kiln_blob_models()[first .. first + count); else
+                                    KILN_BLOB_NONE and 0 (format 1.3, REFERENCE_MODELS) */
+    uint32_t    model_count;
 } kiln_reference_info;
 
 /* Number of referenced files in `blob` (0 for NULL or a blob without instances). Iterate with
@@ -64,7 +69,13 @@ KILN_API uint32_t kiln_reference_count(const kiln_blob *blob);
  * one reference, stored with the spelling met first; its resolved path always matches. */
 KILN_API uint32_t kiln_reference_find(const kiln_blob *blob, const char *path);
 
-/* Fills *out for reference `reference`. Errors: ERR_INVALID_ARGUMENT (NULL), ERR_NOT_FOUND
+/* Fills *out for reference `reference`. A world baked with the files it places (`kiln bake
+ * world.cast props/crate.cast -o level.kiln`) gets each reference's models in first_model and
+ * model_count, so the game finds the crate's model without matching paths:
+ *
+ *   kiln_model_matrix(level, ref.first_model, model);   // when ref.model_count > 0
+ *
+ Errors: ERR_INVALID_ARGUMENT (NULL), ERR_NOT_FOUND
  * (reference out of range, KILN_BLOB_NONE included, so kiln_reference_find can be passed
  * straight in), ERR_BLOB_BAD_RECORD (its range lies outside INSTANCES: trusted loads only). */
 KILN_API kiln_result kiln_reference_get(const kiln_blob *blob, uint32_t reference, kiln_reference_info *out);

@@ -121,7 +121,8 @@ Test(cli_bake, bake_then_verify_then_inspect)
     r = cli_run(inspect);
     cr_expect_eq(r.status, 0, "inspect: %s", r.err);
     char version[32];
-    snprintf(version, sizeof version, "kiln blob %d.%d", KILN_BLOB_VERSION_MAJOR, KILN_BLOB_VERSION_MINOR);
+    /* no reference resolved to a model (IRMD, 1.3): the blob says the lowest minor that describes it */
+    snprintf(version, sizeof version, "kiln blob %d.2", KILN_BLOB_VERSION_MAJOR);
     cr_expect(strstr(r.out, version) != NULL, "%s", r.out);
     cr_expect(strstr(r.out, "model 'crate'") != NULL, "%s", r.out);
     cr_expect(strstr(r.out, "skeleton: 2 bones, depth 2") != NULL, "%s", r.out);

@@ -452,8 +452,8 @@ Test(instance_refs, iterate_find_as_written_and_resolved_and_ranges, .fini = res
     const kiln_blob *b = w.blob;
     cr_assert_eq(kiln_reference_count(b), 3);
     static const char *const written[3] = {"props/crate.cast", "props/barrel.cast", "/abs/tree.cast"};
-    static const char *const resolved[3] = {"levels/one/assets/props/crate.cast", "levels/one/assets/props/barrel.cast",
-                                            "/abs/tree.cast"};
+    /* relative to the scene root ("assets" next to levels/one/level.cast), absolute as written */
+    static const char *const resolved[3] = {"props/crate.cast", "props/barrel.cast", "/abs/tree.cast"};
     static const uint32_t sizes[3] = {2, 2, 1};
     static const float xs[3][2] = {{0, 2}, {1, 4}, {3, 3}}; /* instance positions, file order */
     uint32_t next = 0;
@@ -465,6 +465,8 @@ Test(instance_refs, iterate_find_as_written_and_resolved_and_ranges, .fini = res
         cr_expect_str_eq(info.resolved_path, resolved[r]);
         cr_expect_eq(info.first_instance, next, "ranges back to back");
         cr_expect_eq(info.instance_count, sizes[r]);
+        cr_expect_eq(info.first_model, KILN_BLOB_NONE, "no referenced file is in this blob");
+        cr_expect_eq(info.model_count, 0);
         next += info.instance_count;
         cr_expect_eq(kiln_reference_find(b, written[r]), r, "%s as written", written[r]);
         cr_expect_eq(kiln_reference_find(b, resolved[r]), r, "%s as resolved", resolved[r]);
@@ -532,9 +534,10 @@ Test(instance_refs, bundled_world_sample)
     kiln_reference_info info;
     cr_assert_eq(kiln_reference_get(w.blob, kiln_reference_find(w.blob, "character.cast"), &info), KILN_OK);
     cr_expect_eq(info.instance_count, 4);
-    size_t n = strlen(info.resolved_path);
-    cr_expect(n > 23 && strcmp(info.resolved_path + n - 23, "/samples/character.cast") == 0, "%s", info.resolved_path);
+    /* sr "." next to world.cast: relative to it, not the checkout's folder */
+    cr_expect_str_eq(info.resolved_path, "character.cast");
     cr_expect_eq(kiln_reference_find(w.blob, info.resolved_path), 0);
+    cr_expect_eq(info.first_model, KILN_BLOB_NONE, "character.cast was not baked with the world");
     float m[4 * 16];
     cr_assert_eq(kiln_reference_world_matrices(w.blob, 0, NULL, NULL, KILN_INSTANCE_4X4, m, 4), KILN_OK);
     uint32_t count;
@@ -566,8 +569,8 @@ Test(instance_inspect, text_shows_every_reference_and_a_few_instances_json_all)
     cli_result r = cli_run(text_args);
     cr_expect_eq(r.status, 0, "%s", r.err);
     cr_expect(strstr(r.out, "instances: 6 of 2 references\n"), "%s", r.out);
-    cr_expect(strstr(r.out, "       5  'props/crate.cast' -> 'levels/one/assets/props/crate.cast'\n"), "%s", r.out);
-    cr_expect(strstr(r.out, "       1  'props/barrel.cast' -> 'levels/one/assets/props/barrel.cast'\n"), "%s", r.out);
+    cr_expect(strstr(r.out, "       5  'props/crate.cast' -> 'props/crate.cast'\n"), "%s", r.out);
+    cr_expect(strstr(r.out, "       1  'props/barrel.cast' -> 'props/barrel.cast'\n"), "%s", r.out);
     cr_expect(strstr(r.out, "          'i0' position (0, 0, 0), rotation xyzw (0, 0, 0, 1), scale (1, 1, 1)\n"), "%s", r.out);
     cr_expect(strstr(r.out, "          'i3' position (3, 0, 0)"), "%s", r.out);
     cr_expect(!strstr(r.out, "'i4'"), "only three instances of a reference in text: %s", r.out);

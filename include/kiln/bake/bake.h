@@ -116,7 +116,11 @@ typedef struct kiln_bake_result {
 } kiln_bake_result;
 
 /* Bakes `count` inputs into one blob. On failure *out is zeroed and err names the input,
- * node path and offset. The blob is verified with kiln_blob_load before returning. */
+ * node path and offset. The blob is verified with kiln_blob_load before returning.
+ * The bytes depend on the inputs' bytes, their paths relative to each other (a world's
+ * references find their models among the inputs by path) and the options, never on where the
+ * inputs lie: no absolute path of this machine is stored, so the same inputs baked from any
+ * directory, named by absolute or relative paths, give the same blob. */
 KILN_API kiln_result kiln_bake(const kiln_bake_input *inputs, uint32_t count, const kiln_bake_options *options,
                                kiln_bake_result *out, kiln_diag *err);
 
