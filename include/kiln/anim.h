@@ -78,9 +78,13 @@ KILN_API const kiln_blob_anim_joint *kiln_blob_anim_joints(const kiln_blob *blob
 KILN_API const kiln_blob_anim_scalar *kiln_blob_anim_scalars(const kiln_blob *blob, uint32_t *count);
 KILN_API const kiln_blob_anim_override *kiln_blob_anim_overrides(const kiln_blob *blob, uint32_t *count);
 KILN_API const kiln_blob_anim_event *kiln_blob_anim_events(const kiln_blob *blob, uint32_t *count);
-/* Clip duration in seconds: last_frame / framerate (clips start at time 0 = frame 0). 0 for a
- * bad clip index. */
+/* Clip duration in seconds: (last_frame - first_frame) / framerate, the period kiln_sample and
+ * kiln_anim_events wrap by. The clip plays from first_frame / framerate (time 0 when its first
+ * key is on frame 0) to last_frame / framerate; kiln_anim_start_time gives the start. 0 for a
+ * bad clip index or a single-frame clip. */
 KILN_API double kiln_anim_duration(const kiln_blob *blob, uint32_t clip);
+/* The time of the clip's first frame in seconds: first_frame / framerate (0 for a bad index). */
+KILN_API double kiln_anim_start_time(const kiln_blob *blob, uint32_t clip);
 
 /* ---- binding ------------------------------------------------------------------------------ */
 typedef struct kiln_anim_binding kiln_anim_binding;
