@@ -172,6 +172,24 @@ typedef struct kiln_sample_desc {
  * written. */
 KILN_API kiln_result kiln_sample(const kiln_sample_desc *desc);
 
+/* ---- visibility tracks (Cast reference D.7) --------------------------------------------------- */
+/* For each of `mesh_count` meshes of `mesh_blob` (indices into kiln_blob_meshes; NULL: meshes 0 ..
+ * mesh_count - 1), the index within clip `clip` of `anim_blob` of the visibility scalar track
+ * (KILN_SCALAR_VISIBILITY) that drives it, in the order kiln_sample writes the clip's scalars,
+ * or KILN_BLOB_NONE: the track named exactly like the mesh, else one named like the mesh's
+ * model (which shows or hides all its meshes); of several tracks with one name the last wins
+ * (D.4). The counterpart of kiln_blend_shape_bind_clip (kiln/blend_shape.h), done once per
+ * (clip, mesh list). Errors: ERR_INVALID_ARGUMENT (NULL blobs, track NULL with mesh_count > 0, a
+ * bad clip or mesh index); kiln_error_detail() says which. */
+KILN_API kiln_result kiln_visibility_bind_clip(const kiln_blob *anim_blob, uint32_t clip, const kiln_blob *mesh_blob,
+                                               const uint32_t *meshes, uint32_t mesh_count, uint32_t *track);
+/* visible[i] = 1 when the sampled value scalars[track[i]] is nonzero (a step curve: 0 hidden),
+ * 0 when it is zero, and 1 for a mesh the clip does not animate or a track at or past
+ * scalar_count (D.7: unanimated nodes are visible). Values are floats so that layers blend with
+ * kiln_pose_blend_values. */
+KILN_API void kiln_visibility_values(const uint32_t *track, uint32_t mesh_count, const float *scalars,
+                                     uint32_t scalar_count, float *visible);
+
 /* ---- poses -------------------------------------------------------------------------------- */
 typedef struct kiln_blend_layer {
     const kiln_soa_xform *pose;          /* soa_count blocks */
@@ -183,11 +201,22 @@ typedef struct kiln_blend_layer {
                                             NaN: none) */
 } kiln_blend_layer;
 
+/* The threshold to pass to kiln_pose_blend and kiln_pose_blend_values when in doubt (ozz's
+ * BlendingJob default): a joint whose layers add up to less than 0.1 is filled with the rest
+ * pose up to 0.1, so a single layer fading out blends into the rest pose instead of holding
+ * its last pose at a vanishing weight. */
+#define KILN_BLEND_THRESHOLD 0.1f
+
 /* Weighted blend of `count` poses into `out` (soa_count blocks): translations and scales are
  * the weighted means, rotations the normalised weighted sum with each layer brought onto the
  * hemisphere of the sum so far (shortest arc). Per joint, when the summed weight is below
- * `threshold` (> 0), the rest pose fills the remainder with weight threshold - sum (as ozz's
- * BlendingJob does); `rest` NULL means the identity. `out` may equal one of the layers' poses.
+ * `threshold` (> 0; KILN_BLEND_THRESHOLD is the usual choice), the pose `rest` fills the
+ * remainder with weight threshold - sum (as ozz's BlendingJob does). `rest` is the pose a joint
+ * falls back to where the layers do not reach the threshold, soa_count blocks: normally the
+ * skeleton's rest pose, kiln_skeleton_rest_pose(); NULL means the identity transform (T = 0,
+ * R = I, S = 1), which is not the rest pose. `out` may equal one of the layers' poses.
+ * Blend shape weights and visibility, which kiln_sample writes to `scalars` and not into the
+ * pose, are blended by kiln_pose_blend_values (below) with the same weights and threshold.
  * Only the ratios of the weights and the threshold matter (multiplying all of them by one factor
  * gives the same pose), and any finite magnitudes work, denormals and FLT_MAX included, within
  * two bounds relative to m, the largest of the threshold and the layer weights: a threshold
@@ -199,6 +228,28 @@ typedef struct kiln_blend_layer {
  * threshold not a finite number > 0). */
 KILN_API kiln_result kiln_pose_blend(const kiln_blend_layer *layers, uint32_t count, const kiln_soa_xform *rest,
                                      float threshold, kiln_soa_xform *out, uint32_t soa_count);
+/* Blends per-layer scalar values the way kiln_pose_blend blends a joint: out[i] = (Σ w_l ·
+ * values_l[i] + r · rest_value) / (Σ w_l + r), with r = max(0, threshold - Σ w_l) the share the
+ * rest fills (layer weights <= 0 or NaN ignored, +inf as FLT_MAX). Each layer's `values` hold
+ * value_count entries in one common order, e.g. a mesh's shapes (kiln_blend_shape_weights with
+ * that clip's tracks) or meshes (kiln_visibility_values). For blend shape weights pass
+ * rest_value 0 (an unanimated shape has weight 0); for visibility pass 1 (an unanimated mesh is
+ * visible) and read out[i] >= 0.5 as visible: the weighted majority of the layers decides.
+ * `out` may equal one layer's values. Errors: ERR_INVALID_ARGUMENT (out NULL with value_count
+ * > 0, layers NULL with count > 0, a layer without values, threshold not a finite number > 0,
+ * rest_value not finite). */
+typedef struct kiln_value_layer {
+    const float *values;   /* value_count values */
+    float        weight;
+} kiln_value_layer;
+KILN_API kiln_result kiln_pose_blend_values(const kiln_value_layer *layers, uint32_t count, float rest_value,
+                                            float threshold, float *out, uint32_t value_count);
+
+/* The rest pose of skeleton `skeleton` (the pose a bone has without animation, the `rest` of
+ * kiln_pose_blend): a pointer to its soa_count blocks in the blob (*soa_count receives the
+ * count; optional), or NULL and 0 for a bad index. */
+KILN_API const kiln_soa_xform *kiln_skeleton_rest_pose(const kiln_blob *blob, uint32_t skeleton, uint32_t *soa_count);
+
 /* Applies an additive delta pose (sampled from an additive clip over kiln_pose_identity) on top
  * of `pose`: with w = clamp(weight × joint_weights[i], 0, 1) per joint,
  * T += w·dT, R = R ⊗ slerp(I, dR, w), S ·= 1 + w·(dS − 1), R normalised (slerp as in sampling:

@@ -1,0 +1,25 @@
+/* The per-thread record behind kiln_error_detail. */
+#include "error_detail.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+static _Thread_local kiln_diag kiln__detail = {KILN_OK, KILN_SEVERITY_ERROR, KILN_NO_OFFSET, "", "", ""};
+
+const kiln_diag *kiln_error_detail(void) { return &kiln__detail; }
+
+kiln_result kiln__fail(kiln_result code, const char *where, const char *fmt, ...)
+{
+    kiln_diag *d = &kiln__detail;
+    d->code = code;
+    d->severity = KILN_SEVERITY_ERROR;
+    d->offset = KILN_NO_OFFSET;
+    d->rule[0] = '\0';
+    snprintf(d->path, sizeof d->path, "%s", where);
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(d->message, sizeof d->message, fmt, ap);
+    va_end(ap);
+    return code;
+}

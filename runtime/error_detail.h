@@ -1,0 +1,19 @@
+/* runtime/error_detail.h - recording which argument a runtime call rejected (kiln_error_detail).
+ * Private. */
+#ifndef KILN_ERROR_DETAIL_H
+#define KILN_ERROR_DETAIL_H
+
+#include "kiln/result.h"
+
+#if defined(__GNUC__) || defined(__clang__)
+#define KILN__PRINTF(f, a) __attribute__((format(printf, f, a)))
+#else
+#define KILN__PRINTF(f, a)
+#endif
+
+/* Records `code`, `where` ("function: argument") and the formatted message in this thread's
+ * detail and returns `code`, so that a check reads `return kiln__fail(...)`. Only ever called
+ * on a failure path. */
+kiln_result kiln__fail(kiln_result code, const char *where, const char *fmt, ...) KILN__PRINTF(3, 4);
+
+#endif /* KILN_ERROR_DETAIL_H */
