@@ -617,7 +617,7 @@ static void sample_errors(pair *p)
     size_t need = kiln_sample_context_size(p->bind);
     void *c = alloc64(need + 64);
     CHECK(kiln_sample_context_init(c, need - 1, p->bind) == KILN_ERR_BUFFER_TOO_SMALL);
-    CHECK(kiln_sample_context_init((unsigned char *)c + 8, need, p->bind) == KILN_ERR_INVALID_ARGUMENT);
+    CHECK(kiln_sample_context_init((unsigned char *)c + 8, need, p->bind) == KILN_ERR_BLOB_MISALIGNED);
     free(c);
 }
 
@@ -724,7 +724,7 @@ static void check_bind_errors(const kiln_blob *anim, uint32_t clip, const kiln_b
 {
     unsigned char *mem = alloc64(size + 64);
     kiln_anim_binding *b = (kiln_anim_binding *)(void *)mem;
-    CHECK(kiln_anim_bind(anim, clip, skel, skeleton, mem + 8, size, &b, NULL) == KILN_ERR_INVALID_ARGUMENT && !b);
+    CHECK(kiln_anim_bind(anim, clip, skel, skeleton, mem + 8, size, &b, NULL) == KILN_ERR_BLOB_MISALIGNED && !b);
     b = (kiln_anim_binding *)(void *)mem;
     CHECK(kiln_anim_bind(anim, clip, skel, skeleton, mem, size - 1, &b, NULL) == KILN_ERR_BUFFER_TOO_SMALL && !b);
     free(mem);

@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "anim_internal.h"
+#include "error_detail.h"
 
 const float kiln__identity16[16] = {1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1};
 
@@ -21,9 +22,13 @@ kiln_result kiln__skeleton_bones(const kiln_blob *blob, uint32_t skeleton, uint3
 {
     uint32_t ns, nb;
     const kiln_blob_skeleton *sk = blob ? kiln_blob_skeletons(blob, &ns) : NULL;
-    if (!sk || skeleton >= ns) return KILN_ERR_INVALID_ARGUMENT;
+    if (!sk || skeleton >= ns)
+        return kiln__fail(KILN_ERR_INVALID_ARGUMENT, "skeleton", "no skeleton %u in the blob (it has %u)", skeleton,
+                          sk ? ns : 0u);
     sk += skeleton;
-    if (capacity < sk->bone_count) return KILN_ERR_BUFFER_TOO_SMALL;
+    if (capacity < sk->bone_count)
+        return kiln__fail(KILN_ERR_BUFFER_TOO_SMALL, "bone_count", "bone_count %u is below the skeleton's %u bones", capacity,
+                          sk->bone_count);
     const kiln_blob_bone *bones = kiln_blob_bones(blob, &nb);
     if (sk->bone_count && (!bones || sk->first_bone > nb || sk->bone_count > nb - sk->first_bone))
         return KILN_ERR_BLOB_BAD_RECORD;
@@ -35,7 +40,9 @@ kiln_result kiln__skeleton_bones(const kiln_blob *blob, uint32_t skeleton, uint3
 kiln_result kiln_pose_local_to_model(const kiln_blob *skel_blob, uint32_t skeleton, const kiln_soa_xform *local,
                                      const float *root, float *model, uint32_t bone_count)
 {
-    if (!local || !model) return KILN_ERR_INVALID_ARGUMENT;
+    if (!local || !model)
+        return kiln__fail(KILN_ERR_INVALID_ARGUMENT, !local ? "kiln_pose_local_to_model: local" : "kiln_pose_local_to_model: model",
+                          "%s is NULL", !local ? "local" : "model");
     const kiln_blob_skeleton *sk;
     const kiln_blob_bone *bones;
     kiln_result r = kiln__skeleton_bones(skel_blob, skeleton, bone_count, &sk, &bones);
@@ -48,7 +55,9 @@ kiln_result kiln_pose_local_to_model(const kiln_blob *skel_blob, uint32_t skelet
 kiln_result kiln_pose_skin_matrices(const kiln_blob *skel_blob, uint32_t skeleton, const float *model, float *skin,
                                     uint32_t bone_count)
 {
-    if (!model || !skin) return KILN_ERR_INVALID_ARGUMENT;
+    if (!model || !skin)
+        return kiln__fail(KILN_ERR_INVALID_ARGUMENT, !model ? "kiln_pose_skin_matrices: model" : "kiln_pose_skin_matrices: skin",
+                          "%s is NULL", !model ? "model" : "skin");
     const kiln_blob_skeleton *sk;
     const kiln_blob_bone *bones;
     kiln_result r = kiln__skeleton_bones(skel_blob, skeleton, bone_count, &sk, &bones);

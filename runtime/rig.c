@@ -17,6 +17,7 @@
 #include "anim_internal.h"
 #include "blob_internal.h"
 #include "rig_internal.h"
+#include "error_detail.h"
 
 /* ---- views ---------------------------------------------------------------------------------- */
 KILN__RECORDS_VIEW(kiln_blob_constraints, kiln_blob_constraint, KILN_SECTION_CONSTRAINTS)
@@ -179,20 +180,31 @@ static double kiln__weight(const float *weights, uint32_t count, uint32_t i, dou
 
 kiln_result kiln_rig_solve(const kiln_rig_desc *d)
 {
-    if (!d || !d->blob || !d->local || !d->model || !d->scratch) return KILN_ERR_INVALID_ARGUMENT;
-    if ((d->stages & ~(KILN_RIG_IK | KILN_RIG_CONSTRAINTS)) || (!d->ik_weights && d->ik_weight_count) ||
-        (!d->constraint_weights && d->constraint_weight_count) || ((uintptr_t)d->scratch % 8u) != 0)
-        return KILN_ERR_INVALID_ARGUMENT;
+    if (!d || !d->blob || !d->local || !d->model || !d->scratch)
+        return kiln__fail(KILN_ERR_INVALID_ARGUMENT, "kiln_rig_solve: desc",
+                          "desc, or its blob, local, model or scratch, is NULL");
+    if (d->stages & ~(KILN_RIG_IK | KILN_RIG_CONSTRAINTS))
+        return kiln__fail(KILN_ERR_INVALID_ARGUMENT, "kiln_rig_solve: desc->stages", "unknown stage bits 0x%x", d->stages);
+    if ((!d->ik_weights && d->ik_weight_count) || (!d->constraint_weights && d->constraint_weight_count))
+        return kiln__fail(KILN_ERR_INVALID_ARGUMENT, "kiln_rig_solve: desc->ik_weights, constraint_weights",
+                          "a weight array is NULL with a nonzero count");
+    if ((uintptr_t)d->scratch % 8u)
+        return kiln__fail(KILN_ERR_BLOB_MISALIGNED, "kiln_rig_solve: desc->scratch", "scratch %p is not 8-byte aligned",
+                          d->scratch);
     const kiln_blob_skeleton *sk;
     const kiln_blob_bone *bones;
     kiln_result res = kiln__skeleton_bones(d->blob, d->skeleton, UINT32_MAX, &sk, &bones);
     if (res != KILN_OK) return res;
     if (d->soa_count < sk->soa_count || d->bone_count < sk->bone_count ||
         (uint64_t)d->soa_count * KILN_SOA_WIDTH < sk->bone_count)
-        return KILN_ERR_BUFFER_TOO_SMALL;
+        return kiln__fail(KILN_ERR_BUFFER_TOO_SMALL, "kiln_rig_solve: desc->soa_count, bone_count",
+                          "soa_count %u / bone_count %u are below the skeleton's %u / %u", d->soa_count, d->bone_count,
+                          sk->soa_count, sk->bone_count);
     uint32_t depth = sk->depth < sk->bone_count ? sk->depth : sk->bone_count;
     kiln__rig_layout l = kiln__layout(sk->bone_count, depth);
-    if (d->scratch_size < l.size) return KILN_ERR_BUFFER_TOO_SMALL;
+    if (d->scratch_size < l.size)
+        return kiln__fail(KILN_ERR_BUFFER_TOO_SMALL, "kiln_rig_solve: desc->scratch_size",
+                          "scratch_size %zu is below kiln_rig_scratch_size() = %zu", d->scratch_size, (size_t)l.size);
 
     uint32_t stages = d->stages ? d->stages : KILN_RIG_IK | KILN_RIG_CONSTRAINTS;
     uint32_t nik = 0, ncn = 0;

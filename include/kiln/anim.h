@@ -4,7 +4,8 @@
  *   size_t bsize = kiln_anim_binding_size(anim_blob, clip, skel_blob, skeleton);
  *   kiln_anim_binding *bind;
  *   kiln_anim_bind(anim_blob, clip, skel_blob, skeleton, aligned_mem, bsize, &bind, &report);
- *   // once per playing instance (optional, speeds up forward playback of quantised clips):
+ *   // once per playback cursor, i.e. per playing layer of each character (optional, speeds
+ *   // up forward playback of quantised clips):
  *   kiln_sample_context_init(ctx_mem, kiln_sample_context_size(bind), bind);
  *   // every frame:
  *   kiln_sample_desc s = {0};
@@ -38,7 +39,8 @@
  * reference; kiln_simd_force() selects one for testing. The paths agree within 1e-5. Building
  * with KILN_FORCE_SCALAR compiles the scalar path alone.
  * Sampling, blending and the matrix functions are thread-safe on distinct outputs (a binding
- * is read-only after kiln_anim_bind; a context belongs to one instance).
+ * is read-only after kiln_anim_bind; a context belongs to one playback cursor: one playing
+ * clip of one character).
  */
 #ifndef KILN_ANIM_H
 #define KILN_ANIM_H
@@ -114,7 +116,7 @@ KILN_API size_t kiln_anim_binding_size(const kiln_blob *anim_blob, uint32_t clip
  * skeleton may come from different blobs.
  * `mem` must hold kiln_anim_binding_size() bytes, 16-byte aligned, and outlive the binding;
  * both blobs must outlive it too. The binding points into `mem` (do not move or copy it).
- * Errors: ERR_INVALID_ARGUMENT (NULL, index out of range, misaligned mem),
+ * Errors: ERR_INVALID_ARGUMENT (NULL, index out of range), ERR_BLOB_MISALIGNED (mem),
  * ERR_BUFFER_TOO_SMALL, ERR_BLOB_BAD_RECORD (clip or skeleton records inconsistent: only
  * possible for blobs loaded with KILN_BLOB_LOAD_TRUSTED). *out is NULL on failure. */
 KILN_API kiln_result kiln_anim_bind(const kiln_blob *anim_blob, uint32_t clip,
@@ -144,7 +146,10 @@ typedef enum kiln_loop {
  * kiln_sample_context_init: `mem` 16-byte aligned (64 recommended), `size` >=
  * kiln_sample_context_size(binding). A context may be reused for another binding whose size
  * fits: kiln_sample notices the change and refills it. Errors: ERR_INVALID_ARGUMENT,
- * ERR_BUFFER_TOO_SMALL. */
+ * ERR_BLOB_MISALIGNED (mem), ERR_BUFFER_TOO_SMALL.
+ * A context belongs to one playback cursor (one clip playing forward at one place in one
+ * character), not to the character: a character playing two layers needs two contexts, and
+ * two layers sharing one would evict each other's rows (still correct, only slower). */
 KILN_API size_t kiln_sample_context_size(const kiln_anim_binding *binding);
 KILN_API kiln_result kiln_sample_context_init(void *mem, size_t size, const kiln_anim_binding *binding);
 

@@ -158,8 +158,8 @@ KILN_API size_t kiln_rig_scratch_size(const kiln_blob *blob, uint32_t skeleton);
  * order, updating `local` and `model` in place (see the top of this header). A skeleton
  * without handles or constraints returns KILN_OK at once, leaving everything as it was.
  * Errors (nothing is written): ERR_INVALID_ARGUMENT (NULL desc, blob, local, model or
- * scratch; a bad skeleton index; unknown stage bits; a NULL weight array with a non-zero count;
- * misaligned scratch), ERR_BUFFER_TOO_SMALL (soa_count, bone_count or scratch_size below what
+ * scratch; a bad skeleton index; unknown stage bits; a NULL weight array with a non-zero count),
+ * ERR_BLOB_MISALIGNED (scratch not 8-byte aligned), ERR_BUFFER_TOO_SMALL (soa_count, bone_count or scratch_size below what
  * the skeleton needs), ERR_BLOB_BAD_RECORD (skeleton records out of range: trusted loads
  * only). Records with out-of-range bones or inconsistent chains (possible only in blobs loaded
  * with KILN_BLOB_LOAD_TRUSTED) are skipped and counted in the report. */

@@ -946,7 +946,8 @@ Test(sample, rejects_short_outputs_and_bad_arguments)
     cr_assert_eq(kiln_anim_bind(s.blob, 0, s.blob, 0, mem, need - 1, &b, NULL), KILN_ERR_BUFFER_TOO_SMALL);
     cr_assert_eq(kiln_anim_bind(s.blob, 1, s.blob, 0, mem, need, &b, NULL), KILN_ERR_INVALID_ARGUMENT);
     cr_assert_eq(kiln_anim_bind(s.blob, 0, s.blob, 1, mem, need, &b, NULL), KILN_ERR_INVALID_ARGUMENT);
-    cr_assert_eq(kiln_anim_bind(s.blob, 0, s.blob, 0, (char *)mem + 4, need, &b, NULL), KILN_ERR_INVALID_ARGUMENT);
+    cr_assert_eq(kiln_anim_bind(s.blob, 0, s.blob, 0, (char *)mem + 4, need, &b, NULL), KILN_ERR_BLOB_MISALIGNED);
+    cr_assert_str_eq(kiln_error_detail()->path, "kiln_anim_bind: mem");
     cr_assert_null(b);
     cr_assert_eq(kiln_anim_binding_size(s.blob, 3, s.blob, 0), 0);
     free(mem);
