@@ -238,7 +238,7 @@ kiln_result kiln_character_init(const kiln_character_desc *desc, void *mem, size
         return kiln__fail(KILN_ERR_BUFFER_TOO_SMALL, KILN__CHAR_FN_INIT "size",
                           "size %zu is below kiln_character_size() = %zu", size, c.off);
     kiln_character *ch = (kiln_character *)mem;
-    memset(ch, 0, sizeof *ch);
+    memset(mem, 0, c.off); /* outputs read before the first evaluation are zeros */
     c.base = (unsigned char *)mem, c.off = 0;
     kiln__char_layout(desc, &p, ch, &c);
     ch->flags = desc->flags;
@@ -301,12 +301,14 @@ kiln_result kiln_character_init(const kiln_character_desc *desc, void *mem, size
 }
 
 /* ---- evaluation --------------------------------------------------------------------------- */
+/* The serial of this thread's error detail when the evaluation began. */
+static _Thread_local unsigned kiln__char_serial;
+
 static kiln_result kiln__char_stage(kiln_result r, const char *stage)
 {
     if (r == KILN_OK) return r;
-    /* keep the stage's own detail when it gave one, else say which stage failed */
-    const kiln_diag *d = kiln_error_detail();
-    if (d->code == r) return r;
+    /* keep the stage's own detail when it recorded one, else say which stage failed */
+    if (kiln__fail_serial() != kiln__char_serial) return r;
     return kiln__fail(r, KILN__CHAR_FN_EVAL "stage", "%s failed: %s", stage, kiln_result_str(r));
 }
 
@@ -365,6 +367,7 @@ kiln_result kiln_character_evaluate(kiln_character *ch, const kiln_character_lay
         return kiln__fail(KILN_ERR_INVALID_ARGUMENT, KILN__CHAR_FN_EVAL "events->out", "events->out is NULL with capacity %u",
                           events->capacity);
     if (events) events->count = 0;
+    kiln__char_serial = kiln__fail_serial();
 
     kiln_result r = KILN_OK;
     uint32_t nb = 0;

@@ -7,11 +7,16 @@
 
 static _Thread_local kiln_diag kiln__detail = {KILN_OK, KILN_SEVERITY_ERROR, KILN_NO_OFFSET, "", "", ""};
 
+static _Thread_local unsigned kiln__serial;
+
 const kiln_diag *kiln_error_detail(void) { return &kiln__detail; }
+
+unsigned kiln__fail_serial(void) { return kiln__serial; }
 
 kiln_result kiln__fail(kiln_result code, const char *where, const char *fmt, ...)
 {
     kiln_diag *d = &kiln__detail;
+    kiln__serial++;
     d->code = code;
     d->severity = KILN_SEVERITY_ERROR;
     d->offset = KILN_NO_OFFSET;

@@ -15,5 +15,8 @@
  * detail and returns `code`, so that a check reads `return kiln__fail(...)`. Only ever called
  * on a failure path. */
 kiln_result kiln__fail(kiln_result code, const char *where, const char *fmt, ...) KILN__PRINTF(3, 4);
+/* Counts this thread's kiln__fail calls: a caller that compares it before and after a call
+ * knows whether that call recorded a detail. */
+unsigned kiln__fail_serial(void);
 
 #endif /* KILN_ERROR_DETAIL_H */
