@@ -77,7 +77,7 @@ __attribute__((noinline)) static void staged_frame(staged *s, const kiln_charact
     kiln_pose_blend(bl, 2, s->rest, KILN_BLEND_THRESHOLD, s->pose, s->soa);
     kiln_value_layer vl[2] = {{&s->vis[0], ly[0].weight}, {&s->vis[1], ly[1].weight}};
     kiln_pose_blend_values(vl, 2, 1.0f, KILN_BLEND_THRESHOLD, &s->visible, 1);
-    kiln_pose_local_to_model(s->blob, 0, s->pose, root, s->model, s->bones);
+    kiln_pose_local_to_object(s->blob, 0, s->pose, root, s->model, s->bones);
     kiln_pose_skin_matrices(s->blob, 0, s->model, s->skin, s->bones);
     if (s->visible >= 0.5f) {
         kiln_skin_desc k;

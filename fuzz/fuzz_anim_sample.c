@@ -437,7 +437,7 @@ static const kiln_soa_xform *skeleton_rest(const kiln_blob *blob, uint32_t skele
 }
 
 /* A-priori bound on every entry (and every partial sum) of the model matrices that
- * kiln_pose_local_to_model computes from `pose`, or infinity. Per bone: 4 · |parent| · |local|
+ * kiln_pose_local_to_object computes from `pose`, or infinity. Per bone: 4 · |parent| · |local|
  * with |local| the largest entry of T·R·S (rotation entries of a non-unit quaternion up to
  * 1 + 2|q|²) and segment scale compensation's 1 / parent scale. */
 static double model_bound(const kiln_blob *blob, uint32_t skeleton, const kiln_soa_xform *pose, const float *root,
@@ -675,7 +675,7 @@ static void check_matrices(const kiln_blob *skel, uint32_t skeleton, const kiln_
     if (!bounds) abort();
     for (int r = 0; r < 3; r++) {
         const float *root = r ? roots[r - 1] : NULL;
-        CHECK(kiln_pose_local_to_model(skel, skeleton, pose, root, model, bones) == KILN_OK);
+        CHECK(kiln_pose_local_to_object(skel, skeleton, pose, root, model, bones) == KILN_OK);
         double worst = model_bound(skel, skeleton, pose, root, bounds);
         if (worst < BOUND) CHECK(all_finite(model, (size_t)bones * 16));
         CHECK(kiln_pose_skin_matrices(skel, skeleton, model, skin, bones) == KILN_OK);
@@ -685,7 +685,7 @@ static void check_matrices(const kiln_blob *skel, uint32_t skeleton, const kiln_
         CHECK(kiln_pose_skin_matrices(skel, skeleton, model, model, bones) == KILN_OK);
         CHECK(memcmp(model, skin, sizeof(float) * bones * 16) == 0);
     }
-    if (bones) CHECK(kiln_pose_local_to_model(skel, skeleton, pose, NULL, model, bones - 1) == KILN_ERR_BUFFER_TOO_SMALL);
+    if (bones) CHECK(kiln_pose_local_to_object(skel, skeleton, pose, NULL, model, bones - 1) == KILN_ERR_BUFFER_TOO_SMALL);
     free(model), free(skin), free(bounds);
 }
 

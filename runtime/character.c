@@ -55,7 +55,7 @@ struct kiln_character {
     kiln_blend_layer *blend;         /* max_layers */
     kiln_value_layer *values;        /* max_layers */
     kiln_soa_xform *pose;            /* soa_count */
-    float *model_m, *skin_m;         /* bone_count × 16 */
+    float *object_m, *skin_m;         /* bone_count × 16 */
     kiln_skin_dual_quat *dq;         /* bone_count, when dual_quats */
     void *rig_scratch;
     float *shape_weights;            /* shape_total, blended */
@@ -187,7 +187,7 @@ static void kiln__char_layout(const kiln_character_desc *d, const kiln__char_pla
         if (c->base) ch->slots[l] = s;
     }
     KILN__TAKE(c, ch->pose, p->soa_count);
-    KILN__TAKE(c, ch->model_m, (size_t)p->bone_count * 16u);
+    KILN__TAKE(c, ch->object_m, (size_t)p->bone_count * 16u);
     KILN__TAKE(c, ch->skin_m, (size_t)p->bone_count * 16u);
     KILN__TAKE(c, ch->dq, p->dual_quats ? p->bone_count : 0u);
     ch->rig_scratch = kiln__take(c, p->rig_scratch_size);
@@ -412,8 +412,8 @@ kiln_result kiln_character_evaluate(kiln_character *ch, const kiln_character_lay
     if (r != KILN_OK) return kiln__char_stage(r, "kiln_pose_blend_values");
 
     /* matrices */
-    r = kiln__char_stage(kiln_pose_local_to_model(ch->blob, ch->skeleton, ch->pose, root, ch->model_m, ch->bone_count),
-                         "kiln_pose_local_to_model");
+    r = kiln__char_stage(kiln_pose_local_to_object(ch->blob, ch->skeleton, ch->pose, root, ch->object_m, ch->bone_count),
+                         "kiln_pose_local_to_object");
     memset(&ch->report, 0, sizeof ch->report);
     if (r == KILN_OK && ch->rig) {
         kiln_rig_desc rd;
@@ -422,7 +422,7 @@ kiln_result kiln_character_evaluate(kiln_character *ch, const kiln_character_lay
         rd.skeleton = ch->skeleton;
         rd.local = ch->pose;
         rd.soa_count = ch->soa_count;
-        rd.model = ch->model_m;
+        rd.object = ch->object_m;
         rd.bone_count = ch->bone_count;
         rd.root = root;
         rd.scratch = ch->rig_scratch;
@@ -431,7 +431,7 @@ kiln_result kiln_character_evaluate(kiln_character *ch, const kiln_character_lay
         r = kiln__char_stage(kiln_rig_solve(&rd), "kiln_rig_solve");
     }
     if (r == KILN_OK)
-        r = kiln__char_stage(kiln_pose_skin_matrices(ch->blob, ch->skeleton, ch->model_m, ch->skin_m, ch->bone_count),
+        r = kiln__char_stage(kiln_pose_skin_matrices(ch->blob, ch->skeleton, ch->object_m, ch->skin_m, ch->bone_count),
                              "kiln_pose_skin_matrices");
     if (r == KILN_OK && ch->dual_quats)
         r = kiln__char_stage(kiln_pose_skin_dual_quats(ch->skin_m, ch->dq, ch->bone_count), "kiln_pose_skin_dual_quats");
@@ -486,7 +486,7 @@ uint32_t kiln_character_bone_count(const kiln_character *ch) { return kiln__char
 uint32_t kiln_character_soa_count(const kiln_character *ch) { return kiln__char_ok(ch) ? ch->soa_count : 0; }
 uint32_t kiln_character_mesh_count(const kiln_character *ch) { return kiln__char_ok(ch) ? ch->mesh_count : 0; }
 const kiln_soa_xform *kiln_character_pose(const kiln_character *ch) { return kiln__char_ok(ch) ? ch->pose : NULL; }
-const float *kiln_character_model_matrices(const kiln_character *ch) { return kiln__char_ok(ch) ? ch->model_m : NULL; }
+const float *kiln_character_object_matrices(const kiln_character *ch) { return kiln__char_ok(ch) ? ch->object_m : NULL; }
 const float *kiln_character_skin_matrices(const kiln_character *ch) { return kiln__char_ok(ch) ? ch->skin_m : NULL; }
 const kiln_rig_report *kiln_character_rig_report(const kiln_character *ch) { return kiln__char_ok(ch) ? &ch->report : NULL; }
 

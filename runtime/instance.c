@@ -89,7 +89,7 @@ void kiln_transform_matrix(const float position[3], const float rotation[4], con
     glm_mat4_transpose_to(a, (vec4 *)out);
 }
 
-kiln_result kiln_model_matrix(const kiln_blob *blob, uint32_t model, float out[16])
+kiln_result kiln_model_transform(const kiln_blob *blob, uint32_t model, float out[16])
 {
     if (!blob || !out) return KILN_ERR_INVALID_ARGUMENT;
     uint32_t n;
@@ -185,11 +185,11 @@ static void kiln__job_run(const kiln__instance_job *job)
 static int kiln__layout_ok(uint32_t layout) { return layout == KILN_INSTANCE_4X4 || layout == KILN_INSTANCE_3X4; }
 
 kiln_result kiln_instance_matrices(const kiln_blob_instance *instances, uint32_t count, const float *parent,
-                                   const float *model, uint32_t layout, float *out)
+                                   const float *asset_transform, uint32_t layout, float *out)
 {
     if (!kiln__layout_ok(layout) || (count && (!instances || !out))) return KILN_ERR_INVALID_ARGUMENT;
     kiln__instance_job job;
-    kiln__job_init(&job, parent, model, layout);
+    kiln__job_init(&job, parent, asset_transform, layout);
     job.inst = instances;
     job.count = count;
     job.out = out;
@@ -198,27 +198,27 @@ kiln_result kiln_instance_matrices(const kiln_blob_instance *instances, uint32_t
 }
 
 kiln_result kiln_instance_world_matrices(const kiln_blob *blob, uint32_t first, uint32_t count, const float *parent,
-                                         const float *model, uint32_t layout, float *out)
+                                         const float *asset_transform, uint32_t layout, float *out)
 {
     if (!blob) return KILN_ERR_INVALID_ARGUMENT;
     uint32_t n;
     const kiln_blob_instance *inst = kiln_blob_instances(blob, &n);
     if (first > n || count > n - first) return KILN_ERR_INVALID_ARGUMENT;
-    return kiln_instance_matrices(count ? inst + first : NULL, count, parent, model, layout, out);
+    return kiln_instance_matrices(count ? inst + first : NULL, count, parent, asset_transform, layout, out);
 }
 
 kiln_result kiln_reference_world_matrices(const kiln_blob *blob, uint32_t reference, const float *parent,
-                                          const float *model, uint32_t layout, float *out, uint32_t capacity)
+                                          const float *asset_transform, uint32_t layout, float *out, uint32_t capacity)
 {
     kiln_reference_info info;
     kiln_result r = kiln_reference_get(blob, reference, &info);
     if (r != KILN_OK) return r;
     if (!kiln__layout_ok(layout) || (info.instance_count && !out)) return KILN_ERR_INVALID_ARGUMENT;
     if (capacity < info.instance_count) return KILN_ERR_BUFFER_TOO_SMALL;
-    return kiln_instance_world_matrices(blob, info.first_instance, info.instance_count, parent, model, layout, out);
+    return kiln_instance_world_matrices(blob, info.first_instance, info.instance_count, parent, asset_transform, layout, out);
 }
 
-kiln_result kiln_instance_world_matrices_all(const kiln_blob *blob, const float *parent, const float *const *models,
+kiln_result kiln_instance_world_matrices_all(const kiln_blob *blob, const float *parent, const float *const *asset_transforms,
                                              uint32_t layout, float *out, uint32_t capacity)
 {
     if (!blob || !kiln__layout_ok(layout)) return KILN_ERR_INVALID_ARGUMENT;
@@ -232,7 +232,7 @@ kiln_result kiln_instance_world_matrices_all(const kiln_blob *blob, const float 
         if (r != KILN_OK) return r;
         if (!info.instance_count) continue;
         kiln__instance_job job;
-        kiln__job_init(&job, parent, models ? models[ref] : NULL, layout);
+        kiln__job_init(&job, parent, asset_transforms ? asset_transforms[ref] : NULL, layout);
         job.inst = inst + info.first_instance;
         job.count = info.instance_count;
         job.out = out + (size_t)info.first_instance * job.stride;

@@ -137,14 +137,14 @@ void kiln__rig_rotation(const kiln__rig *r, uint32_t b, double q[4]) { kiln__qfr
 const float *kiln__rig_parent_matrix(const kiln__rig *r, uint32_t b)
 {
     int32_t p = r->bones[b].parent;
-    /* parent < b for verified blobs; anything else is a root, as in kiln_pose_local_to_model */
+    /* parent < b for verified blobs; anything else is a root, as in kiln_pose_local_to_object */
     return p >= 0 && (uint32_t)p < b ? r->model + (size_t)p * 16u : r->root;
 }
 
 void kiln__rig_frame(const kiln__rig *r, uint32_t b, double q[4]) { kiln__qfrom_matrix(kiln__rig_parent_matrix(r, b), q); }
 
 /* The model matrix of bone b from its local and its parent's matrix: the per-bone step of the
- * scalar reference kernel of kiln_pose_local_to_model (pose_model.c) itself, so that an updated
+ * scalar reference kernel of kiln_pose_local_to_object (pose_model.c) itself, so that an updated
  * bone matches what a full recomputation of the pose gives. */
 static void kiln__rig_compose(kiln__rig *r, uint32_t b)
 {
@@ -180,7 +180,7 @@ static double kiln__weight(const float *weights, uint32_t count, uint32_t i, dou
 
 kiln_result kiln_rig_solve(const kiln_rig_desc *d)
 {
-    if (!d || !d->blob || !d->local || !d->model || !d->scratch)
+    if (!d || !d->blob || !d->local || !d->object || !d->scratch)
         return kiln__fail(KILN_ERR_INVALID_ARGUMENT, "kiln_rig_solve: desc",
                           "desc, or its blob, local, model or scratch, is NULL");
     if (d->stages & ~(KILN_RIG_IK | KILN_RIG_CONSTRAINTS))
@@ -221,7 +221,7 @@ kiln_result kiln_rig_solve(const kiln_rig_desc *d)
         r.bone_count = sk->bone_count;
         r.max_chain = depth;
         r.local = d->local;
-        r.model = d->model;
+        r.model = d->object;
         r.root = d->root ? d->root : kiln__identity16;
         r.stamp = (uint32_t *)(void *)(s + l.stamp);
         r.last = (uint32_t *)(void *)(s + l.last);

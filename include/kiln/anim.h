@@ -11,8 +11,8 @@
  *   kiln_sample_desc s = {0};
  *   s.binding = bind;  s.time_s = t;  s.out = pose;  s.out_count = soa_count;  s.context = ctx_mem;
  *   kiln_sample(&s);                                   // local pose, SoA, 8 joints per block
- *   kiln_pose_local_to_model(skel_blob, skeleton, pose, NULL, model_matrices, bone_count);
- *   kiln_pose_skin_matrices(skel_blob, skeleton, model_matrices, skin_matrices, bone_count);
+ *   kiln_pose_local_to_object(skel_blob, skeleton, pose, NULL, object_matrices, bone_count);
+ *   kiln_pose_skin_matrices(skel_blob, skeleton, object_matrices, skin_matrices, bone_count);
  *
  * Nothing here allocates. Bindings, sampling contexts and poses live in memory the caller
  * provides, sized by the *_size() queries: bindings and contexts 16-byte aligned (64
@@ -266,22 +266,24 @@ KILN_API kiln_result kiln_pose_add(kiln_soa_xform *pose, const kiln_soa_xform *d
  * deltas. */
 KILN_API void kiln_pose_identity(kiln_soa_xform *pose, uint32_t soa_count);
 
-/* Model-space matrices of every bone of skeleton `skeleton` from a local pose, parent-first:
+/* Object-space matrices of every bone of skeleton `skeleton` from a local pose, parent-first
+ * (the space of the model's meshes, times `root`):
  * roots W = root · L, children W = W_parent · L, with L = T · R · S, or with segment scale
  * compensate L = T · S(s_parent)^-1 · R · S, s_parent the parent's local scale (C.1).
  * `local` holds the skeleton's soa_count blocks; `root` (optional, 16 floats column-major, e.g.
- * the Model transform) is applied on top of the roots; `model` receives 16 floats per bone and
+ * the model's transform, kiln_model_transform) is applied on top of the roots; `object`
+ * receives 16 floats per bone and
  * holds `bone_count` matrices (at least the skeleton's bone count). Errors:
  * ERR_INVALID_ARGUMENT (NULL, bad skeleton index), ERR_BUFFER_TOO_SMALL (bone_count below the
  * skeleton's), ERR_BLOB_BAD_RECORD (skeleton records out of range: trusted loads only). */
-KILN_API kiln_result kiln_pose_local_to_model(const kiln_blob *skel_blob, uint32_t skeleton,
+KILN_API kiln_result kiln_pose_local_to_object(const kiln_blob *skel_blob, uint32_t skeleton,
                                               const kiln_soa_xform *local, const float *root,
-                                              float *model, uint32_t bone_count);
-/* Skinning matrices K = model × inverse bind, for every bone of the skeleton: `model` and
+                                              float *object, uint32_t bone_count);
+/* Skinning matrices K = object × inverse bind, for every bone of the skeleton: `object` and
  * `skin` hold bone_count matrices of 16 floats (at least the skeleton's bone count); they may
- * be the same array. Errors as kiln_pose_local_to_model. */
+ * be the same array. Errors as kiln_pose_local_to_object. */
 KILN_API kiln_result kiln_pose_skin_matrices(const kiln_blob *skel_blob, uint32_t skeleton,
-                                             const float *model, float *skin, uint32_t bone_count);
+                                             const float *object, float *skin, uint32_t bone_count);
 
 /* ---- events -------------------------------------------------------------------------------- */
 typedef struct kiln_anim_event {

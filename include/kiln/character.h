@@ -17,14 +17,14 @@
  * A character is the staged calls of kiln/anim.h, kiln/rig.h, kiln/blend_shape.h and
  * kiln/skin.h run in their usual order over one caller-provided block that holds everything
  * they need: the clips' bindings, one sampling context, pose and scalar buffer per layer, the
- * blended pose, blend shape weights and visibility per mesh, rig scratch, model-space and
+ * blended pose, blend shape weights and visibility per mesh, rig scratch, object-space and
  * skinning matrices and, when asked, the skinned vertices of every mesh of the model. Each
  * evaluation runs
  *
  *   sample every layer (kiln_sample; additive layers over the identity)
  *   → kiln_pose_blend of the non-additive layers (rest: the skeleton's rest pose)
  *   → kiln_pose_add of each additive layer, in the order given
- *   → kiln_pose_local_to_model with `root` → kiln_rig_solve (IK, then constraints)
+ *   → kiln_pose_local_to_object with `root` → kiln_rig_solve (IK, then constraints)
  *   → kiln_pose_skin_matrices (and kiln_pose_skin_dual_quats for dual quaternion meshes)
  *   → per visible mesh: blend shapes (kiln_blend_shapes_apply) → kiln_skin_mesh with `root`
  *
@@ -38,7 +38,7 @@
  *              per blend shape and per mesh of the model
  *   per layer  a pose (40 bytes per joint), a sampling context (64 bytes; lossy clips 640 more
  *              per 8 joint slots), 4 bytes per scalar track, per blend shape and per mesh
- *   per joint  40 bytes of blended pose + 64 of model-space + 64 of skinning matrices (+ 96
+ *   per joint  40 bytes of blended pose + 64 of object-space + 64 of skinning matrices (+ 96
  *              of dual quaternions when a mesh uses them; + 8 of rig scratch, and 188 per level
  *              of the skeleton's depth, when it has IK handles or constraints)
  *   per vertex with KILN_CHARACTER_VERTICES: 12 bytes of skinned positions (+ 12 of normals
@@ -133,7 +133,7 @@ typedef struct kiln_character_events {
 
 /* Evaluates the character for this frame (the pipeline at the top of this header) with the
  * `layer_count` layers (<= max_layers; 0 gives the rest pose) and `root` (16 floats,
- * column-major: where the model is, given once for local-to-model, the rig and skinning; NULL:
+ * column-major: where the model is, given once for local-to-object, the rig and skinning; NULL:
  * the identity). Events: for each layer i, the events of its clip in [the time layer i had at
  * the previous evaluation, its time now) (kiln_anim_events, with the layer's loop mode), when
  * layer i played the same clip then; nothing on the first evaluation or after a clip change.
@@ -154,8 +154,8 @@ KILN_API uint32_t kiln_character_bone_count(const kiln_character *character);
 KILN_API uint32_t kiln_character_soa_count(const kiln_character *character);
 /* The local pose after blending and the rig: kiln_character_soa_count() blocks. */
 KILN_API const kiln_soa_xform *kiln_character_pose(const kiln_character *character);
-/* Model-space matrices (root included) and skinning matrices: bone_count × 16 floats each. */
-KILN_API const float *kiln_character_model_matrices(const kiln_character *character);
+/* Object-space matrices (root included) and skinning matrices: bone_count × 16 floats each. */
+KILN_API const float *kiln_character_object_matrices(const kiln_character *character);
 KILN_API const float *kiln_character_skin_matrices(const kiln_character *character);
 /* What the last kiln_rig_solve reported (zeros without a rig or with KILN_CHARACTER_NO_RIG). */
 KILN_API const kiln_rig_report *kiln_character_rig_report(const kiln_character *character);

@@ -143,10 +143,10 @@ static void staged_eval(staged *s, const kiln_character_layer ly[3], const float
     cr_assert_eq(kiln_pose_blend_values(vl, 2, 0.0f, KILN_BLEND_THRESHOLD, s->weights, s->nshapes), KILN_OK);
     float wa = ly[2].weight < 1.0f ? ly[2].weight : 1.0f;
     for (uint32_t i = 0; i < s->nshapes; i++) s->weights[i] += wa * s->shape_w[2][i];
-    cr_assert_eq(kiln_pose_local_to_model(s->blob, s->skel, s->pose, root, s->model, s->bones), KILN_OK);
+    cr_assert_eq(kiln_pose_local_to_object(s->blob, s->skel, s->pose, root, s->model, s->bones), KILN_OK);
     kiln_rig_desc r;
     memset(&r, 0, sizeof r);
-    r.blob = s->blob, r.skeleton = s->skel, r.local = s->pose, r.soa_count = s->soa, r.model = s->model;
+    r.blob = s->blob, r.skeleton = s->skel, r.local = s->pose, r.soa_count = s->soa, r.object = s->model;
     r.bone_count = s->bones, r.root = root, r.scratch = s->rig, r.scratch_size = s->rig_size;
     cr_assert_eq(kiln_rig_solve(&r), KILN_OK);
     cr_assert_eq(kiln_pose_skin_matrices(s->blob, s->skel, s->model, s->skin, s->bones), KILN_OK);
@@ -208,7 +208,7 @@ static void one_call_matches_staged(uint32_t bake_flags)
         staged_eval(&s, ly, root);
         cr_assert_eq(kiln_character_evaluate(ch, ly, 3, root, NULL), KILN_OK, "%s", kiln_error_detail()->message);
         cr_expect_eq(memcmp(kiln_character_pose(ch), s.pose, sizeof(kiln_soa_xform) * s.soa), 0, "pose at %g", t);
-        cr_expect_eq(memcmp(kiln_character_model_matrices(ch), s.model, 64u * s.bones), 0, "model at %g", t);
+        cr_expect_eq(memcmp(kiln_character_object_matrices(ch), s.model, 64u * s.bones), 0, "model at %g", t);
         cr_expect_eq(memcmp(kiln_character_skin_matrices(ch), s.skin, 64u * s.bones), 0, "skin at %g", t);
         kiln_character_mesh m;
         cr_assert_eq(kiln_character_mesh_get(ch, 0, &m), KILN_OK);

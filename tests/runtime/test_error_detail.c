@@ -76,7 +76,7 @@ Test(error_detail, names_the_argument_and_the_values, .init = setup, .fini = tea
     expect_detail(kiln_pose_blend(&ly, 1, NULL, -1.0f, pose, 1), KILN_ERR_INVALID_ARGUMENT, "kiln_pose_blend: threshold",
                   "-1");
     float model_m[16 * 8], skin_m[16 * 8];
-    expect_detail(kiln_pose_local_to_model(blob, 0, pose, NULL, model_m, 3), KILN_ERR_BUFFER_TOO_SMALL, "bone_count",
+    expect_detail(kiln_pose_local_to_object(blob, 0, pose, NULL, model_m, 3), KILN_ERR_BUFFER_TOO_SMALL, "bone_count",
                   "bone_count 3 is below the skeleton's 8");
 
     size_t rs = kiln_rig_scratch_size(blob, 0);
@@ -84,7 +84,7 @@ Test(error_detail, names_the_argument_and_the_values, .init = setup, .fini = tea
     cr_assert(scratch);
     kiln_rig_desc r;
     memset(&r, 0, sizeof r);
-    r.blob = blob, r.local = pose, r.soa_count = 1, r.model = model_m, r.bone_count = 8, r.scratch = scratch + 4;
+    r.blob = blob, r.local = pose, r.soa_count = 1, r.object = model_m, r.bone_count = 8, r.scratch = scratch + 4;
     r.scratch_size = rs;
     expect_detail(kiln_rig_solve(&r), KILN_ERR_BLOB_MISALIGNED, "kiln_rig_solve: desc->scratch", "8-byte");
     r.scratch = scratch, r.scratch_size = rs - 1;
