@@ -27,20 +27,24 @@ kiln_result kiln_visibility_bind_clip(const kiln_blob *anim_blob, uint32_t clip,
     if (!anim_blob) return kiln__fail(KILN_ERR_INVALID_ARGUMENT, KILN__VIS_FN "anim_blob", "anim_blob is NULL");
     if (!mesh_blob) return kiln__fail(KILN_ERR_INVALID_ARGUMENT, KILN__VIS_FN "mesh_blob", "mesh_blob is NULL");
     if (!track && mesh_count)
-        return kiln__fail(KILN_ERR_INVALID_ARGUMENT, KILN__VIS_FN "track", "track is NULL with mesh_count %u", mesh_count);
+        return kiln__fail(KILN_ERR_INVALID_ARGUMENT, KILN__VIS_FN "track",
+                          "track is NULL with mesh_count %u", mesh_count);
     const kiln_blob_animation *a = kiln_blob_animations(anim_blob, &clips);
     const kiln_blob_anim_scalar *sc = kiln_blob_anim_scalars(anim_blob, &scalar_total);
     const kiln_blob_mesh *me = kiln_blob_meshes(mesh_blob, &mesh_total);
     const kiln_blob_model *mo = kiln_blob_models(mesh_blob, &model_total);
     if (clip >= clips)
-        return kiln__fail(KILN_ERR_INVALID_ARGUMENT, KILN__VIS_FN "clip", "clip %u is out of range (the blob has %u)", clip, clips);
+        return kiln__fail(KILN_ERR_INVALID_ARGUMENT, KILN__VIS_FN "clip",
+                          "clip %u is out of range (the blob has %u)", clip, clips);
     const kiln_blob_animation *c = &a[clip];
     if (c->scalar_count && (!sc || c->first_scalar > scalar_total || c->scalar_count > scalar_total - c->first_scalar))
-        return kiln__fail(KILN_ERR_INVALID_ARGUMENT, KILN__VIS_FN "clip", "clip %u's scalar tracks lie outside ANIM_SCALARS", clip);
+        return kiln__fail(KILN_ERR_INVALID_ARGUMENT, KILN__VIS_FN "clip",
+                          "clip %u's scalar tracks lie outside ANIM_SCALARS", clip);
     for (uint32_t i = 0; i < mesh_count; i++) {
         uint32_t m = meshes ? meshes[i] : i;
         if (m >= mesh_total)
-            return kiln__fail(KILN_ERR_INVALID_ARGUMENT, KILN__VIS_FN "meshes", "mesh %u (entry %u) is out of range (the blob has %u)", m, i, mesh_total);
+            return kiln__fail(KILN_ERR_INVALID_ARGUMENT, KILN__VIS_FN "meshes",
+                              "mesh %u (entry %u) is out of range (the blob has %u)", m, i, mesh_total);
     }
     for (uint32_t i = 0; i < mesh_count; i++) {
         const kiln_blob_mesh *m = &me[meshes ? meshes[i] : i];

@@ -81,11 +81,14 @@ static kiln_result kiln__char_plan_of(const kiln_character_desc *d, kiln__char_p
     if (!d) return kiln__fail(KILN_ERR_INVALID_ARGUMENT, KILN__CHAR_FN_INIT "desc", "desc is NULL");
     if (!d->blob) return kiln__fail(KILN_ERR_INVALID_ARGUMENT, KILN__CHAR_FN_INIT "desc->blob", "blob is NULL");
     if (!d->clips && d->clip_count)
-        return kiln__fail(KILN_ERR_INVALID_ARGUMENT, KILN__CHAR_FN_INIT "desc->clips", "clips is NULL with clip_count %u",
+        return kiln__fail(KILN_ERR_INVALID_ARGUMENT, KILN__CHAR_FN_INIT "desc->clips",
+                          "clips is NULL with clip_count %u",
                           d->clip_count);
-    if (!d->max_layers) return kiln__fail(KILN_ERR_INVALID_ARGUMENT, KILN__CHAR_FN_INIT "desc->max_layers", "max_layers is 0");
+    if (!d->max_layers) return kiln__fail(KILN_ERR_INVALID_ARGUMENT, KILN__CHAR_FN_INIT "desc->max_layers",
+                                          "max_layers is 0");
     if (d->max_layers > 1024u)
-        return kiln__fail(KILN_ERR_INVALID_ARGUMENT, KILN__CHAR_FN_INIT "desc->max_layers", "max_layers %u is above 1024",
+        return kiln__fail(KILN_ERR_INVALID_ARGUMENT, KILN__CHAR_FN_INIT "desc->max_layers",
+                          "max_layers %u is above 1024",
                           d->max_layers);
     if (d->flags & ~KILN__CHAR_FLAGS)
         return kiln__fail(KILN_ERR_INVALID_ARGUMENT, KILN__CHAR_FN_INIT "desc->flags", "unknown flags 0x%x",
@@ -98,14 +101,17 @@ static kiln_result kiln__char_plan_of(const kiln_character_desc *d, kiln__char_p
     const kiln_blob_skeleton *skels = kiln_blob_skeletons(d->blob, &nskel);
     const kiln_blob_mesh *meshes = kiln_blob_meshes(d->blob, &nmesh);
     if (d->model >= nmodels)
-        return kiln__fail(KILN_ERR_INVALID_ARGUMENT, KILN__CHAR_FN_INIT "desc->model", "model %u is out of range (the blob has %u)",
+        return kiln__fail(KILN_ERR_INVALID_ARGUMENT, KILN__CHAR_FN_INIT "desc->model",
+                          "model %u is out of range (the blob has %u)",
                           d->model, nmodels);
     p->model = &models[d->model];
     p->skeleton = p->model->skeleton;
     if (p->skeleton >= nskel)
-        return kiln__fail(KILN_ERR_INVALID_ARGUMENT, KILN__CHAR_FN_INIT "desc->model", "model %u has no skeleton", d->model);
+        return kiln__fail(KILN_ERR_INVALID_ARGUMENT, KILN__CHAR_FN_INIT "desc->model",
+                          "model %u has no skeleton", d->model);
     if (p->model->mesh_count && (p->model->first_mesh > nmesh || p->model->mesh_count > nmesh - p->model->first_mesh))
-        return kiln__fail(KILN_ERR_BLOB_BAD_RECORD, KILN__CHAR_FN_INIT "desc->model", "model %u's meshes lie outside MESHES", d->model);
+        return kiln__fail(KILN_ERR_BLOB_BAD_RECORD, KILN__CHAR_FN_INIT "desc->model",
+                          "model %u's meshes lie outside MESHES", d->model);
     p->bone_count = skels[p->skeleton].bone_count;
     p->soa_count = skels[p->skeleton].soa_count;
     p->anim = d->anim_blob ? d->anim_blob : d->blob;
@@ -269,7 +275,8 @@ kiln_result kiln_character_init(const kiln_character_desc *desc, void *mem, size
         kiln_anim_binding *b = NULL;
         r = kiln_anim_bind(p.anim, desc->clips[i], desc->blob, p.skeleton, ch->bindings[i], bs, &b, NULL);
         if (r != KILN_OK)
-            return kiln__fail(r, KILN__CHAR_FN_INIT "desc->clips", "binding clip %u to skeleton %u failed: %s", desc->clips[i],
+            return kiln__fail(r, KILN__CHAR_FN_INIT "desc->clips",
+                              "binding clip %u to skeleton %u failed: %s", desc->clips[i],
                               p.skeleton, kiln_result_str(r));
         ch->bindings[i] = b;
         if (kiln_sample_context_size(b) > ch->context_size)
@@ -353,18 +360,22 @@ kiln_result kiln_character_evaluate(kiln_character *ch, const kiln_character_lay
                                     const float *root, kiln_character_events *events)
 {
     if (!ch || ch->magic != KILN__CHAR_MAGIC)
-        return kiln__fail(KILN_ERR_INVALID_ARGUMENT, KILN__CHAR_FN_EVAL "character", "not a character from kiln_character_init");
+        return kiln__fail(KILN_ERR_INVALID_ARGUMENT, KILN__CHAR_FN_EVAL "character",
+                          "not a character from kiln_character_init");
     if (!layers && layer_count)
-        return kiln__fail(KILN_ERR_INVALID_ARGUMENT, KILN__CHAR_FN_EVAL "layers", "layers is NULL with layer_count %u", layer_count);
+        return kiln__fail(KILN_ERR_INVALID_ARGUMENT, KILN__CHAR_FN_EVAL "layers",
+                          "layers is NULL with layer_count %u", layer_count);
     if (layer_count > ch->max_layers)
-        return kiln__fail(KILN_ERR_INVALID_ARGUMENT, KILN__CHAR_FN_EVAL "layer_count", "layer_count %u is above max_layers %u",
+        return kiln__fail(KILN_ERR_INVALID_ARGUMENT, KILN__CHAR_FN_EVAL "layer_count",
+                          "layer_count %u is above max_layers %u",
                           layer_count, ch->max_layers);
     for (uint32_t l = 0; l < layer_count; l++)
         if (layers[l].clip >= ch->clip_count)
             return kiln__fail(KILN_ERR_INVALID_ARGUMENT, KILN__CHAR_FN_EVAL "layers[].clip",
                               "layer %u plays clip slot %u; the character has %u", l, layers[l].clip, ch->clip_count);
     if (events && !events->out && events->capacity)
-        return kiln__fail(KILN_ERR_INVALID_ARGUMENT, KILN__CHAR_FN_EVAL "events->out", "events->out is NULL with capacity %u",
+        return kiln__fail(KILN_ERR_INVALID_ARGUMENT, KILN__CHAR_FN_EVAL "events->out",
+                          "events->out is NULL with capacity %u",
                           events->capacity);
     if (events) events->count = 0;
     kiln__char_serial = kiln__fail_serial();

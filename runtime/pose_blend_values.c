@@ -14,15 +14,21 @@
 kiln_result kiln_pose_blend_values(const kiln_value_layer *layers, uint32_t count, float rest_value, float threshold,
                                    float *out, uint32_t value_count)
 {
-    if (!out && value_count) return kiln__fail(KILN_ERR_INVALID_ARGUMENT, "kiln_pose_blend_values: out", "out is NULL with value_count %u", value_count);
-    if (!layers && count) return kiln__fail(KILN_ERR_INVALID_ARGUMENT, "kiln_pose_blend_values: layers", "layers is NULL with count %u", count);
+    if (!out && value_count)
+        return kiln__fail(KILN_ERR_INVALID_ARGUMENT, "kiln_pose_blend_values: out", "out is NULL with value_count %u",
+                          value_count);
+    if (!layers && count)
+        return kiln__fail(KILN_ERR_INVALID_ARGUMENT, "kiln_pose_blend_values: layers", "layers is NULL with count %u", count);
     if (!(threshold > 0.0f) || !(threshold <= FLT_MAX))
-        return kiln__fail(KILN_ERR_INVALID_ARGUMENT, "kiln_pose_blend_values: threshold", "threshold %g is not a finite number > 0", (double)threshold);
+        return kiln__fail(KILN_ERR_INVALID_ARGUMENT, "kiln_pose_blend_values: threshold",
+                          "threshold %g is not a finite number > 0", (double)threshold);
     if (!isfinite(rest_value))
-        return kiln__fail(KILN_ERR_INVALID_ARGUMENT, "kiln_pose_blend_values: rest_value", "rest_value %g is not finite", (double)rest_value);
+        return kiln__fail(KILN_ERR_INVALID_ARGUMENT, "kiln_pose_blend_values: rest_value",
+                          "rest_value %g is not finite", (double)rest_value);
     for (uint32_t l = 0; l < count; l++)
         if (!layers[l].values && value_count)
-            return kiln__fail(KILN_ERR_INVALID_ARGUMENT, "kiln_pose_blend_values: layers[].values", "layer %u has no values", l);
+            return kiln__fail(KILN_ERR_INVALID_ARGUMENT, "kiln_pose_blend_values: layers[].values",
+                              "layer %u has no values", l);
     double sum = 0.0;
     for (uint32_t l = 0; l < count; l++) {
         float w = layers[l].weight;

@@ -27,8 +27,8 @@ kiln_result kiln__skeleton_bones(const kiln_blob *blob, uint32_t skeleton, uint3
                           sk ? ns : 0u);
     sk += skeleton;
     if (capacity < sk->bone_count)
-        return kiln__fail(KILN_ERR_BUFFER_TOO_SMALL, "bone_count", "bone_count %u is below the skeleton's %u bones", capacity,
-                          sk->bone_count);
+        return kiln__fail(KILN_ERR_BUFFER_TOO_SMALL, "bone_count",
+                          "bone_count %u is below the skeleton's %u bones", capacity, sk->bone_count);
     const kiln_blob_bone *bones = kiln_blob_bones(blob, &nb);
     if (sk->bone_count && (!bones || sk->first_bone > nb || sk->bone_count > nb - sk->first_bone))
         return KILN_ERR_BLOB_BAD_RECORD;
@@ -41,8 +41,9 @@ kiln_result kiln_pose_local_to_object(const kiln_blob *skel_blob, uint32_t skele
                                      const float *root, float *object, uint32_t bone_count)
 {
     if (!local || !object)
-        return kiln__fail(KILN_ERR_INVALID_ARGUMENT, !local ? "kiln_pose_local_to_object: local" : "kiln_pose_local_to_object: object",
-                          "%s is NULL", !local ? "local" : "object");
+        return kiln__fail(KILN_ERR_INVALID_ARGUMENT,
+                          !local ? "kiln_pose_local_to_object: local" : "kiln_pose_local_to_object: object", "%s is NULL",
+                          !local ? "local" : "object");
     const kiln_blob_skeleton *sk;
     const kiln_blob_bone *bones;
     kiln_result r = kiln__skeleton_bones(skel_blob, skeleton, bone_count, &sk, &bones);
@@ -56,8 +57,9 @@ kiln_result kiln_pose_skin_matrices(const kiln_blob *skel_blob, uint32_t skeleto
                                     uint32_t bone_count)
 {
     if (!object || !skin)
-        return kiln__fail(KILN_ERR_INVALID_ARGUMENT, !object ? "kiln_pose_skin_matrices: object" : "kiln_pose_skin_matrices: skin",
-                          "%s is NULL", !object ? "object" : "skin");
+        return kiln__fail(KILN_ERR_INVALID_ARGUMENT,
+                          !object ? "kiln_pose_skin_matrices: object" : "kiln_pose_skin_matrices: skin", "%s is NULL",
+                          !object ? "object" : "skin");
     const kiln_blob_skeleton *sk;
     const kiln_blob_bone *bones;
     kiln_result r = kiln__skeleton_bones(skel_blob, skeleton, bone_count, &sk, &bones);
