@@ -33,7 +33,7 @@
  *
  * Memory: kiln_character_size gives the exact figure, a multiple of KILN_CHARACTER_ALIGN (so it
  * can go straight to aligned_alloc). Its parts, each rounded up to 64 bytes:
- *   fixed      about 0.7 KB (the character record and its tables)
+ *   fixed      about 1.3 KB (the character record and its small tables)
  *   per clip   its binding (kiln_anim_binding_size: about 1.3 KB per 8 joint slots), 4 bytes
  *              per blend shape and per mesh of the model
  *   per layer  a pose (40 bytes per joint), a sampling context (64 bytes; lossy clips 640 more
