@@ -174,9 +174,13 @@ static void kiln__decode_row(const kiln__kernels *k, const kiln_anim_binding *b,
 static kiln_result kiln__context_prepare(kiln__context *c, const kiln__kernels *k, const kiln_anim_binding *b,
                                          kiln__frame_pos p, kiln__sample_job *job)
 {
-    if (c->magic != KILN__CONTEXT_MAGIC) return KILN_ERR_INVALID_ARGUMENT;
+    if (c->magic != KILN__CONTEXT_MAGIC)
+        return kiln__fail(KILN_ERR_INVALID_ARGUMENT, "kiln_sample: desc->context",
+                          "not a context from kiln_sample_context_init (or damaged)");
     if (!(b->flags & KILN__BIND_CACHE)) return KILN_OK; /* nothing worth caching */
-    if (c->capacity < b->block_count) return KILN_ERR_BUFFER_TOO_SMALL;
+    if (c->capacity < b->block_count)
+        return kiln__fail(KILN_ERR_BUFFER_TOO_SMALL, "kiln_sample: desc->context",
+                          "the context holds rows of %u blocks; this binding has %u", c->capacity, b->block_count);
     if (c->binding != b || c->clip != b->clip || c->kernels != k) {
         c->binding = b, c->clip = b->clip, c->kernels = k;
         c->row[0] = c->row[1] = c->missed = KILN__NO_ROW;

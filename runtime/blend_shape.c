@@ -69,14 +69,24 @@ kiln_result kiln_blend_shape_bind_clip(const kiln_blob *anim_blob, uint32_t clip
     const kiln_blob_animation *a = anim_blob ? kiln_blob_animations(anim_blob, &clips) : NULL;
     const kiln_blob_anim_scalar *sc = anim_blob ? kiln_blob_anim_scalars(anim_blob, &scalar_total) : NULL;
     const kiln_blob_blend_shape *bs = shape_blob ? kiln_blob_blend_shapes(shape_blob, &shape_total) : NULL;
-    if (!anim_blob || !shape_blob || (!track && shape_count) || !a || clip >= clips) return KILN_ERR_INVALID_ARGUMENT;
+    if (!anim_blob || !shape_blob || (!track && shape_count))
+        return kiln__fail(KILN_ERR_INVALID_ARGUMENT, "kiln_blend_shape_bind_clip: anim_blob, shape_blob, track",
+                          "a blob is NULL, or track is NULL with shape_count %u", shape_count);
+    if (!a || clip >= clips)
+        return kiln__fail(KILN_ERR_INVALID_ARGUMENT, "kiln_blend_shape_bind_clip: clip", "no clip %u (the blob has %u)", clip,
+                          a ? clips : 0u);
     const kiln_blob_animation *c = &a[clip];
     if (c->scalar_count && (!sc || c->first_scalar > scalar_total || c->scalar_count > scalar_total - c->first_scalar))
-        return KILN_ERR_INVALID_ARGUMENT; /* records out of range: trusted loads only */
-    if (!shapes && shape_count > shape_total) return KILN_ERR_INVALID_ARGUMENT;
+        return kiln__fail(KILN_ERR_INVALID_ARGUMENT, "kiln_blend_shape_bind_clip: clip",
+                          "clip %u's scalar tracks lie outside ANIM_SCALARS", clip); /* trusted loads only */
+    if (!shapes && shape_count > shape_total)
+        return kiln__fail(KILN_ERR_INVALID_ARGUMENT, "kiln_blend_shape_bind_clip: shape_count",
+                          "shape_count %u is above the blob's %u shapes", shape_count, shape_total);
     for (uint32_t i = 0; i < shape_count; i++) {
         uint32_t s = shapes ? shapes[i] : i;
-        if (s >= shape_total) return KILN_ERR_INVALID_ARGUMENT;
+        if (s >= shape_total)
+            return kiln__fail(KILN_ERR_INVALID_ARGUMENT, "kiln_blend_shape_bind_clip: shapes",
+                              "shape %u (entry %u) is out of range (the blob has %u)", s, i, shape_total);
         const char *name = kiln_blob_string(shape_blob, bs[s].name);
         uint32_t hash = kiln_name_hash(name);
         track[i] = KILN_BLOB_NONE;

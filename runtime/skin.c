@@ -240,11 +240,14 @@ static int kiln__skin_overlap(const void *a, uint32_t sa, const void *b, uint32_
 static kiln_result kiln__skin_source(const kiln_skin_desc *d, const kiln__skin_job *job, kiln__skin_in *in)
 {
     uint32_t stride = d->source_position_stride_bytes ? d->source_position_stride_bytes : 12u;
-    if (stride < 12u || stride % 4u) return KILN_ERR_INVALID_ARGUMENT;
+    if (stride < 12u || stride % 4u)
+        return kiln__fail(KILN_ERR_INVALID_ARGUMENT, "kiln_skin_mesh: desc->source_position_stride_bytes",
+                          "source stride %u is below 12 or not a multiple of 4", stride);
     const kiln__skin_out *outs[3] = {&job->out_pos, &job->out_nrm, &job->out_tan};
     for (int k = 0; k < 3; k++)
         if (kiln__skin_overlap(d->source_positions, stride, outs[k]->data, outs[k]->stride, d->vertex_count))
-            return KILN_ERR_INVALID_ARGUMENT;
+            return kiln__fail(KILN_ERR_INVALID_ARGUMENT, "kiln_skin_mesh: desc->source_positions",
+                              "the source positions overlap the %s output", k == 0 ? "position" : k == 1 ? "normal" : "tangent");
     memset(in, 0, sizeof *in);
     in->data = (const unsigned char *)d->source_positions;
     in->stride = stride;

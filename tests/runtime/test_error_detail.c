@@ -98,6 +98,20 @@ Test(error_detail, names_the_argument_and_the_values, .init = setup, .fini = tea
     expect_detail(kiln_skin_mesh(&k), KILN_ERR_BUFFER_TOO_SMALL, "kiln_skin_mesh: desc->bone_count", "bone_count 2");
     k.bone_count = 8, k.mesh = 42;
     expect_detail(kiln_skin_mesh(&k), KILN_ERR_INVALID_ARGUMENT, "kiln_skin_mesh: desc->mesh", "no mesh 42");
+    k.mesh = 0, k.position_stride_bytes = 6;
+    expect_detail(kiln_skin_mesh(&k), KILN_ERR_INVALID_ARGUMENT, "kiln_skin_mesh: desc->*_stride_bytes", "stride");
+
+    uint32_t track;
+    const uint32_t shape = 0;
+    expect_detail(kiln_blend_shape_bind_clip(blob, 9, blob, &shape, 1, &track), KILN_ERR_INVALID_ARGUMENT,
+                  "kiln_blend_shape_bind_clip: clip", "no clip 9");
+    kiln_blob_instance inst;
+    memset(&inst, 0, sizeof inst);
+    expect_detail(kiln_instance_matrices(&inst, 1, NULL, NULL, 7u, model_m), KILN_ERR_INVALID_ARGUMENT,
+                  "kiln_instance_matrices: layout", "unknown layout 7");
+    /* a blob without instances: success, and the last failure's detail stays */
+    cr_expect_eq(kiln_instance_world_matrices_all(blob, NULL, NULL, KILN_INSTANCE_4X4, NULL, 0), KILN_OK);
+    cr_expect_str_eq(kiln_error_detail()->path, "kiln_instance_matrices: layout");
     free(scratch);
     free(mem);
 }
