@@ -58,7 +58,7 @@ extern "C" {
     X(ERR_BLOB_BAD_MAGIC,     "not a kiln blob (magic mismatch)")                                 \
     X(ERR_BLOB_BAD_VERSION,   "blob format version not supported by this runtime")                \
     X(ERR_BLOB_BAD_HEADER,    "blob header field is invalid")                                     \
-    X(ERR_BLOB_MISALIGNED,    "blob memory or a section is not aligned as required")              \
+    X(ERR_BLOB_MISALIGNED,    "blob, caller memory or a section is not aligned as required")     \
     X(ERR_BLOB_CHECKSUM,      "blob checksum mismatch (the content was modified or damaged)")     \
     X(ERR_BLOB_BAD_SECTION,   "blob section table entry is invalid")                              \
     X(ERR_BLOB_BAD_RECORD,    "blob record refers outside its tables")                            \
