@@ -13,7 +13,7 @@
  *                   sampling context and its own phase (staggered over the clip), wrapping
  *   sample_random   kiln_sample at uniform random t in [0, duration], 256 instances
  *                   round-robin (each with its own context)
- *   local_to_model  kiln_pose_local_to_model of one pose, warm cache
+ *   local_to_model  kiln_pose_local_to_object of one pose, warm cache
  *   blend2          kiln_pose_blend of two poses, warm cache
  *   frame           per instance: 2 forward samples (two phases) + blend-2 + local to model,
  *                   256 instances round-robin
@@ -27,7 +27,7 @@
  * CurveModeOverrides resolved as kiln/anim.h describes; segment scale compensation honoured).
  * The runtime's pose, sampled at t = frame / framerate for every frame from 0 to the last key,
  * is taken to model space in double through the same hierarchy ("max_err_mm": what the clip and
- * the sampler lose) and through kiln_pose_local_to_model ("max_err_l2m_mm": plus float matrix
+ * the sampler lose) and through kiln_pose_local_to_object ("max_err_l2m_mm": plus float matrix
  * rounding). Distances are taken at each bone's origin and at 3 virtual vertices 10 cm along
  * its local x, y and z axes; the figure is the maximum over bones and frames, as the peers
  * measured theirs.
@@ -591,7 +591,7 @@ static int bake_pair(const source *s, const reference *ref, int lossy, const opt
 
 /* ---- error against the reference ------------------------------------------------------------- */
 typedef struct error {
-    double mm, l2m_mm;     /* max distance: sampled locals in double / kiln_pose_local_to_model */
+    double mm, l2m_mm;     /* max distance: sampled locals in double / kiln_pose_local_to_object */
     uint32_t bone, frame;  /* where mm was reached (reference bone index) */
 } error;
 
@@ -631,7 +631,7 @@ static error measure_error(const reference *ref, const baked *bk)
         for (uint32_t i = 0; i < bk->bones; i++)
             for (unsigned c = 0; c < 10; c++) local[bk->cast_index[i]][c] = lane_of(pose, i, c);
         ref_model(ref, (const double(*)[10])local, model);
-        if (kiln_pose_local_to_model(bk->blob, 0, pose, NULL, model_f, bk->bones) != KILN_OK) abort();
+        if (kiln_pose_local_to_object(bk->blob, 0, pose, NULL, model_f, bk->bones) != KILN_OK) abort();
         for (uint32_t i = 0; i < bk->bones; i++) {
             uint32_t b = (uint32_t)bk->cast_index[i];
             const double(*want)[3] = (const double(*)[3])(ref->pts + ((size_t)f * ref->bones + b) * POINTS * 3);
@@ -750,7 +750,7 @@ static double rep_local_to_model(instances *in, const options *o, long *calls)
     long n = warm_calls(in, o);
     const kiln_soa_xform *pose = in->pose[0][0];
     double t0 = bench_now();
-    for (long i = 0; i < n; i++) kiln_pose_local_to_model(in->bk->blob, 0, pose, NULL, in->model[0], in->bk->bones);
+    for (long i = 0; i < n; i++) kiln_pose_local_to_object(in->bk->blob, 0, pose, NULL, in->model[0], in->bk->bones);
     *calls = n;
     return bench_now() - t0;
 }
@@ -784,7 +784,7 @@ static double rep_frame(instances *in, const options *o, long *calls)
             }
             kiln_blend_layer layers[2] = {{in->pose[i][0], 0.7f, NULL}, {in->pose[i][1], 0.3f, NULL}};
             kiln_pose_blend(layers, 2, rest, 0.1f, in->pose[i][2], bk->soa);
-            kiln_pose_local_to_model(bk->blob, 0, in->pose[i][2], NULL, in->model[i], bk->bones);
+            kiln_pose_local_to_object(bk->blob, 0, in->pose[i][2], NULL, in->model[i], bk->bones);
         }
     *calls = (long)steps * INSTANCES;
     return bench_now() - t0;

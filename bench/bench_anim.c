@@ -12,7 +12,7 @@
  *                   (each with its own context)
  *     both on two clips: "lossless" (raw float rows) and "lossy16" (16-bit range-reduced)
  *   sample_forward_nocontext  the lossy16 forward case without contexts (decode every call)
- *   local_to_model  kiln_pose_local_to_model, one pose, warm cache
+ *   local_to_model  kiln_pose_local_to_object, one pose, warm cache
  *   blend2          kiln_pose_blend of two poses, warm cache
  *   frame           per instance: 2 forward samples (the lossless and the lossy clip) + blend2
  *                   + local_to_model, 256 instances round-robin
@@ -207,7 +207,7 @@ static result run_frame(instances *in, const kiln_blob *skel, const kiln_soa_xfo
                 }
                 kiln_blend_layer layers[2] = {{in->pose[i][0], 0.7f, NULL}, {in->pose[i][1], 0.3f, NULL}};
                 kiln_pose_blend(layers, 2, rest, 0.1f, in->pose[i][2], J / 8);
-                kiln_pose_local_to_model(skel, 0, in->pose[i][2], NULL, in->model[i], J);
+                kiln_pose_local_to_object(skel, 0, in->pose[i][2], NULL, in->model[i], J);
             }
         double ns = (bench_now() - t0) * 1e9 / ((double)steps * INSTANCES);
         if (ns < best.ns_per_call) best.ns_per_call = ns;
@@ -222,7 +222,7 @@ static result run_l2m(const kiln_blob *skel, const kiln_soa_xform *pose, float *
     result best = {1e30, 0};
     for (int r = 0; r < reps; r++) {
         double t0 = bench_now();
-        for (long i = 0; i < calls; i++) kiln_pose_local_to_model(skel, 0, pose, NULL, model, J);
+        for (long i = 0; i < calls; i++) kiln_pose_local_to_object(skel, 0, pose, NULL, model, J);
         double ns = (bench_now() - t0) * 1e9 / (double)calls;
         if (ns < best.ns_per_call) best.ns_per_call = ns;
         best.iters += calls;

@@ -68,7 +68,7 @@ static void case_free(rig_case *c)
 /* The model matrices of pose k. */
 static void case_forward(rig_case *c, uint32_t k)
 {
-    kiln_pose_local_to_model(c->blob, 0, c->poses + (size_t)k * c->soa, NULL, c->models + (size_t)k * 16 * c->bones,
+    kiln_pose_local_to_object(c->blob, 0, c->poses + (size_t)k * c->soa, NULL, c->models + (size_t)k * 16 * c->bones,
                              c->bones);
 }
 
@@ -260,7 +260,7 @@ static timing run(rig_case *c, uint32_t stages, int reps, int calls)
     if (!local || !model || !scratch) exit(1);
     kiln_rig_desc d;
     memset(&d, 0, sizeof d);
-    d.blob = c->blob, d.local = local, d.soa_count = c->soa, d.model = model, d.bone_count = c->bones;
+    d.blob = c->blob, d.local = local, d.soa_count = c->soa, d.object = model, d.bone_count = c->bones;
     d.stages = stages, d.scratch = scratch, d.scratch_size = ssize;
     size_t pbytes = sizeof *local * c->soa, mbytes = sizeof(float) * 16 * c->bones;
     timing best = {1e30, 1e30, 0};

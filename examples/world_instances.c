@@ -83,7 +83,7 @@ int main(int argc, char **argv)
             fprintf(stderr, "%s\n", err.message);
             status = 2;
         } else {
-            if (kiln_model_matrix(asset.blob, 0, model[r]) == KILN_OK) models[r] = model[r]; /* its first model */
+            if (kiln_model_transform(asset.blob, 0, model[r]) == KILN_OK) models[r] = model[r]; /* its first model */
             kiln_blob_close_file(&asset);
         }
     }

@@ -437,7 +437,7 @@ static const kiln_soa_xform *skeleton_rest(const kiln_blob *blob, uint32_t skele
 }
 
 /* A-priori bound on every entry (and every partial sum) of the model matrices that
- * kiln_pose_local_to_model computes from `pose`, or infinity. Per bone: 4 · |parent| · |local|
+ * kiln_pose_local_to_object computes from `pose`, or infinity. Per bone: 4 · |parent| · |local|
  * with |local| the largest entry of T·R·S (rotation entries of a non-unit quaternion up to
  * 1 + 2|q|²) and segment scale compensation's 1 / parent scale. */
 static double model_bound(const kiln_blob *blob, uint32_t skeleton, const kiln_soa_xform *pose, const float *root,
@@ -617,7 +617,7 @@ static void sample_errors(pair *p)
     size_t need = kiln_sample_context_size(p->bind);
     void *c = alloc64(need + 64);
     CHECK(kiln_sample_context_init(c, need - 1, p->bind) == KILN_ERR_BUFFER_TOO_SMALL);
-    CHECK(kiln_sample_context_init((unsigned char *)c + 8, need, p->bind) == KILN_ERR_INVALID_ARGUMENT);
+    CHECK(kiln_sample_context_init((unsigned char *)c + 8, need, p->bind) == KILN_ERR_BLOB_MISALIGNED);
     free(c);
 }
 
@@ -675,7 +675,7 @@ static void check_matrices(const kiln_blob *skel, uint32_t skeleton, const kiln_
     if (!bounds) abort();
     for (int r = 0; r < 3; r++) {
         const float *root = r ? roots[r - 1] : NULL;
-        CHECK(kiln_pose_local_to_model(skel, skeleton, pose, root, model, bones) == KILN_OK);
+        CHECK(kiln_pose_local_to_object(skel, skeleton, pose, root, model, bones) == KILN_OK);
         double worst = model_bound(skel, skeleton, pose, root, bounds);
         if (worst < BOUND) CHECK(all_finite(model, (size_t)bones * 16));
         CHECK(kiln_pose_skin_matrices(skel, skeleton, model, skin, bones) == KILN_OK);
@@ -685,7 +685,7 @@ static void check_matrices(const kiln_blob *skel, uint32_t skeleton, const kiln_
         CHECK(kiln_pose_skin_matrices(skel, skeleton, model, model, bones) == KILN_OK);
         CHECK(memcmp(model, skin, sizeof(float) * bones * 16) == 0);
     }
-    if (bones) CHECK(kiln_pose_local_to_model(skel, skeleton, pose, NULL, model, bones - 1) == KILN_ERR_BUFFER_TOO_SMALL);
+    if (bones) CHECK(kiln_pose_local_to_object(skel, skeleton, pose, NULL, model, bones - 1) == KILN_ERR_BUFFER_TOO_SMALL);
     free(model), free(skin), free(bounds);
 }
 
@@ -724,7 +724,7 @@ static void check_bind_errors(const kiln_blob *anim, uint32_t clip, const kiln_b
 {
     unsigned char *mem = alloc64(size + 64);
     kiln_anim_binding *b = (kiln_anim_binding *)(void *)mem;
-    CHECK(kiln_anim_bind(anim, clip, skel, skeleton, mem + 8, size, &b, NULL) == KILN_ERR_INVALID_ARGUMENT && !b);
+    CHECK(kiln_anim_bind(anim, clip, skel, skeleton, mem + 8, size, &b, NULL) == KILN_ERR_BLOB_MISALIGNED && !b);
     b = (kiln_anim_binding *)(void *)mem;
     CHECK(kiln_anim_bind(anim, clip, skel, skeleton, mem, size - 1, &b, NULL) == KILN_ERR_BUFFER_TOO_SMALL && !b);
     free(mem);

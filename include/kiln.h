@@ -17,5 +17,6 @@
 #include "kiln/rig.h"
 #include "kiln/skin.h"
 #include "kiln/instance.h"
+#include "kiln/character.h"
 
 #endif /* KILN_H */

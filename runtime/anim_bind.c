@@ -12,6 +12,7 @@
 
 #include "anim_internal.h"
 #include "blob_internal.h"
+#include "error_detail.h"
 
 #define KILN__ALIGN64(x) (((x) + (size_t)63) & ~(size_t)63)
 
@@ -237,9 +238,18 @@ kiln_result kiln_anim_bind(const kiln_blob *anim_blob, uint32_t clip, const kiln
         report->first_missing = KILN_BLOB_NONE;
     }
     kiln__bind_plan p;
-    if (!out || !mem || ((uintptr_t)mem & 15u) || !kiln__plan(anim_blob, clip, skel_blob, skeleton, &p))
-        return KILN_ERR_INVALID_ARGUMENT;
-    if (size < p.total) return KILN_ERR_BUFFER_TOO_SMALL;
+#define KILN__BIND_FN "kiln_anim_bind: "
+    if (!out) return kiln__fail(KILN_ERR_INVALID_ARGUMENT, KILN__BIND_FN "out", "out is NULL");
+    if (!mem) return kiln__fail(KILN_ERR_INVALID_ARGUMENT, KILN__BIND_FN "mem", "mem is NULL");
+    if ((uintptr_t)mem & 15u)
+        return kiln__fail(KILN_ERR_BLOB_MISALIGNED, KILN__BIND_FN "mem", "mem %p is not 16-byte aligned", mem);
+    if (!kiln__plan(anim_blob, clip, skel_blob, skeleton, &p))
+        return kiln__fail(KILN_ERR_INVALID_ARGUMENT, KILN__BIND_FN "clip, skeleton",
+                          "no clip %u in anim_blob or no skeleton %u in skel_blob (or a NULL blob)", clip, skeleton);
+    if (size < p.total)
+        return kiln__fail(KILN_ERR_BUFFER_TOO_SMALL, KILN__BIND_FN "size",
+                          "size %zu is below kiln_anim_binding_size() = %zu", size, (size_t)p.total);
+#undef KILN__BIND_FN
     const kiln_blob_animation *a = p.clip;
     const kiln_blob_skeleton *sk = p.skel;
 

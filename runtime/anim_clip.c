@@ -20,5 +20,15 @@ double kiln_anim_duration(const kiln_blob *blob, uint32_t clip)
     uint32_t n;
     const kiln_blob_animation *a = kiln_blob_animations(blob, &n);
     if (!a || clip >= n || !(a[clip].framerate > 0.0f) || a[clip].framerate > 3.0e38f) return 0.0;
-    return (double)a[clip].last_frame / (double)a[clip].framerate;
+    /* the loop period of kiln_sample and kiln_anim_events: (last - first) frames */
+    double frames = (double)a[clip].last_frame - (double)a[clip].first_frame;
+    return frames > 0.0 ? frames / (double)a[clip].framerate : 0.0;
+}
+
+double kiln_anim_start_time(const kiln_blob *blob, uint32_t clip)
+{
+    uint32_t n;
+    const kiln_blob_animation *a = kiln_blob_animations(blob, &n);
+    if (!a || clip >= n || !(a[clip].framerate > 0.0f) || a[clip].framerate > 3.0e38f) return 0.0;
+    return (double)a[clip].first_frame / (double)a[clip].framerate;
 }

@@ -10,6 +10,7 @@
 
 #include "anim_internal.h"
 #include "math_f64.h"
+#include "error_detail.h"
 
 /* ---- slerp correction (see anim_internal.h) ----------------------------------------------- */
 const float kiln__slerp_fit[KILN__SLERP_DEG][4] = {
@@ -135,9 +136,14 @@ size_t kiln_sample_context_size(const kiln_anim_binding *binding)
 
 kiln_result kiln_sample_context_init(void *mem, size_t size, const kiln_anim_binding *binding)
 {
-    if (!mem || ((uintptr_t)mem & 15u) || !binding || binding->magic != KILN__BINDING_MAGIC)
-        return KILN_ERR_INVALID_ARGUMENT;
-    if (size < kiln_sample_context_size(binding)) return KILN_ERR_BUFFER_TOO_SMALL;
+    if (!mem) return kiln__fail(KILN_ERR_INVALID_ARGUMENT, "kiln_sample_context_init: mem", "mem is NULL");
+    if ((uintptr_t)mem & 15u)
+        return kiln__fail(KILN_ERR_BLOB_MISALIGNED, "kiln_sample_context_init: mem", "mem %p is not 16-byte aligned", mem);
+    if (!binding || binding->magic != KILN__BINDING_MAGIC)
+        return kiln__fail(KILN_ERR_INVALID_ARGUMENT, "kiln_sample_context_init: binding", "not a binding from kiln_anim_bind");
+    if (size < kiln_sample_context_size(binding))
+        return kiln__fail(KILN_ERR_BUFFER_TOO_SMALL, "kiln_sample_context_init: size",
+                          "size %zu is below kiln_sample_context_size() = %zu", size, kiln_sample_context_size(binding));
     kiln__context *c = (kiln__context *)mem;
     memset(c, 0, sizeof *c);
     c->magic = KILN__CONTEXT_MAGIC;
@@ -168,9 +174,13 @@ static void kiln__decode_row(const kiln__kernels *k, const kiln_anim_binding *b,
 static kiln_result kiln__context_prepare(kiln__context *c, const kiln__kernels *k, const kiln_anim_binding *b,
                                          kiln__frame_pos p, kiln__sample_job *job)
 {
-    if (c->magic != KILN__CONTEXT_MAGIC) return KILN_ERR_INVALID_ARGUMENT;
+    if (c->magic != KILN__CONTEXT_MAGIC)
+        return kiln__fail(KILN_ERR_INVALID_ARGUMENT, "kiln_sample: desc->context",
+                          "not a context from kiln_sample_context_init (or damaged)");
     if (!(b->flags & KILN__BIND_CACHE)) return KILN_OK; /* nothing worth caching */
-    if (c->capacity < b->block_count) return KILN_ERR_BUFFER_TOO_SMALL;
+    if (c->capacity < b->block_count)
+        return kiln__fail(KILN_ERR_BUFFER_TOO_SMALL, "kiln_sample: desc->context",
+                          "the context holds rows of %u blocks; this binding has %u", c->capacity, b->block_count);
     if (c->binding != b || c->clip != b->clip || c->kernels != k) {
         c->binding = b, c->clip = b->clip, c->kernels = k;
         c->row[0] = c->row[1] = c->missed = KILN__NO_ROW;
@@ -250,11 +260,17 @@ static void kiln__sample_scalars(const kiln_anim_binding *b, kiln__frame_pos p, 
 
 kiln_result kiln_sample(const kiln_sample_desc *desc)
 {
-    if (!desc || !desc->binding || desc->binding->magic != KILN__BINDING_MAGIC || !desc->out)
-        return KILN_ERR_INVALID_ARGUMENT;
+    if (!desc) return kiln__fail(KILN_ERR_INVALID_ARGUMENT, "kiln_sample: desc", "desc is NULL");
+    if (!desc->binding || desc->binding->magic != KILN__BINDING_MAGIC)
+        return kiln__fail(KILN_ERR_INVALID_ARGUMENT, "kiln_sample: desc->binding", "not a binding from kiln_anim_bind");
+    if (!desc->out) return kiln__fail(KILN_ERR_INVALID_ARGUMENT, "kiln_sample: desc->out", "out is NULL");
     const kiln_anim_binding *b = desc->binding;
-    if (desc->out_count < b->soa_count) return KILN_ERR_BUFFER_TOO_SMALL;
-    if (desc->scalar_count && !desc->scalars) return KILN_ERR_INVALID_ARGUMENT;
+    if (desc->out_count < b->soa_count)
+        return kiln__fail(KILN_ERR_BUFFER_TOO_SMALL, "kiln_sample: desc->out_count",
+                          "out_count %u is below the binding's soa_count %u", desc->out_count, b->soa_count);
+    if (desc->scalar_count && !desc->scalars)
+        return kiln__fail(KILN_ERR_INVALID_ARGUMENT, "kiln_sample: desc->scalars", "scalars is NULL with scalar_count %u",
+                          desc->scalar_count);
 
     const kiln__kernels *k = kiln__kernels_get();
     kiln__frame_pos p = kiln__frame_of(b, desc->time_s, desc->loop);

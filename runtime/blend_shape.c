@@ -8,6 +8,7 @@
 #include "blend_shape_internal.h"
 #include "blob_internal.h"
 #include "kiln/anim.h"
+#include "error_detail.h"
 
 /* ---- views --------------------------------------------------------------------------------- */
 KILN__RECORDS_VIEW(kiln_blob_blend_shapes, kiln_blob_blend_shape, KILN_SECTION_BLEND_SHAPES)
@@ -68,14 +69,24 @@ kiln_result kiln_blend_shape_bind_clip(const kiln_blob *anim_blob, uint32_t clip
     const kiln_blob_animation *a = anim_blob ? kiln_blob_animations(anim_blob, &clips) : NULL;
     const kiln_blob_anim_scalar *sc = anim_blob ? kiln_blob_anim_scalars(anim_blob, &scalar_total) : NULL;
     const kiln_blob_blend_shape *bs = shape_blob ? kiln_blob_blend_shapes(shape_blob, &shape_total) : NULL;
-    if (!anim_blob || !shape_blob || (!track && shape_count) || !a || clip >= clips) return KILN_ERR_INVALID_ARGUMENT;
+    if (!anim_blob || !shape_blob || (!track && shape_count))
+        return kiln__fail(KILN_ERR_INVALID_ARGUMENT, "kiln_blend_shape_bind_clip: anim_blob, shape_blob, track",
+                          "a blob is NULL, or track is NULL with shape_count %u", shape_count);
+    if (!a || clip >= clips)
+        return kiln__fail(KILN_ERR_INVALID_ARGUMENT, "kiln_blend_shape_bind_clip: clip", "no clip %u (the blob has %u)", clip,
+                          a ? clips : 0u);
     const kiln_blob_animation *c = &a[clip];
     if (c->scalar_count && (!sc || c->first_scalar > scalar_total || c->scalar_count > scalar_total - c->first_scalar))
-        return KILN_ERR_INVALID_ARGUMENT; /* records out of range: trusted loads only */
-    if (!shapes && shape_count > shape_total) return KILN_ERR_INVALID_ARGUMENT;
+        return kiln__fail(KILN_ERR_INVALID_ARGUMENT, "kiln_blend_shape_bind_clip: clip",
+                          "clip %u's scalar tracks lie outside ANIM_SCALARS", clip); /* trusted loads only */
+    if (!shapes && shape_count > shape_total)
+        return kiln__fail(KILN_ERR_INVALID_ARGUMENT, "kiln_blend_shape_bind_clip: shape_count",
+                          "shape_count %u is above the blob's %u shapes", shape_count, shape_total);
     for (uint32_t i = 0; i < shape_count; i++) {
         uint32_t s = shapes ? shapes[i] : i;
-        if (s >= shape_total) return KILN_ERR_INVALID_ARGUMENT;
+        if (s >= shape_total)
+            return kiln__fail(KILN_ERR_INVALID_ARGUMENT, "kiln_blend_shape_bind_clip: shapes",
+                              "shape %u (entry %u) is out of range (the blob has %u)", s, i, shape_total);
         const char *name = kiln_blob_string(shape_blob, bs[s].name);
         uint32_t hash = kiln_name_hash(name);
         track[i] = KILN_BLOB_NONE;
@@ -182,15 +193,25 @@ static kiln_result kiln__bs_base(const kiln_blob *blob, const kiln_blob_mesh *me
 
 kiln_result kiln_blend_shapes_apply(const kiln_blend_shapes_desc *desc)
 {
-    if (!desc || !desc->blob || !desc->out || (desc->shape_count && (!desc->shapes || !desc->weights)))
-        return KILN_ERR_INVALID_ARGUMENT;
+    if (!desc || !desc->blob || !desc->out)
+        return kiln__fail(KILN_ERR_INVALID_ARGUMENT, "kiln_blend_shapes_apply: desc", "desc, its blob or its out is NULL");
+    if (desc->shape_count && (!desc->shapes || !desc->weights))
+        return kiln__fail(KILN_ERR_INVALID_ARGUMENT, "kiln_blend_shapes_apply: desc->shapes, weights",
+                          "shapes or weights is NULL with shape_count %u", desc->shape_count);
     uint32_t mesh_count, shape_total;
     const kiln_blob_mesh *meshes = kiln_blob_meshes(desc->blob, &mesh_count);
     const kiln_blob_blend_shape *bs = kiln_blob_blend_shapes(desc->blob, &shape_total);
     uint32_t stride = desc->out_stride ? desc->out_stride : 12u;
-    if (desc->mesh >= mesh_count || stride < 12u || stride % 4u) return KILN_ERR_INVALID_ARGUMENT;
+    if (desc->mesh >= mesh_count)
+        return kiln__fail(KILN_ERR_INVALID_ARGUMENT, "kiln_blend_shapes_apply: desc->mesh", "no mesh %u (the blob has %u)",
+                          desc->mesh, mesh_count);
+    if (stride < 12u || stride % 4u)
+        return kiln__fail(KILN_ERR_INVALID_ARGUMENT, "kiln_blend_shapes_apply: desc->out_stride",
+                          "out_stride %u is below 12 or not a multiple of 4", stride);
     const kiln_blob_mesh *mesh = &meshes[desc->mesh];
-    if (desc->out_count < mesh->vertex_count) return KILN_ERR_BUFFER_TOO_SMALL;
+    if (desc->out_count < mesh->vertex_count)
+        return kiln__fail(KILN_ERR_BUFFER_TOO_SMALL, "kiln_blend_shapes_apply: desc->out_count",
+                          "out_count %u is below the mesh's %u vertices", desc->out_count, mesh->vertex_count);
 
     kiln__bs_job job;
     memset(&job, 0, sizeof job);
@@ -201,7 +222,9 @@ kiln_result kiln_blend_shapes_apply(const kiln_blend_shapes_desc *desc)
     /* every argument is checked before anything is written */
     for (uint32_t i = 0; i < desc->shape_count; i++) {
         uint32_t s = desc->shapes[i];
-        if (s >= shape_total || bs[s].mesh != desc->mesh) return KILN_ERR_INVALID_ARGUMENT;
+        if (s >= shape_total || bs[s].mesh != desc->mesh)
+            return kiln__fail(KILN_ERR_INVALID_ARGUMENT, "kiln_blend_shapes_apply: desc->shapes",
+                              "shape %u (entry %u) is not a shape of mesh %u", s, i, desc->mesh);
         if (bs[s].delta_count &&
             (!kiln_blend_shape_indices(desc->blob, &bs[s]) || !kiln_blend_shape_deltas(desc->blob, &bs[s])))
             return KILN_ERR_BLOB_BAD_RECORD;

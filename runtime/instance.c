@@ -15,6 +15,7 @@
 #include "blob_internal.h"
 #include "instance_internal.h"
 #include "kiln/anim.h"
+#include "error_detail.h"
 
 /* The SIMD loaders read the transform as 10 consecutive floats of a 16-float record. */
 _Static_assert(sizeof(kiln_blob_instance) == KILN__INST_FLOATS * sizeof(float), "instance record size");
@@ -50,7 +51,9 @@ uint32_t kiln_reference_find(const kiln_blob *blob, const char *path)
 
 kiln_result kiln_reference_get(const kiln_blob *blob, uint32_t reference, kiln_reference_info *out)
 {
-    if (!blob || !out) return KILN_ERR_INVALID_ARGUMENT;
+    if (!blob || !out)
+        return kiln__fail(KILN_ERR_INVALID_ARGUMENT, !blob ? "kiln_reference_get: blob" : "kiln_reference_get: out",
+                          "%s is NULL", !blob ? "blob" : "out");
     uint32_t nr, ni;
     const kiln_blob_reference *refs = kiln_blob_references(blob, &nr);
     if (reference >= nr) return KILN_ERR_NOT_FOUND;
@@ -102,9 +105,11 @@ void kiln_transform_matrix(const float position[3], const float rotation[4], con
     glm_mat4_transpose_to(a, (vec4 *)out);
 }
 
-kiln_result kiln_model_matrix(const kiln_blob *blob, uint32_t model, float out[16])
+kiln_result kiln_model_transform(const kiln_blob *blob, uint32_t model, float out[16])
 {
-    if (!blob || !out) return KILN_ERR_INVALID_ARGUMENT;
+    if (!blob || !out)
+        return kiln__fail(KILN_ERR_INVALID_ARGUMENT, !blob ? "kiln_model_transform: blob" : "kiln_model_transform: out",
+                          "%s is NULL", !blob ? "blob" : "out");
     uint32_t n;
     const kiln_blob_model *m = kiln_blob_models(blob, &n);
     if (model >= n) return KILN_ERR_NOT_FOUND;
@@ -198,11 +203,15 @@ static void kiln__job_run(const kiln__instance_job *job)
 static int kiln__layout_ok(uint32_t layout) { return layout == KILN_INSTANCE_4X4 || layout == KILN_INSTANCE_3X4; }
 
 kiln_result kiln_instance_matrices(const kiln_blob_instance *instances, uint32_t count, const float *parent,
-                                   const float *model, uint32_t layout, float *out)
+                                   const float *asset_transform, uint32_t layout, float *out)
 {
-    if (!kiln__layout_ok(layout) || (count && (!instances || !out))) return KILN_ERR_INVALID_ARGUMENT;
+    if (!kiln__layout_ok(layout))
+        return kiln__fail(KILN_ERR_INVALID_ARGUMENT, "kiln_instance_matrices: layout", "unknown layout %u", layout);
+    if (count && (!instances || !out))
+        return kiln__fail(KILN_ERR_INVALID_ARGUMENT, "kiln_instance_matrices: instances, out",
+                          "instances or out is NULL with count %u", count);
     kiln__instance_job job;
-    kiln__job_init(&job, parent, model, layout);
+    kiln__job_init(&job, parent, asset_transform, layout);
     job.inst = instances;
     job.count = count;
     job.out = out;
@@ -211,41 +220,53 @@ kiln_result kiln_instance_matrices(const kiln_blob_instance *instances, uint32_t
 }
 
 kiln_result kiln_instance_world_matrices(const kiln_blob *blob, uint32_t first, uint32_t count, const float *parent,
-                                         const float *model, uint32_t layout, float *out)
+                                         const float *asset_transform, uint32_t layout, float *out)
 {
-    if (!blob) return KILN_ERR_INVALID_ARGUMENT;
+    if (!blob) return kiln__fail(KILN_ERR_INVALID_ARGUMENT, "kiln_instance_world_matrices: blob", "blob is NULL");
     uint32_t n;
     const kiln_blob_instance *inst = kiln_blob_instances(blob, &n);
-    if (first > n || count > n - first) return KILN_ERR_INVALID_ARGUMENT;
-    return kiln_instance_matrices(count ? inst + first : NULL, count, parent, model, layout, out);
+    if (first > n || count > n - first)
+        return kiln__fail(KILN_ERR_INVALID_ARGUMENT, "kiln_instance_world_matrices: first, count",
+                          "instances [%u, +%u) are past the blob's %u", first, count, n);
+    return kiln_instance_matrices(count ? inst + first : NULL, count, parent, asset_transform, layout, out);
 }
 
 kiln_result kiln_reference_world_matrices(const kiln_blob *blob, uint32_t reference, const float *parent,
-                                          const float *model, uint32_t layout, float *out, uint32_t capacity)
+                                          const float *asset_transform, uint32_t layout, float *out, uint32_t capacity)
 {
     kiln_reference_info info;
     kiln_result r = kiln_reference_get(blob, reference, &info);
     if (r != KILN_OK) return r;
-    if (!kiln__layout_ok(layout) || (info.instance_count && !out)) return KILN_ERR_INVALID_ARGUMENT;
-    if (capacity < info.instance_count) return KILN_ERR_BUFFER_TOO_SMALL;
-    return kiln_instance_world_matrices(blob, info.first_instance, info.instance_count, parent, model, layout, out);
+    if (!kiln__layout_ok(layout))
+        return kiln__fail(KILN_ERR_INVALID_ARGUMENT, "kiln_reference_world_matrices: layout", "unknown layout %u", layout);
+    if (info.instance_count && !out)
+        return kiln__fail(KILN_ERR_INVALID_ARGUMENT, "kiln_reference_world_matrices: out", "out is NULL");
+    if (capacity < info.instance_count)
+        return kiln__fail(KILN_ERR_BUFFER_TOO_SMALL, "kiln_reference_world_matrices: capacity",
+                          "capacity %u is below the reference's %u instances", capacity, info.instance_count);
+    return kiln_instance_world_matrices(blob, info.first_instance, info.instance_count, parent, asset_transform, layout, out);
 }
 
-kiln_result kiln_instance_world_matrices_all(const kiln_blob *blob, const float *parent, const float *const *models,
-                                             uint32_t layout, float *out, uint32_t capacity)
+kiln_result kiln_instance_world_matrices_all(const kiln_blob *blob, const float *parent,
+                                             const float *const *asset_transforms, uint32_t layout, float *out,
+                                             uint32_t capacity)
 {
-    if (!blob || !kiln__layout_ok(layout)) return KILN_ERR_INVALID_ARGUMENT;
+    if (!blob) return kiln__fail(KILN_ERR_INVALID_ARGUMENT, "kiln_instance_world_matrices_all: blob", "blob is NULL");
+    if (!kiln__layout_ok(layout))
+        return kiln__fail(KILN_ERR_INVALID_ARGUMENT, "kiln_instance_world_matrices_all: layout", "unknown layout %u", layout);
     uint32_t n, nr = kiln_reference_count(blob);
     const kiln_blob_instance *inst = kiln_blob_instances(blob, &n);
-    if (n && !out) return KILN_ERR_INVALID_ARGUMENT;
-    if (capacity < n) return KILN_ERR_BUFFER_TOO_SMALL;
+    if (n && !out) return kiln__fail(KILN_ERR_INVALID_ARGUMENT, "kiln_instance_world_matrices_all: out", "out is NULL");
+    if (capacity < n)
+        return kiln__fail(KILN_ERR_BUFFER_TOO_SMALL, "kiln_instance_world_matrices_all: capacity",
+                          "capacity %u is below the blob's %u instances", capacity, n);
     for (uint32_t ref = 0; ref < nr; ref++) {
         kiln_reference_info info;
         kiln_result r = kiln_reference_get(blob, ref, &info);
         if (r != KILN_OK) return r;
         if (!info.instance_count) continue;
         kiln__instance_job job;
-        kiln__job_init(&job, parent, models ? models[ref] : NULL, layout);
+        kiln__job_init(&job, parent, asset_transforms ? asset_transforms[ref] : NULL, layout);
         job.inst = inst + info.first_instance;
         job.count = info.instance_count;
         job.out = out + (size_t)info.first_instance * job.stride;

@@ -29,6 +29,7 @@
 #include <string.h>
 
 #include "anim_internal.h"
+#include "error_detail.h"
 
 /* Both relative to m (see above); documented in kiln/anim.h. */
 #define KILN__BLEND_MIN_THRESHOLD 1e-12f
@@ -37,9 +38,15 @@
 kiln_result kiln_pose_blend(const kiln_blend_layer *layers, uint32_t count, const kiln_soa_xform *rest, float threshold,
                             kiln_soa_xform *out, uint32_t soa_count)
 {
-    if (!out || (count && !layers) || !(threshold > 0.0f) || !(threshold <= FLT_MAX)) return KILN_ERR_INVALID_ARGUMENT;
+    if (!out) return kiln__fail(KILN_ERR_INVALID_ARGUMENT, "kiln_pose_blend: out", "out is NULL");
+    if (count && !layers)
+        return kiln__fail(KILN_ERR_INVALID_ARGUMENT, "kiln_pose_blend: layers", "layers is NULL with count %u", count);
+    if (!(threshold > 0.0f) || !(threshold <= FLT_MAX))
+        return kiln__fail(KILN_ERR_INVALID_ARGUMENT, "kiln_pose_blend: threshold",
+                          "threshold %g is not a finite number > 0", (double)threshold);
     for (uint32_t i = 0; i < count; i++)
-        if (!layers[i].pose) return KILN_ERR_INVALID_ARGUMENT;
+        if (!layers[i].pose)
+            return kiln__fail(KILN_ERR_INVALID_ARGUMENT, "kiln_pose_blend: layers[].pose", "layer %u has no pose", i);
     kiln__blend_job job = {layers, count, rest, threshold, out, soa_count};
     kiln__kernels_get()->blend(&job);
     return KILN_OK;
@@ -48,7 +55,9 @@ kiln_result kiln_pose_blend(const kiln_blend_layer *layers, uint32_t count, cons
 kiln_result kiln_pose_add(kiln_soa_xform *pose, const kiln_soa_xform *delta, float weight, const float *joint_weights,
                           uint32_t soa_count)
 {
-    if (!pose || !delta) return KILN_ERR_INVALID_ARGUMENT;
+    if (!pose || !delta)
+        return kiln__fail(KILN_ERR_INVALID_ARGUMENT, !pose ? "kiln_pose_add: pose" : "kiln_pose_add: delta",
+                          "%s is NULL", !pose ? "pose" : "delta");
     kiln__kernels_get()->add(pose, delta, weight, joint_weights, soa_count);
     return KILN_OK;
 }

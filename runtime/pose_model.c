@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "anim_internal.h"
+#include "error_detail.h"
 
 const float kiln__identity16[16] = {1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1};
 
@@ -21,9 +22,13 @@ kiln_result kiln__skeleton_bones(const kiln_blob *blob, uint32_t skeleton, uint3
 {
     uint32_t ns, nb;
     const kiln_blob_skeleton *sk = blob ? kiln_blob_skeletons(blob, &ns) : NULL;
-    if (!sk || skeleton >= ns) return KILN_ERR_INVALID_ARGUMENT;
+    if (!sk || skeleton >= ns)
+        return kiln__fail(KILN_ERR_INVALID_ARGUMENT, "skeleton", "no skeleton %u in the blob (it has %u)", skeleton,
+                          sk ? ns : 0u);
     sk += skeleton;
-    if (capacity < sk->bone_count) return KILN_ERR_BUFFER_TOO_SMALL;
+    if (capacity < sk->bone_count)
+        return kiln__fail(KILN_ERR_BUFFER_TOO_SMALL, "bone_count",
+                          "bone_count %u is below the skeleton's %u bones", capacity, sk->bone_count);
     const kiln_blob_bone *bones = kiln_blob_bones(blob, &nb);
     if (sk->bone_count && (!bones || sk->first_bone > nb || sk->bone_count > nb - sk->first_bone))
         return KILN_ERR_BLOB_BAD_RECORD;
@@ -32,23 +37,29 @@ kiln_result kiln__skeleton_bones(const kiln_blob *blob, uint32_t skeleton, uint3
     return KILN_OK;
 }
 
-kiln_result kiln_pose_local_to_model(const kiln_blob *skel_blob, uint32_t skeleton, const kiln_soa_xform *local,
-                                     const float *root, float *model, uint32_t bone_count)
+kiln_result kiln_pose_local_to_object(const kiln_blob *skel_blob, uint32_t skeleton, const kiln_soa_xform *local,
+                                     const float *root, float *object, uint32_t bone_count)
 {
-    if (!local || !model) return KILN_ERR_INVALID_ARGUMENT;
+    if (!local || !object)
+        return kiln__fail(KILN_ERR_INVALID_ARGUMENT,
+                          !local ? "kiln_pose_local_to_object: local" : "kiln_pose_local_to_object: object", "%s is NULL",
+                          !local ? "local" : "object");
     const kiln_blob_skeleton *sk;
     const kiln_blob_bone *bones;
     kiln_result r = kiln__skeleton_bones(skel_blob, skeleton, bone_count, &sk, &bones);
     if (r != KILN_OK) return r;
-    kiln__model_job job = {bones, sk->bone_count, local, root ? root : kiln__identity16, model};
+    kiln__model_job job = {bones, sk->bone_count, local, root ? root : kiln__identity16, object};
     if (sk->bone_count) kiln__kernels_get()->local_to_model(&job);
     return KILN_OK;
 }
 
-kiln_result kiln_pose_skin_matrices(const kiln_blob *skel_blob, uint32_t skeleton, const float *model, float *skin,
+kiln_result kiln_pose_skin_matrices(const kiln_blob *skel_blob, uint32_t skeleton, const float *object, float *skin,
                                     uint32_t bone_count)
 {
-    if (!model || !skin) return KILN_ERR_INVALID_ARGUMENT;
+    if (!object || !skin)
+        return kiln__fail(KILN_ERR_INVALID_ARGUMENT,
+                          !object ? "kiln_pose_skin_matrices: object" : "kiln_pose_skin_matrices: skin", "%s is NULL",
+                          !object ? "object" : "skin");
     const kiln_blob_skeleton *sk;
     const kiln_blob_bone *bones;
     kiln_result r = kiln__skeleton_bones(skel_blob, skeleton, bone_count, &sk, &bones);
@@ -57,7 +68,7 @@ kiln_result kiln_pose_skin_matrices(const kiln_blob *skel_blob, uint32_t skeleto
     const float *ib = kiln_blob_inverse_binds(skel_blob, &ni);
     if (sk->bone_count && (!ib || sk->first_bone > ni || sk->bone_count > ni - sk->first_bone))
         return KILN_ERR_BLOB_BAD_RECORD;
-    if (sk->bone_count) kiln__kernels_get()->skin(model, ib + (size_t)sk->first_bone * 16u, skin, sk->bone_count);
+    if (sk->bone_count) kiln__kernels_get()->skin(object, ib + (size_t)sk->first_bone * 16u, skin, sk->bone_count);
     return KILN_OK;
 }
 

@@ -17,6 +17,7 @@
 #include "anim_internal.h"
 #include "blob_internal.h"
 #include "rig_internal.h"
+#include "error_detail.h"
 
 /* ---- views ---------------------------------------------------------------------------------- */
 KILN__RECORDS_VIEW(kiln_blob_constraints, kiln_blob_constraint, KILN_SECTION_CONSTRAINTS)
@@ -136,14 +137,14 @@ void kiln__rig_rotation(const kiln__rig *r, uint32_t b, double q[4]) { kiln__qfr
 const float *kiln__rig_parent_matrix(const kiln__rig *r, uint32_t b)
 {
     int32_t p = r->bones[b].parent;
-    /* parent < b for verified blobs; anything else is a root, as in kiln_pose_local_to_model */
+    /* parent < b for verified blobs; anything else is a root, as in kiln_pose_local_to_object */
     return p >= 0 && (uint32_t)p < b ? r->model + (size_t)p * 16u : r->root;
 }
 
 void kiln__rig_frame(const kiln__rig *r, uint32_t b, double q[4]) { kiln__qfrom_matrix(kiln__rig_parent_matrix(r, b), q); }
 
 /* The model matrix of bone b from its local and its parent's matrix: the per-bone step of the
- * scalar reference kernel of kiln_pose_local_to_model (pose_model.c) itself, so that an updated
+ * scalar reference kernel of kiln_pose_local_to_object (pose_model.c) itself, so that an updated
  * bone matches what a full recomputation of the pose gives. */
 static void kiln__rig_compose(kiln__rig *r, uint32_t b)
 {
@@ -179,20 +180,31 @@ static double kiln__weight(const float *weights, uint32_t count, uint32_t i, dou
 
 kiln_result kiln_rig_solve(const kiln_rig_desc *d)
 {
-    if (!d || !d->blob || !d->local || !d->model || !d->scratch) return KILN_ERR_INVALID_ARGUMENT;
-    if ((d->stages & ~(KILN_RIG_IK | KILN_RIG_CONSTRAINTS)) || (!d->ik_weights && d->ik_weight_count) ||
-        (!d->constraint_weights && d->constraint_weight_count) || ((uintptr_t)d->scratch % 8u) != 0)
-        return KILN_ERR_INVALID_ARGUMENT;
+    if (!d || !d->blob || !d->local || !d->object || !d->scratch)
+        return kiln__fail(KILN_ERR_INVALID_ARGUMENT, "kiln_rig_solve: desc",
+                          "desc, or its blob, local, model or scratch, is NULL");
+    if (d->stages & ~(KILN_RIG_IK | KILN_RIG_CONSTRAINTS))
+        return kiln__fail(KILN_ERR_INVALID_ARGUMENT, "kiln_rig_solve: desc->stages", "unknown stage bits 0x%x", d->stages);
+    if ((!d->ik_weights && d->ik_weight_count) || (!d->constraint_weights && d->constraint_weight_count))
+        return kiln__fail(KILN_ERR_INVALID_ARGUMENT, "kiln_rig_solve: desc->ik_weights, constraint_weights",
+                          "a weight array is NULL with a nonzero count");
+    if ((uintptr_t)d->scratch % 8u)
+        return kiln__fail(KILN_ERR_BLOB_MISALIGNED, "kiln_rig_solve: desc->scratch", "scratch %p is not 8-byte aligned",
+                          d->scratch);
     const kiln_blob_skeleton *sk;
     const kiln_blob_bone *bones;
     kiln_result res = kiln__skeleton_bones(d->blob, d->skeleton, UINT32_MAX, &sk, &bones);
     if (res != KILN_OK) return res;
     if (d->soa_count < sk->soa_count || d->bone_count < sk->bone_count ||
         (uint64_t)d->soa_count * KILN_SOA_WIDTH < sk->bone_count)
-        return KILN_ERR_BUFFER_TOO_SMALL;
+        return kiln__fail(KILN_ERR_BUFFER_TOO_SMALL, "kiln_rig_solve: desc->soa_count, bone_count",
+                          "soa_count %u / bone_count %u are below the skeleton's %u / %u", d->soa_count, d->bone_count,
+                          sk->soa_count, sk->bone_count);
     uint32_t depth = sk->depth < sk->bone_count ? sk->depth : sk->bone_count;
     kiln__rig_layout l = kiln__layout(sk->bone_count, depth);
-    if (d->scratch_size < l.size) return KILN_ERR_BUFFER_TOO_SMALL;
+    if (d->scratch_size < l.size)
+        return kiln__fail(KILN_ERR_BUFFER_TOO_SMALL, "kiln_rig_solve: desc->scratch_size",
+                          "scratch_size %zu is below kiln_rig_scratch_size() = %zu", d->scratch_size, (size_t)l.size);
 
     uint32_t stages = d->stages ? d->stages : KILN_RIG_IK | KILN_RIG_CONSTRAINTS;
     uint32_t nik = 0, ncn = 0;
@@ -209,7 +221,7 @@ kiln_result kiln_rig_solve(const kiln_rig_desc *d)
         r.bone_count = sk->bone_count;
         r.max_chain = depth;
         r.local = d->local;
-        r.model = d->model;
+        r.model = d->object;
         r.root = d->root ? d->root : kiln__identity16;
         r.stamp = (uint32_t *)(void *)(s + l.stamp);
         r.last = (uint32_t *)(void *)(s + l.last);

@@ -12,6 +12,7 @@
 #include "anim_internal.h"
 #include "kiln/anim.h"
 #include "skin_internal.h"
+#include "error_detail.h"
 
 /* The kernels read a record as floats: real at 0, dual at 4, stretch columns at 8, 12, 16, and
  * find records by shifts (96 = 64 + 32). */
@@ -190,7 +191,9 @@ static void kiln__dual_quat_of(const float *k, kiln_skin_dual_quat *out)
 
 kiln_result kiln_pose_skin_dual_quats(const float *skin, kiln_skin_dual_quat *out, uint32_t bone_count)
 {
-    if (bone_count && (!skin || !out)) return KILN_ERR_INVALID_ARGUMENT;
+    if (bone_count && (!skin || !out))
+        return kiln__fail(KILN_ERR_INVALID_ARGUMENT, "kiln_pose_skin_dual_quats: skin, out",
+                          "skin or out is NULL with bone_count %u", bone_count);
     for (uint32_t i = 0; i < bone_count; i++) kiln__dual_quat_of(skin + (size_t)i * 16u, &out[i]);
     return KILN_OK;
 }
@@ -237,11 +240,14 @@ static int kiln__skin_overlap(const void *a, uint32_t sa, const void *b, uint32_
 static kiln_result kiln__skin_source(const kiln_skin_desc *d, const kiln__skin_job *job, kiln__skin_in *in)
 {
     uint32_t stride = d->source_position_stride_bytes ? d->source_position_stride_bytes : 12u;
-    if (stride < 12u || stride % 4u) return KILN_ERR_INVALID_ARGUMENT;
+    if (stride < 12u || stride % 4u)
+        return kiln__fail(KILN_ERR_INVALID_ARGUMENT, "kiln_skin_mesh: desc->source_position_stride_bytes",
+                          "source stride %u is below 12 or not a multiple of 4", stride);
     const kiln__skin_out *outs[3] = {&job->out_pos, &job->out_nrm, &job->out_tan};
     for (int k = 0; k < 3; k++)
         if (kiln__skin_overlap(d->source_positions, stride, outs[k]->data, outs[k]->stride, d->vertex_count))
-            return KILN_ERR_INVALID_ARGUMENT;
+            return kiln__fail(KILN_ERR_INVALID_ARGUMENT, "kiln_skin_mesh: desc->source_positions",
+                              "the source positions overlap the %s output", k == 0 ? "position" : k == 1 ? "normal" : "tangent");
     memset(in, 0, sizeof *in);
     in->data = (const unsigned char *)d->source_positions;
     in->stride = stride;
@@ -290,20 +296,27 @@ static kiln__skin_fn kiln__skin_kernel(int dual_quat)
 kiln_result kiln_skin_mesh(const kiln_skin_desc *d)
 {
     const uint32_t force = KILN_SKIN_FORCE_LINEAR | KILN_SKIN_FORCE_DUAL_QUAT;
-    if (!d || !d->blob || (d->flags & ~force) || (d->flags & force) == force) return KILN_ERR_INVALID_ARGUMENT;
+    if (!d || !d->blob) return kiln__fail(KILN_ERR_INVALID_ARGUMENT, "kiln_skin_mesh: desc", "desc or its blob is NULL");
+    if ((d->flags & ~force) || (d->flags & force) == force)
+        return kiln__fail(KILN_ERR_INVALID_ARGUMENT, "kiln_skin_mesh: desc->flags", "flags 0x%x: unknown bits or both FORCE flags",
+                          d->flags);
     uint32_t nm;
     const kiln_blob_mesh *meshes = kiln_blob_meshes(d->blob, &nm);
-    if (!meshes || d->mesh >= nm) return KILN_ERR_INVALID_ARGUMENT;
+    if (!meshes || d->mesh >= nm)
+        return kiln__fail(KILN_ERR_INVALID_ARGUMENT, "kiln_skin_mesh: desc->mesh", "no mesh %u (the blob has %u)", d->mesh,
+                          meshes ? nm : 0u);
     const kiln_blob_mesh *m = &meshes[d->mesh];
     if (d->first_vertex > m->vertex_count || d->vertex_count > m->vertex_count - d->first_vertex)
-        return KILN_ERR_INVALID_ARGUMENT;
+        return kiln__fail(KILN_ERR_INVALID_ARGUMENT, "kiln_skin_mesh: desc->first_vertex, vertex_count",
+                          "vertices [%u, +%u) are outside the mesh's %u", d->first_vertex, d->vertex_count, m->vertex_count);
 
     kiln__skin_job job;
     memset(&job, 0, sizeof job);
     kiln_result r = kiln__skin_output(d->positions, d->position_stride_bytes, &job.out_pos);
     if (r == KILN_OK) r = kiln__skin_output(d->normals, d->normal_stride_bytes, &job.out_nrm);
     if (r == KILN_OK) r = kiln__skin_output(d->tangents, d->tangent_stride_bytes, &job.out_tan);
-    if (r != KILN_OK) return r;
+    if (r != KILN_OK)
+        return kiln__fail(r, "kiln_skin_mesh: desc->*_stride_bytes", "an output stride is below 12 or not a multiple of 4");
 
     int dual_quat = (d->flags & KILN_SKIN_FORCE_DUAL_QUAT) ||
                     (!(d->flags & KILN_SKIN_FORCE_LINEAR) && m->skinning == KILN_SKIN_DUAL_QUAT);
@@ -314,8 +327,14 @@ kiln_result kiln_skin_mesh(const kiln_skin_desc *d)
         const kiln_blob_skeleton *sk = kiln_blob_skeletons(d->blob, &ns);
         if (!sk || m->skeleton >= ns || sk[m->skeleton].bone_count == 0) return KILN_ERR_BLOB_BAD_RECORD;
         uint32_t bones = sk[m->skeleton].bone_count;
-        if (d->bone_count < bones) return KILN_ERR_BUFFER_TOO_SMALL;
-        if (dual_quat ? !d->dual_quats : !d->skin_matrices) return KILN_ERR_INVALID_ARGUMENT;
+        if (d->bone_count < bones)
+            return kiln__fail(KILN_ERR_BUFFER_TOO_SMALL, "kiln_skin_mesh: desc->bone_count",
+                              "bone_count %u is below the skeleton's %u bones", d->bone_count, bones);
+        if (dual_quat ? !d->dual_quats : !d->skin_matrices)
+            return kiln__fail(KILN_ERR_INVALID_ARGUMENT,
+                              dual_quat ? "kiln_skin_mesh: desc->dual_quats" : "kiln_skin_mesh: desc->skin_matrices",
+                              "the mesh is skinned by %s and %s is NULL", dual_quat ? "dual quaternions" : "matrices",
+                              dual_quat ? "dual_quats" : "skin_matrices");
         job.max_joint = bones - 1u;
         r = kiln__skin_weights(d->blob, m, KILN_ATTR_JOINTS, KILN_FORMAT_U16xN, 2, d->first_vertex, &job.joints,
                                &job.joint_stride);

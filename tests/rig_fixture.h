@@ -138,7 +138,7 @@ static inline void rf_get(rf_pose *p, uint32_t bone, double t[3], double q[4], d
 /* Recomputes every model matrix from the local pose (root applied when set). */
 static inline kiln_result rf_forward(rf_pose *p)
 {
-    return kiln_pose_local_to_model(p->blob, p->skeleton, p->local, p->has_root ? p->root : NULL, p->model,
+    return kiln_pose_local_to_object(p->blob, p->skeleton, p->local, p->has_root ? p->root : NULL, p->model,
                                     p->bone_count);
 }
 
@@ -149,7 +149,7 @@ static inline kiln_result rf_solve_ex(rf_pose *p, uint32_t stages, const float *
     kiln_rig_desc d;
     memset(&d, 0, sizeof d);
     d.blob = p->blob, d.skeleton = p->skeleton, d.local = p->local, d.soa_count = p->soa_count;
-    d.model = p->model, d.bone_count = p->bone_count, d.root = p->has_root ? p->root : NULL;
+    d.object = p->model, d.bone_count = p->bone_count, d.root = p->has_root ? p->root : NULL;
     d.stages = stages, d.ik_weights = ik_w, d.ik_weight_count = nik_w;
     d.constraint_weights = cn_w, d.constraint_weight_count = ncn_w;
     d.scratch = p->scratch, d.scratch_size = p->scratch_size, d.report = report;

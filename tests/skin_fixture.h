@@ -26,6 +26,9 @@ typedef struct sf_mesh_opts {
     uint32_t dir_format;                  /* normals and tangents: 0 (none), F32x3, F32x4, OCT16x2 */
     uint32_t unweighted_every;            /* every k-th vertex has all-zero weights; 0: none */
     uint32_t seed;
+    const kiln_blob *skeleton_from;       /* optional: copy skeleton 0 of this blob (bones, rest
+                                             pose, inverse binds) instead of the generated fan;
+                                             `bones` must be its bone count */
 } sf_mesh_opts;
 
 static inline sf_mesh_opts sf_defaults(uint32_t vertices, uint32_t influences)
@@ -51,6 +54,26 @@ static inline void sf_unit(uint32_t *s, float v[3])
     } while (l < 0.01f || l > 1.0f);
     l = 1.0f / sqrtf(l);
     for (int i = 0; i < 3; i++) v[i] *= l;
+}
+
+/* Skeleton 0 of `src` copied into the scene as skeleton 0 of model 0 (names, parents, flags,
+ * rest pose, inverse binds, depth). */
+static inline void sf_copy_skeleton(bb_scene *s, const kiln_blob *src)
+{
+    const kiln_blob_skeleton *from = kiln_blob_skeletons(src, NULL);
+    const kiln_blob_bone *bones = kiln_blob_bones(src, NULL) + from->first_bone;
+    kiln_blob_skeleton sk = *from;
+    sk.model = 0;
+    sk.first_bone = (uint32_t)(s->bones.n / sizeof(kiln_blob_bone));
+    sk.first_soa = (uint32_t)(s->rest.n / sizeof(kiln_soa_xform));
+    for (uint32_t b = 0; b < from->bone_count; b++) {
+        uint32_t i = bb_bone(s, kiln_blob_string(src, bones[b].name), bones[b].parent);
+        ((kiln_blob_bone *)(void *)s->bones.p)[i].flags = bones[b].flags;
+    }
+    bb_put(&s->ibnd, kiln_blob_inverse_binds(src, NULL) + (size_t)from->first_bone * 16,
+           (size_t)from->bone_count * 16 * sizeof(float));
+    bb_put(&s->rest, kiln_blob_rest_pose(src, NULL) + from->first_soa, (size_t)from->soa_count * sizeof(kiln_soa_xform));
+    bb_add(&s->skels, &sk);
 }
 
 /* Octahedral encoding (the decode is bake_geom.h's), rounded to the nearest grid point. */
@@ -115,7 +138,8 @@ static inline unsigned char *sf_build(const sf_mesh_opts *o, size_t *size)
     model.rotation[3] = 1.0f;
     model.scale[0] = model.scale[1] = model.scale[2] = 1.0f;
     bb_add(&sc.models, &model);
-    if (k) bb_skeleton(&sc, 0, o->bones, "b", 0);
+    if (k && o->skeleton_from) sf_copy_skeleton(&sc, o->skeleton_from);
+    else if (k) bb_skeleton(&sc, 0, o->bones, "b", 0);
 
     kiln_blob_mesh mesh;
     memset(&mesh, 0, sizeof mesh);

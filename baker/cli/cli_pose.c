@@ -2,7 +2,7 @@
  *
  * The verb goes through the same path a game does: Cast inputs are baked in memory (both in one
  * kiln_bake call, so that a lossy clip is bounded through the skeleton it plays on), blobs are
- * loaded with full verification, then kiln_anim_bind, kiln_sample, kiln_pose_local_to_model,
+ * loaded with full verification, then kiln_anim_bind, kiln_sample, kiln_pose_local_to_object,
  * kiln_rig_solve and (for --skin) kiln_blend_shapes_apply and kiln_skin_mesh produce the
  * numbers. This file holds the options and the order of the stages (cli_pose.h lists the
  * others). What it prints is therefore what the runtime computes, which makes the

@@ -38,7 +38,7 @@ static kiln_result kiln__pose_rig_solve(kiln__pose *p)
     d.skeleton = p->skeleton;
     d.local = p->pose;
     d.soa_count = kiln_anim_binding_soa_count(p->binding);
-    d.model = p->matrices;
+    d.object = p->matrices;
     d.bone_count = p->bone_count;
     d.scratch = p->rig_scratch;
     d.scratch_size = p->rig_scratch_size;

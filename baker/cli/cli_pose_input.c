@@ -414,7 +414,7 @@ int kiln__pose_sample(kiln__pose *p, double frame)
     s.scalar_count = p->anim->scalar_count;
     kiln_result r = kiln_sample(&s);
     if (r == KILN_OK)
-        r = kiln_pose_local_to_model(p->skel_blob, p->skeleton, p->pose, NULL, p->matrices, p->bone_count);
+        r = kiln_pose_local_to_object(p->skel_blob, p->skeleton, p->pose, NULL, p->matrices, p->bone_count);
     if (r != KILN_OK) {
         fprintf(stderr, KILN_CLI_NAME ": " KILN__POSE_VERB ": sampling frame %.9g failed: %s\n", frame,
                 kiln_result_str(r));

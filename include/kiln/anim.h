@@ -4,14 +4,15 @@
  *   size_t bsize = kiln_anim_binding_size(anim_blob, clip, skel_blob, skeleton);
  *   kiln_anim_binding *bind;
  *   kiln_anim_bind(anim_blob, clip, skel_blob, skeleton, aligned_mem, bsize, &bind, &report);
- *   // once per playing instance (optional, speeds up forward playback of quantised clips):
+ *   // once per playback cursor, i.e. per playing layer of each character (optional, speeds
+ *   // up forward playback of quantised clips):
  *   kiln_sample_context_init(ctx_mem, kiln_sample_context_size(bind), bind);
  *   // every frame:
  *   kiln_sample_desc s = {0};
  *   s.binding = bind;  s.time_s = t;  s.out = pose;  s.out_count = soa_count;  s.context = ctx_mem;
  *   kiln_sample(&s);                                   // local pose, SoA, 8 joints per block
- *   kiln_pose_local_to_model(skel_blob, skeleton, pose, NULL, model_matrices, bone_count);
- *   kiln_pose_skin_matrices(skel_blob, skeleton, model_matrices, skin_matrices, bone_count);
+ *   kiln_pose_local_to_object(skel_blob, skeleton, pose, NULL, object_matrices, bone_count);
+ *   kiln_pose_skin_matrices(skel_blob, skeleton, object_matrices, skin_matrices, bone_count);
  *
  * Nothing here allocates. Bindings, sampling contexts and poses live in memory the caller
  * provides, sized by the *_size() queries: bindings and contexts 16-byte aligned (64
@@ -38,7 +39,8 @@
  * reference; kiln_simd_force() selects one for testing. The paths agree within 1e-5. Building
  * with KILN_FORCE_SCALAR compiles the scalar path alone.
  * Sampling, blending and the matrix functions are thread-safe on distinct outputs (a binding
- * is read-only after kiln_anim_bind; a context belongs to one instance).
+ * is read-only after kiln_anim_bind; a context belongs to one playback cursor: one playing
+ * clip of one character).
  */
 #ifndef KILN_ANIM_H
 #define KILN_ANIM_H
@@ -78,9 +80,13 @@ KILN_API const kiln_blob_anim_joint *kiln_blob_anim_joints(const kiln_blob *blob
 KILN_API const kiln_blob_anim_scalar *kiln_blob_anim_scalars(const kiln_blob *blob, uint32_t *count);
 KILN_API const kiln_blob_anim_override *kiln_blob_anim_overrides(const kiln_blob *blob, uint32_t *count);
 KILN_API const kiln_blob_anim_event *kiln_blob_anim_events(const kiln_blob *blob, uint32_t *count);
-/* Clip duration in seconds: last_frame / framerate (clips start at time 0 = frame 0). 0 for a
- * bad clip index. */
+/* Clip duration in seconds: (last_frame - first_frame) / framerate, the period kiln_sample and
+ * kiln_anim_events wrap by. The clip plays from first_frame / framerate (time 0 when its first
+ * key is on frame 0) to last_frame / framerate; kiln_anim_start_time gives the start. 0 for a
+ * bad clip index or a single-frame clip. */
 KILN_API double kiln_anim_duration(const kiln_blob *blob, uint32_t clip);
+/* The time of the clip's first frame in seconds: first_frame / framerate (0 for a bad index). */
+KILN_API double kiln_anim_start_time(const kiln_blob *blob, uint32_t clip);
 
 /* ---- binding ------------------------------------------------------------------------------ */
 typedef struct kiln_anim_binding kiln_anim_binding;
@@ -110,7 +116,7 @@ KILN_API size_t kiln_anim_binding_size(const kiln_blob *anim_blob, uint32_t clip
  * skeleton may come from different blobs.
  * `mem` must hold kiln_anim_binding_size() bytes, 16-byte aligned, and outlive the binding;
  * both blobs must outlive it too. The binding points into `mem` (do not move or copy it).
- * Errors: ERR_INVALID_ARGUMENT (NULL, index out of range, misaligned mem),
+ * Errors: ERR_INVALID_ARGUMENT (NULL, index out of range), ERR_BLOB_MISALIGNED (mem),
  * ERR_BUFFER_TOO_SMALL, ERR_BLOB_BAD_RECORD (clip or skeleton records inconsistent: only
  * possible for blobs loaded with KILN_BLOB_LOAD_TRUSTED). *out is NULL on failure. */
 KILN_API kiln_result kiln_anim_bind(const kiln_blob *anim_blob, uint32_t clip,
@@ -140,7 +146,10 @@ typedef enum kiln_loop {
  * kiln_sample_context_init: `mem` 16-byte aligned (64 recommended), `size` >=
  * kiln_sample_context_size(binding). A context may be reused for another binding whose size
  * fits: kiln_sample notices the change and refills it. Errors: ERR_INVALID_ARGUMENT,
- * ERR_BUFFER_TOO_SMALL. */
+ * ERR_BLOB_MISALIGNED (mem), ERR_BUFFER_TOO_SMALL.
+ * A context belongs to one playback cursor (one clip playing forward at one place in one
+ * character), not to the character: a character playing two layers needs two contexts, and
+ * two layers sharing one would evict each other's rows (still correct, only slower). */
 KILN_API size_t kiln_sample_context_size(const kiln_anim_binding *binding);
 KILN_API kiln_result kiln_sample_context_init(void *mem, size_t size, const kiln_anim_binding *binding);
 
@@ -168,6 +177,24 @@ typedef struct kiln_sample_desc {
  * written. */
 KILN_API kiln_result kiln_sample(const kiln_sample_desc *desc);
 
+/* ---- visibility tracks (Cast reference D.7) --------------------------------------------------- */
+/* For each of `mesh_count` meshes of `mesh_blob` (indices into kiln_blob_meshes; NULL: meshes 0 ..
+ * mesh_count - 1), the index within clip `clip` of `anim_blob` of the visibility scalar track
+ * (KILN_SCALAR_VISIBILITY) that drives it, in the order kiln_sample writes the clip's scalars,
+ * or KILN_BLOB_NONE: the track named exactly like the mesh, else one named like the mesh's
+ * model (which shows or hides all its meshes); of several tracks with one name the last wins
+ * (D.4). The counterpart of kiln_blend_shape_bind_clip (kiln/blend_shape.h), done once per
+ * (clip, mesh list). Errors: ERR_INVALID_ARGUMENT (NULL blobs, track NULL with mesh_count > 0, a
+ * bad clip or mesh index); kiln_error_detail() says which. */
+KILN_API kiln_result kiln_visibility_bind_clip(const kiln_blob *anim_blob, uint32_t clip, const kiln_blob *mesh_blob,
+                                               const uint32_t *meshes, uint32_t mesh_count, uint32_t *track);
+/* visible[i] = 1 when the sampled value scalars[track[i]] is nonzero (a step curve: 0 hidden),
+ * 0 when it is zero, and 1 for a mesh the clip does not animate or a track at or past
+ * scalar_count (D.7: unanimated nodes are visible). Values are floats so that layers blend with
+ * kiln_pose_blend_values. */
+KILN_API void kiln_visibility_values(const uint32_t *track, uint32_t mesh_count, const float *scalars,
+                                     uint32_t scalar_count, float *visible);
+
 /* ---- poses -------------------------------------------------------------------------------- */
 typedef struct kiln_blend_layer {
     const kiln_soa_xform *pose;          /* soa_count blocks */
@@ -179,11 +206,22 @@ typedef struct kiln_blend_layer {
                                             NaN: none) */
 } kiln_blend_layer;
 
+/* The threshold to pass to kiln_pose_blend and kiln_pose_blend_values when in doubt (ozz's
+ * BlendingJob default): a joint whose layers add up to less than 0.1 is filled with the rest
+ * pose up to 0.1, so a single layer fading out blends into the rest pose instead of holding
+ * its last pose at a vanishing weight. */
+#define KILN_BLEND_THRESHOLD 0.1f
+
 /* Weighted blend of `count` poses into `out` (soa_count blocks): translations and scales are
  * the weighted means, rotations the normalised weighted sum with each layer brought onto the
  * hemisphere of the sum so far (shortest arc). Per joint, when the summed weight is below
- * `threshold` (> 0), the rest pose fills the remainder with weight threshold - sum (as ozz's
- * BlendingJob does); `rest` NULL means the identity. `out` may equal one of the layers' poses.
+ * `threshold` (> 0; KILN_BLEND_THRESHOLD is the usual choice), the pose `rest` fills the
+ * remainder with weight threshold - sum (as ozz's BlendingJob does). `rest` is the pose a joint
+ * falls back to where the layers do not reach the threshold, soa_count blocks: normally the
+ * skeleton's rest pose, kiln_skeleton_rest_pose(); NULL means the identity transform (T = 0,
+ * R = I, S = 1), which is not the rest pose. `out` may equal one of the layers' poses.
+ * Blend shape weights and visibility, which kiln_sample writes to `scalars` and not into the
+ * pose, are blended by kiln_pose_blend_values (below) with the same weights and threshold.
  * Only the ratios of the weights and the threshold matter (multiplying all of them by one factor
  * gives the same pose), and any finite magnitudes work, denormals and FLT_MAX included, within
  * two bounds relative to m, the largest of the threshold and the layer weights: a threshold
@@ -195,6 +233,28 @@ typedef struct kiln_blend_layer {
  * threshold not a finite number > 0). */
 KILN_API kiln_result kiln_pose_blend(const kiln_blend_layer *layers, uint32_t count, const kiln_soa_xform *rest,
                                      float threshold, kiln_soa_xform *out, uint32_t soa_count);
+/* Blends per-layer scalar values the way kiln_pose_blend blends a joint: out[i] = (Σ w_l ·
+ * values_l[i] + r · rest_value) / (Σ w_l + r), with r = max(0, threshold - Σ w_l) the share the
+ * rest fills (layer weights <= 0 or NaN ignored, +inf as FLT_MAX). Each layer's `values` hold
+ * value_count entries in one common order, e.g. a mesh's shapes (kiln_blend_shape_weights with
+ * that clip's tracks) or meshes (kiln_visibility_values). For blend shape weights pass
+ * rest_value 0 (an unanimated shape has weight 0); for visibility pass 1 (an unanimated mesh is
+ * visible) and read out[i] >= 0.5 as visible: the weighted majority of the layers decides.
+ * `out` may equal one layer's values. Errors: ERR_INVALID_ARGUMENT (out NULL with value_count
+ * > 0, layers NULL with count > 0, a layer without values, threshold not a finite number > 0,
+ * rest_value not finite). */
+typedef struct kiln_value_layer {
+    const float *values;   /* value_count values */
+    float        weight;
+} kiln_value_layer;
+KILN_API kiln_result kiln_pose_blend_values(const kiln_value_layer *layers, uint32_t count, float rest_value,
+                                            float threshold, float *out, uint32_t value_count);
+
+/* The rest pose of skeleton `skeleton` (the pose a bone has without animation, the `rest` of
+ * kiln_pose_blend): a pointer to its soa_count blocks in the blob (*soa_count receives the
+ * count; optional), or NULL and 0 for a bad index. */
+KILN_API const kiln_soa_xform *kiln_skeleton_rest_pose(const kiln_blob *blob, uint32_t skeleton, uint32_t *soa_count);
+
 /* Applies an additive delta pose (sampled from an additive clip over kiln_pose_identity) on top
  * of `pose`: with w = clamp(weight × joint_weights[i], 0, 1) per joint,
  * T += w·dT, R = R ⊗ slerp(I, dR, w), S ·= 1 + w·(dS − 1), R normalised (slerp as in sampling:
@@ -206,22 +266,24 @@ KILN_API kiln_result kiln_pose_add(kiln_soa_xform *pose, const kiln_soa_xform *d
  * deltas. */
 KILN_API void kiln_pose_identity(kiln_soa_xform *pose, uint32_t soa_count);
 
-/* Model-space matrices of every bone of skeleton `skeleton` from a local pose, parent-first:
+/* Object-space matrices of every bone of skeleton `skeleton` from a local pose, parent-first
+ * (the space of the model's meshes, times `root`):
  * roots W = root · L, children W = W_parent · L, with L = T · R · S, or with segment scale
  * compensate L = T · S(s_parent)^-1 · R · S, s_parent the parent's local scale (C.1).
  * `local` holds the skeleton's soa_count blocks; `root` (optional, 16 floats column-major, e.g.
- * the Model transform) is applied on top of the roots; `model` receives 16 floats per bone and
+ * the model's transform, kiln_model_transform) is applied on top of the roots; `object`
+ * receives 16 floats per bone and
  * holds `bone_count` matrices (at least the skeleton's bone count). Errors:
  * ERR_INVALID_ARGUMENT (NULL, bad skeleton index), ERR_BUFFER_TOO_SMALL (bone_count below the
  * skeleton's), ERR_BLOB_BAD_RECORD (skeleton records out of range: trusted loads only). */
-KILN_API kiln_result kiln_pose_local_to_model(const kiln_blob *skel_blob, uint32_t skeleton,
+KILN_API kiln_result kiln_pose_local_to_object(const kiln_blob *skel_blob, uint32_t skeleton,
                                               const kiln_soa_xform *local, const float *root,
-                                              float *model, uint32_t bone_count);
-/* Skinning matrices K = model × inverse bind, for every bone of the skeleton: `model` and
+                                              float *object, uint32_t bone_count);
+/* Skinning matrices K = object × inverse bind, for every bone of the skeleton: `object` and
  * `skin` hold bone_count matrices of 16 floats (at least the skeleton's bone count); they may
- * be the same array. Errors as kiln_pose_local_to_model. */
+ * be the same array. Errors as kiln_pose_local_to_object. */
 KILN_API kiln_result kiln_pose_skin_matrices(const kiln_blob *skel_blob, uint32_t skeleton,
-                                             const float *model, float *skin, uint32_t bone_count);
+                                             const float *object, float *skin, uint32_t bone_count);
 
 /* ---- events -------------------------------------------------------------------------------- */
 typedef struct kiln_anim_event {

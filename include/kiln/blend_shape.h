@@ -14,7 +14,7 @@
  *   kiln_blend_shapes_apply(&d);                            // positions = base + Σ w_eff · delta
  *
  * Semantics (Cast reference C.5): a shape moves `delta_count` vertices of one mesh by
- * delta = target - base (bind/model space of the mesh, before skinning) per unit of effective
+ * delta = target - base (the mesh's bind space, before skinning) per unit of effective
  * weight w_eff = clamp(w, 0, target_scale) (a NaN weight counts as 0). Shapes stack as a
  * linear sum: P = P_base + Σ w_eff · delta. Normals and tangents are left unchanged (C.5
  * allows it: shapes carry no normals); recompute them from the deformed positions if needed.

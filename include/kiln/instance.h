@@ -4,9 +4,9 @@
  *   // once per referenced asset:
  *   kiln_reference_info ref;    // (same blob: ref.first_model is the crate's model, below)
  *   if (kiln_reference_get(world, kiln_reference_find(world, "props/crate.cast"), &ref) == KILN_OK) {
- *       float model[16];
- *       kiln_model_matrix(crate_blob, 0, model);             // the asset's Model p/r/s (C.9)
- *       kiln_reference_world_matrices(world, ref.index, level, model,
+ *       float asset[16];
+ *       kiln_model_transform(crate_blob, 0, asset);          // the asset's Model p/r/s (C.9)
+ *       kiln_reference_world_matrices(world, ref.index, level, asset,
  *                                     KILN_INSTANCE_4X4, matrices, capacity);
  *   }
  *
@@ -16,8 +16,8 @@
  *   world_i = P · T(p_i) · R(r_i) · S(s_i) · M
  *
  * (Cast reference C.8 and C.9): T·R·S is the instance's own transform (rotation a unit
- * quaternion x, y, z, w), M the referenced asset's model transform (the Model record's p/r/s
- * of that asset's blob, kiln_model_matrix, or the identity) and P an optional transform on top
+ * quaternion x, y, z, w), M the referenced asset's transform (its Model record's p/r/s
+ * of that asset's blob, kiln_model_transform, or the identity) and P an optional transform on top
  * (where the whole level sits, or a view matrix). P and M are column-major float[16] and may
  * be any 4x4 matrices; NULL means the identity.
  *
@@ -86,41 +86,41 @@ KILN_API kiln_result kiln_reference_get(const kiln_blob *blob, uint32_t referenc
 KILN_API void kiln_transform_matrix(const float position[3], const float rotation[4], const float scale[3],
                                     float out[16]);
 
-/* The Model transform (C.9) of model `model` of `blob` as a column-major float[16]: the M of a
+/* The transform (C.9: p/r/s) of model `model` of `blob` as a column-major float[16]: the M of a
  * referenced asset. Errors: ERR_INVALID_ARGUMENT (NULL), ERR_NOT_FOUND (no such model). */
-KILN_API kiln_result kiln_model_matrix(const kiln_blob *blob, uint32_t model, float out[16]);
+KILN_API kiln_result kiln_model_transform(const kiln_blob *blob, uint32_t model, float out[16]);
 
 /* ---- world matrices -------------------------------------------------------------------- */
-/* world_i = parent · T·R·S(instances[i]) · model for i in [0, count), into `out` (count matrices
+/* world_i = parent · T·R·S(instances[i]) · asset_transform for i in [0, count), into `out` (count matrices
  * of KILN_INSTANCE_FLOATS(layout) floats, back to back). `instances` may be any array of
- * records (a blob's, or the caller's own); parent and model NULL mean the identity. Errors:
+ * records (a blob's, or the caller's own); parent and asset_transform NULL mean the identity. Errors:
  * ERR_INVALID_ARGUMENT (NULL instances or out with count > 0, unknown layout). */
 KILN_API kiln_result kiln_instance_matrices(const kiln_blob_instance *instances, uint32_t count, const float *parent,
-                                            const float *model, uint32_t layout, float *out);
+                                            const float *asset_transform, uint32_t layout, float *out);
 
 /* The same for instances [first, first + count) of `blob` in blob order. Errors:
  * ERR_INVALID_ARGUMENT (NULL blob, NULL out with count > 0, unknown layout, a range past the
  * instance count). */
 KILN_API kiln_result kiln_instance_world_matrices(const kiln_blob *blob, uint32_t first, uint32_t count,
-                                                  const float *parent, const float *model, uint32_t layout,
+                                                  const float *parent, const float *asset_transform, uint32_t layout,
                                                   float *out);
 
-/* Every instance of reference `reference` (model: that asset's M), into `out`, which holds
+/* Every instance of reference `reference` (asset_transform: that asset's M), into `out`, which holds
  * `capacity` matrices. Errors: those of kiln_reference_get, ERR_INVALID_ARGUMENT (NULL out
  * with instances to write, unknown layout), ERR_BUFFER_TOO_SMALL (capacity below the
  * reference's instance count). */
 KILN_API kiln_result kiln_reference_world_matrices(const kiln_blob *blob, uint32_t reference, const float *parent,
-                                                   const float *model, uint32_t layout, float *out,
+                                                   const float *asset_transform, uint32_t layout, float *out,
                                                    uint32_t capacity);
 
-/* Every instance of `blob`, in blob order (grouped by reference), each with the model matrix of
- * its own reference: `models` holds kiln_reference_count(blob) pointers, each NULL (identity)
- * or 16 floats; `models` NULL: identity for all. `out` holds `capacity` matrices. Errors:
+/* Every instance of `blob`, in blob order (grouped by reference), each with the asset transform
+ * of its own reference: `asset_transforms` holds kiln_reference_count(blob) pointers, each NULL (identity)
+ * or 16 floats; `asset_transforms` NULL: identity for all. `out` holds `capacity` matrices. Errors:
  * ERR_INVALID_ARGUMENT (NULL blob, NULL out with instances to write, unknown layout),
  * ERR_BUFFER_TOO_SMALL (capacity below the instance count), ERR_BLOB_BAD_RECORD (a reference's
  * range outside INSTANCES: trusted loads only). */
 KILN_API kiln_result kiln_instance_world_matrices_all(const kiln_blob *blob, const float *parent,
-                                                      const float *const *models, uint32_t layout, float *out,
+                                                      const float *const *asset_transforms, uint32_t layout, float *out,
                                                       uint32_t capacity);
 
 #ifdef __cplusplus

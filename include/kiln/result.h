@@ -58,7 +58,7 @@ extern "C" {
     X(ERR_BLOB_BAD_MAGIC,     "not a kiln blob (magic mismatch)")                                 \
     X(ERR_BLOB_BAD_VERSION,   "blob format version not supported by this runtime")                \
     X(ERR_BLOB_BAD_HEADER,    "blob header field is invalid")                                     \
-    X(ERR_BLOB_MISALIGNED,    "blob memory or a section is not aligned as required")              \
+    X(ERR_BLOB_MISALIGNED,    "blob, caller memory or a section is not aligned as required")     \
     X(ERR_BLOB_CHECKSUM,      "blob checksum mismatch (the content was modified or damaged)")     \
     X(ERR_BLOB_BAD_SECTION,   "blob section table entry is invalid")                              \
     X(ERR_BLOB_BAD_RECORD,    "blob record refers outside its tables")                            \
@@ -120,6 +120,16 @@ typedef struct kiln_diag_sink {
     kiln_diag_fn fn;   /* NULL: diagnostics are discarded */
     void        *user;
 } kiln_diag_sink;
+
+/* Which argument a failed runtime call rejected, and why. A runtime call that returns an error
+ * for its arguments (ERR_INVALID_ARGUMENT, ERR_BUFFER_TOO_SMALL, ERR_BLOB_MISALIGNED) also
+ * records the detail in a per-thread kiln_diag: `code` the result returned, `path` the function
+ * and the argument (e.g. "kiln_sample: desc->out_count"), `message` a sentence with the values
+ * involved (e.g. "out_count 2 is below the binding's soa_count 10"), `offset` KILN_NO_OFFSET.
+ * The record stays until the next failure on the same thread (successful calls leave it), so
+ * read it right after the call that failed. Never NULL; all fields empty or zero before any
+ * failure. Runtime evaluation functions that cannot fail do not touch it. */
+KILN_API const kiln_diag *kiln_error_detail(void);
 
 #ifdef __cplusplus
 }

@@ -3,26 +3,26 @@
  *   // once per skeleton:
  *   size_t ssize = kiln_rig_scratch_size(blob, skeleton);      // a few bytes per bone
  *   // every frame, after sampling and blending:
- *   kiln_pose_local_to_model(blob, skeleton, pose, root, model, bone_count);
+ *   kiln_pose_local_to_object(blob, skeleton, pose, root, object, bone_count);
  *   kiln_rig_desc r = {0};
  *   r.blob = blob;  r.skeleton = skeleton;  r.root = root;
- *   r.local = pose;  r.soa_count = soa_count;  r.model = model;  r.bone_count = bone_count;
+ *   r.local = pose;  r.soa_count = soa_count;  r.object = object;  r.bone_count = bone_count;
  *   r.scratch = scratch;  r.scratch_size = ssize;
- *   kiln_rig_solve(&r);          // IK handles, then constraints; pose and model updated
- *   kiln_pose_skin_matrices(blob, skeleton, model, skin, bone_count);
+ *   kiln_rig_solve(&r);          // IK handles, then constraints; pose and object matrices updated
+ *   kiln_pose_skin_matrices(blob, skeleton, object, skin, bone_count);
  *
  * Semantics (the Cast reference, section E, as its "Rec." column recommends; D.10 for the
- * order): Maya-like, in model space, after FK. The skeleton's IK handles are solved first, in
+ * order): Maya-like, in object space, after FK. The skeleton's IK handles are solved first, in
  * file order, then its constraints are applied, in file order; each one sees the pose the
  * previous ones left. Every step writes its result back into the local pose (so that the pose
  * stays the single source of truth, e.g. for skinning or for blending with another pose) and
- * recomputes the model matrices of the bones it moved and of all their descendants.
+ * recomputes the object matrices of the bones it moved and of all their descendants.
  *
  * IK handle (kiln_blob_ik_handle), chain start..end (chain_length joints):
  *   goal       G = W(target) · target_offset (a point in the target bone's space).
  *   3 joints   analytic two-bone solve: the middle joint bends about its current hinge axis
  *              (the normal of the start, middle, end triangle; for a straight chain the middle
- *              bone's model X axis) to the angle the law of cosines gives, the start joint then
+ *              bone's object X axis) to the angle the law of cosines gives, the start joint then
  *              aims the end at G, and finally the whole chain turns
  *              about the start->G axis so that the middle joint lies in the half-plane of the
  *              pole direction P(pole_vector_bone) - P(start) (when the handle has one; without
@@ -39,7 +39,7 @@
  *              same pole alignment (on the joint farthest from the start->G axis) and twist.
  *   2 joints   the start bone aims at G (plus the twist).
  *   Bend plane without a pole vector: the one FK gives (the plane of start, middle and end
- *   joints; for a straight chain, the plane normal to the middle bone's model X axis).
+ *   joints; for a straight chain, the plane normal to the middle bone's object X axis).
  *   Targets out of reach give the chain straight toward G, keeping its bend plane: the chain
  *   is solved toward the point of the start->G line 1e-4 of its reach short of the limit,
  *   turned to the pole (and twist) there, then straightened within that plane, so the pose is
@@ -47,7 +47,7 @@
  *   than the chain can fold give the folded chain. Bone lengths are never changed (joints only rotate), the start
  *   joint never moves, and degenerate input (zero-length bones, G on the start, a pole on the
  *   start->G line, a straight chain) falls back to a defined choice, never NaN. With
- *   KILN_IK_USE_TARGET_ROTATION the end bone's model-space rotation becomes the target's.
+ *   KILN_IK_USE_TARGET_ROTATION the end bone's object-space rotation becomes the target's.
  *   A handle whose target is KILN_BLOB_NONE is inactive and skipped. A weight below 1 slerps
  *   each chain bone's local rotation from FK toward the solution.
  * Constraint (kiln_blob_constraint), owner bone o with parent p, target bone tb, weight w:
@@ -59,18 +59,18 @@
  *   the XYZ Euler angle of the local rotation (both rotations decomposed, FK angles kept on the
  *   skipped axes, recomposed). W(p) is the root matrix for a root owner. The baker resolved the
  *   offset (custom, "maintain offset" from the rest pose, or the default).
- * Rotations in model space are those of the model matrices with their columns orthonormalised
+ * Rotations in object space are those of the object matrices with their columns orthonormalised
  * (scale removed); a bone's new local rotation is conj(R(parent frame)) ⊗ R(bone), which is
  * exact with segment scale compensation or uniform parent scale, and the rotation part
  * otherwise (a non-uniformly scaled parent without SSC shears its children: no rotation can
  * reproduce that, and IK cannot keep such a chain's lengths either). Local translations and scales keep the pose's meaning (SSC included),
- * because the model matrices are recomputed from the locals exactly as
- * kiln_pose_local_to_model does (the scalar reference kernel).
+ * because the object matrices are recomputed from the locals exactly as
+ * kiln_pose_local_to_object does (the scalar reference kernel).
  *
  * Cost: O(chain length) per handle (two-bone: constant; FABRIK: at most
  * KILN_RIG_IK_ITERATIONS passes, and a few more evaluations of the chain when it polishes; 240
  * more passes at most for goals near the folded reach) plus
- * the model update, which scans from the chain start (or the constraint's owner) to the last
+ * the object matrix update, which scans from the chain start (or the constraint's owner) to the last
  * bone of its subtree in index order; one O(bones) pass per call finds those subtree ends.
  * Serial by nature (each step reads the previous one's result), scalar, double precision
  * inside. Nothing allocates. The solver is thread-safe on distinct poses and scratch buffers.
@@ -117,7 +117,7 @@ typedef struct kiln_rig_report {
     uint32_t constraints_applied;
     uint32_t constraints_skipped;/* weight 0, or a singular parent matrix (a zero scale) */
     float    ik_max_error_m;     /* largest |end - goal| over the reachable solved handles, after
-                                    the model update (0 when none) */
+                                    the object matrix update (0 when none) */
 } kiln_rig_report;
 
 typedef struct kiln_rig_desc {
@@ -125,11 +125,11 @@ typedef struct kiln_rig_desc {
     uint32_t              skeleton;
     kiln_soa_xform       *local;         /* the local pose, soa_count blocks: read and updated */
     uint32_t              soa_count;     /* >= the skeleton's soa_count */
-    float                *model;         /* bone_count matrices (16 floats, column-major) that
-                                            kiln_pose_local_to_model computed from `local`: read
+    float                *object;        /* bone_count matrices (16 floats, column-major) that
+                                            kiln_pose_local_to_object computed from `local`: read
                                             and updated */
     uint32_t              bone_count;    /* >= the skeleton's bone count */
-    const float          *root;          /* the `root` given to kiln_pose_local_to_model (16
+    const float          *root;          /* the `root` given to kiln_pose_local_to_object (16
                                             floats), NULL for none (the identity) */
     uint32_t              stages;        /* KILN_RIG_IK | KILN_RIG_CONSTRAINTS; 0: both */
     const float          *ik_weights;    /* optional: one weight per IK handle of the skeleton
@@ -155,11 +155,11 @@ typedef struct kiln_rig_desc {
 KILN_API size_t kiln_rig_scratch_size(const kiln_blob *blob, uint32_t skeleton);
 
 /* Solves the skeleton's IK handles, then applies its constraints (per `stages`), each in file
- * order, updating `local` and `model` in place (see the top of this header). A skeleton
+ * order, updating `local` and `object` in place (see the top of this header). A skeleton
  * without handles or constraints returns KILN_OK at once, leaving everything as it was.
- * Errors (nothing is written): ERR_INVALID_ARGUMENT (NULL desc, blob, local, model or
- * scratch; a bad skeleton index; unknown stage bits; a NULL weight array with a non-zero count;
- * misaligned scratch), ERR_BUFFER_TOO_SMALL (soa_count, bone_count or scratch_size below what
+ * Errors (nothing is written): ERR_INVALID_ARGUMENT (NULL desc, blob, local, object or
+ * scratch; a bad skeleton index; unknown stage bits; a NULL weight array with a non-zero count),
+ * ERR_BLOB_MISALIGNED (scratch not 8-byte aligned), ERR_BUFFER_TOO_SMALL (soa_count, bone_count or scratch_size below what
  * the skeleton needs), ERR_BLOB_BAD_RECORD (skeleton records out of range: trusted loads
  * only). Records with out-of-range bones or inconsistent chains (possible only in blobs loaded
  * with KILN_BLOB_LOAD_TRUSTED) are skipped and counted in the report. */

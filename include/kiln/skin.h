@@ -1,8 +1,8 @@
 /* kiln/skin.h - CPU skinning of baked meshes into caller memory.
  *
  *   // once per frame and skeleton (kiln/anim.h):
- *   kiln_pose_local_to_model(blob, skel, pose, root, model, bones);
- *   kiln_pose_skin_matrices(blob, skel, model, skin, bones);
+ *   kiln_pose_local_to_object(blob, skel, pose, root, object, bones);
+ *   kiln_pose_skin_matrices(blob, skel, object, skin, bones);
  *   kiln_pose_skin_dual_quats(skin, dual_quats, bones);   // only for dual quaternion meshes
  *   // per mesh, whole or in vertex ranges (one per thread, say):
  *   kiln_skin_desc d = {0};
@@ -95,7 +95,7 @@ typedef struct kiln_skin_desc {
     const kiln_skin_dual_quat *dual_quats;
     uint32_t                   bone_count;
     /* Where vertices without weights go (and every vertex of an unskinned mesh): the matrix
-     * given as `root` to kiln_pose_local_to_model, 16 floats column-major; NULL: the identity
+     * given as `root` to kiln_pose_local_to_object, 16 floats column-major; NULL: the identity
      * (they keep their bind position). */
     const float *root;
     /* Vertices [first_vertex, first_vertex + vertex_count) of the mesh. Output element k is
@@ -132,7 +132,7 @@ typedef struct kiln_skin_desc {
  * must be F32x3, F32x4 or UNORM16x4, normals and tangents F32x3, F32x4 or OCT16x2),
  * ERR_BLOB_BAD_RECORD (the mesh's records are inconsistent: only possible for trusted loads).
  * On error nothing is written. */
-KILN_EXPERIMENTAL kiln_result kiln_skin_mesh(const kiln_skin_desc *desc);
+KILN_API kiln_result kiln_skin_mesh(const kiln_skin_desc *desc);
 
 #ifdef __cplusplus
 }

@@ -224,8 +224,8 @@ static void player_eval(player *p, double t)
     d.scalars = p->scalars, d.scalar_count = p->scalar_count;
     kiln_result r = kiln_sample(&d);
     cr_assert_eq(r, KILN_OK, "kiln_sample(t=%.17g): %s", t, kiln_result_name(r));
-    r = kiln_pose_local_to_model(p->blob, 0, p->pose, NULL, p->model, p->bone_count);
-    cr_assert_eq(r, KILN_OK, "kiln_pose_local_to_model: %s", kiln_result_name(r));
+    r = kiln_pose_local_to_object(p->blob, 0, p->pose, NULL, p->model, p->bone_count);
+    cr_assert_eq(r, KILN_OK, "kiln_pose_local_to_object: %s", kiln_result_name(r));
 }
 
 static float lane(const kiln_soa_xform *pose, uint32_t bone, unsigned c)

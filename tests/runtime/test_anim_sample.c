@@ -539,7 +539,9 @@ Test(sample, time_clamps_to_the_first_and_last_frame)
     cr_assert_float_eq(tx_at(&s, 9.0, KILN_LOOP_CLAMP), 30.0f, 1e-6);
     cr_assert_float_eq(tx_at(&s, -3.0, KILN_LOOP_CLAMP), 0.0f, 1e-6);
     cr_assert_float_eq(tx_at(&s, 9.0, KILN_LOOP_CLIP), 30.0f, 1e-6); /* not authored looping: clamps */
-    cr_assert_float_eq(kiln_anim_duration(s.blob, 0), 0.5, 1e-12);
+    /* frames 2..5 at 10 fps: the clip plays from 0.2 s for 0.3 s */
+    cr_assert_float_eq(kiln_anim_duration(s.blob, 0), 0.3, 1e-12);
+    cr_assert_float_eq(kiln_anim_start_time(s.blob, 0), 0.2, 1e-12);
     scene_free(&s);
 }
 
@@ -554,6 +556,13 @@ Test(sample, looping_wraps_into_first_last)
     cr_assert_float_eq(tx_at(&s, 0.49, KILN_LOOP_WRAP), 29.0f, 1e-3); /* interpolates to the last row */
     cr_assert_float_eq(tx_at(&s, 0.5 + 3 * 100.0, KILN_LOOP_WRAP), 0.0f, 1e-3);
     cr_assert_float_eq(tx_at(&s, 9.0, KILN_LOOP_CLAMP), 30.0f, 1e-6); /* clamp overrides the clip's flag */
+    /* the duration is the wrap period: a time and that time plus the duration sample alike */
+    double d = kiln_anim_duration(s.blob, 0);
+    cr_assert_float_eq(d, 0.3, 1e-12);
+    for (int k = 0; k < 6; k++) {
+        double t = 0.2 + 0.05 * k;
+        cr_assert_float_eq(tx_at(&s, t + d, KILN_LOOP_WRAP), tx_at(&s, t, KILN_LOOP_WRAP), 1e-3, "t %g", t);
+    }
     scene_free(&s);
 }
 
@@ -937,7 +946,8 @@ Test(sample, rejects_short_outputs_and_bad_arguments)
     cr_assert_eq(kiln_anim_bind(s.blob, 0, s.blob, 0, mem, need - 1, &b, NULL), KILN_ERR_BUFFER_TOO_SMALL);
     cr_assert_eq(kiln_anim_bind(s.blob, 1, s.blob, 0, mem, need, &b, NULL), KILN_ERR_INVALID_ARGUMENT);
     cr_assert_eq(kiln_anim_bind(s.blob, 0, s.blob, 1, mem, need, &b, NULL), KILN_ERR_INVALID_ARGUMENT);
-    cr_assert_eq(kiln_anim_bind(s.blob, 0, s.blob, 0, (char *)mem + 4, need, &b, NULL), KILN_ERR_INVALID_ARGUMENT);
+    cr_assert_eq(kiln_anim_bind(s.blob, 0, s.blob, 0, (char *)mem + 4, need, &b, NULL), KILN_ERR_BLOB_MISALIGNED);
+    cr_assert_str_eq(kiln_error_detail()->path, "kiln_anim_bind: mem");
     cr_assert_null(b);
     cr_assert_eq(kiln_anim_binding_size(s.blob, 3, s.blob, 0), 0);
     free(mem);

@@ -1479,7 +1479,7 @@ static void frame_skin_eval(const kiln_blob *blob, uint32_t skeleton, const kiln
         cr_assert(f->model && f->skin && f->dq);
         f->bones = bones;
     }
-    cr_assert_eq(kiln_pose_local_to_model(blob, skeleton, pose, NULL, f->model, bones), KILN_OK);
+    cr_assert_eq(kiln_pose_local_to_object(blob, skeleton, pose, NULL, f->model, bones), KILN_OK);
     cr_assert_eq(kiln_pose_skin_matrices(blob, skeleton, f->model, f->skin, bones), KILN_OK);
     cr_assert_eq(kiln_pose_skin_dual_quats(f->skin, f->dq, bones), KILN_OK);
 }

@@ -263,11 +263,11 @@ Test(instance_hand, transform_and_model_matrix_helpers)
     const kiln_blob *blob;
     cr_assert_eq(kiln_blob_load(res.blob, res.size, 0, &blob, &err), KILN_OK);
     float mm[16];
-    cr_assert_eq(kiln_model_matrix(blob, 0, mm), KILN_OK);
+    cr_assert_eq(kiln_model_transform(blob, 0, mm), KILN_OK);
     expect_matrix(mm, want, "model matrix", KILN_SIMD_SCALAR);
-    cr_expect_eq(kiln_model_matrix(blob, 1, mm), KILN_ERR_NOT_FOUND);
-    cr_expect_eq(kiln_model_matrix(NULL, 0, mm), KILN_ERR_INVALID_ARGUMENT);
-    cr_expect_eq(kiln_model_matrix(blob, 0, NULL), KILN_ERR_INVALID_ARGUMENT);
+    cr_expect_eq(kiln_model_transform(blob, 1, mm), KILN_ERR_NOT_FOUND);
+    cr_expect_eq(kiln_model_transform(NULL, 0, mm), KILN_ERR_INVALID_ARGUMENT);
+    cr_expect_eq(kiln_model_transform(blob, 0, NULL), KILN_ERR_INVALID_ARGUMENT);
     kiln_bake_result_free(&res);
     file_bytes_free(&f);
 }

@@ -126,7 +126,7 @@ static void check_l2m(int ssc_pct, int with_root)
         for (uint32_t seed = 1; seed < 6; seed++) {
             random_pose(pose, N, seed, 0.5f, 2.0f);
             model_ref(&s, pose, with_root ? root_d : NULL, ref);
-            cr_assert_eq(kiln_pose_local_to_model(s.blob, 0, pose, with_root ? root_f : NULL, model, N), KILN_OK);
+            cr_assert_eq(kiln_pose_local_to_object(s.blob, 0, pose, with_root ? root_f : NULL, model, N), KILN_OK);
             for (uint32_t b = 0; b < N; b++) {
                 double d = matrix_diff(model + 16 * b, ref[b]);
                 cr_assert_lt(d, 2e-5, "%s ssc=%d%% root=%d bone %u: %g", kiln_simd_name(paths[p]), ssc_pct, with_root, b, d);
@@ -161,7 +161,7 @@ Test(pose_model, ssc_scales_child_translation_but_not_its_rotation_or_scale)
         for (int p = 0; p < np; p++) {
             kiln_simd_force(paths[p]);
             float m[3][16];
-            cr_assert_eq(kiln_pose_local_to_model(blob, 0, rest, NULL, m[0], 3), KILN_OK);
+            cr_assert_eq(kiln_pose_local_to_object(blob, 0, rest, NULL, m[0], 3), KILN_OK);
             /* child translation (1,1,0) goes through the parent's scale either way */
             cr_assert_float_eq(m[1][12], 2.0f, 1e-6);
             cr_assert_float_eq(m[1][13], 1.0f, 1e-6);
@@ -191,14 +191,14 @@ Test(pose_model, skin_matrices_are_identity_at_rest_and_w_times_ib_otherwise)
     int np = af_paths(paths);
     for (int p = 0; p < np; p++) {
         kiln_simd_force(paths[p]);
-        kiln_pose_local_to_model(s.blob, 0, rest, NULL, model, N);
+        kiln_pose_local_to_object(s.blob, 0, rest, NULL, model, N);
         cr_assert_eq(kiln_pose_skin_matrices(s.blob, 0, model, skin, N), KILN_OK);
         double id[16];
         af_identity(id);
         for (uint32_t b = 0; b < N; b++)
             cr_assert_lt(matrix_diff(skin + 16 * b, id), 2e-5, "%s bone %u at rest", kiln_simd_name(paths[p]), b);
         random_pose(pose, N, 9, 0.7f, 1.3f);
-        kiln_pose_local_to_model(s.blob, 0, pose, NULL, model, N);
+        kiln_pose_local_to_object(s.blob, 0, pose, NULL, model, N);
         cr_assert_eq(kiln_pose_skin_matrices(s.blob, 0, model, skin, N), KILN_OK);
         for (uint32_t b = 0; b < N; b++) {
             double w[16], i[16], e[16];
@@ -224,10 +224,10 @@ Test(pose_model, rejects_small_outputs_and_bad_skeletons)
     kiln_soa_xform pose[2];
     float m[16 * 10];
     kiln_pose_identity(pose, 2);
-    cr_assert_eq(kiln_pose_local_to_model(s.blob, 0, pose, NULL, m, 9), KILN_ERR_BUFFER_TOO_SMALL);
-    cr_assert_eq(kiln_pose_local_to_model(s.blob, 1, pose, NULL, m, 10), KILN_ERR_INVALID_ARGUMENT);
-    cr_assert_eq(kiln_pose_local_to_model(NULL, 0, pose, NULL, m, 10), KILN_ERR_INVALID_ARGUMENT);
-    cr_assert_eq(kiln_pose_local_to_model(s.blob, 0, NULL, NULL, m, 10), KILN_ERR_INVALID_ARGUMENT);
+    cr_assert_eq(kiln_pose_local_to_object(s.blob, 0, pose, NULL, m, 9), KILN_ERR_BUFFER_TOO_SMALL);
+    cr_assert_eq(kiln_pose_local_to_object(s.blob, 1, pose, NULL, m, 10), KILN_ERR_INVALID_ARGUMENT);
+    cr_assert_eq(kiln_pose_local_to_object(NULL, 0, pose, NULL, m, 10), KILN_ERR_INVALID_ARGUMENT);
+    cr_assert_eq(kiln_pose_local_to_object(s.blob, 0, NULL, NULL, m, 10), KILN_ERR_INVALID_ARGUMENT);
     cr_assert_eq(kiln_pose_skin_matrices(s.blob, 0, m, m, 9), KILN_ERR_BUFFER_TOO_SMALL);
     cr_assert_eq(kiln_pose_skin_matrices(s.blob, 0, NULL, m, 10), KILN_ERR_INVALID_ARGUMENT);
     skeleton_free(&s);
@@ -549,9 +549,9 @@ Test(simd, pose_kernels_agree_across_paths)
                 memcpy(dst, a, sizeof *a * S);
                 kiln_pose_add(dst, b, 0.7f, mask, S);
                 break;
-            case 2: kiln_pose_local_to_model(s.blob, 0, a, NULL, mdst, N); break;
+            case 2: kiln_pose_local_to_object(s.blob, 0, a, NULL, mdst, N); break;
             default:
-                kiln_pose_local_to_model(s.blob, 0, a, NULL, mdst, N);
+                kiln_pose_local_to_object(s.blob, 0, a, NULL, mdst, N);
                 kiln_pose_skin_matrices(s.blob, 0, mdst, mdst, N);
                 break;
             }

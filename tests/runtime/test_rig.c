@@ -147,7 +147,7 @@ static void check_consistent(rig *r, const char *what)
     const float *l = (const float *)(const void *)p->local;
     for (size_t i = 0; i < (size_t)p->soa_count * 80; i++) cr_assert(isfinite(l[i]), "%s: local float %zu is %g", what, i, l[i]);
     float *ref = malloc(sizeof(float) * 16 * p->bone_count);
-    cr_assert_eq(kiln_pose_local_to_model(p->blob, 0, p->local, p->has_root ? p->root : NULL, ref, p->bone_count), KILN_OK);
+    cr_assert_eq(kiln_pose_local_to_object(p->blob, 0, p->local, p->has_root ? p->root : NULL, ref, p->bone_count), KILN_OK);
     double worst = 0;
     for (size_t i = 0; i < (size_t)16 * p->bone_count; i++) {
         cr_assert(isfinite(p->model[i]), "%s: model float %zu is %g", what, i, p->model[i]);
@@ -943,7 +943,7 @@ Test(rig_constraint, solve_arguments_are_checked)
     memset(&d, 0, sizeof d);
     cr_assert_eq(kiln_rig_solve(NULL), KILN_ERR_INVALID_ARGUMENT);
     cr_assert_eq(kiln_rig_solve(&d), KILN_ERR_INVALID_ARGUMENT);
-    d.blob = r.blob, d.local = r.pose.local, d.soa_count = r.pose.soa_count, d.model = r.pose.model;
+    d.blob = r.blob, d.local = r.pose.local, d.soa_count = r.pose.soa_count, d.object = r.pose.model;
     d.bone_count = r.pose.bone_count, d.scratch = r.pose.scratch, d.scratch_size = r.pose.scratch_size;
     cr_assert_eq(kiln_rig_solve(&d), KILN_OK);
     d.skeleton = 1;
@@ -957,7 +957,7 @@ Test(rig_constraint, solve_arguments_are_checked)
     d.bone_count = K_COUNT, d.ik_weight_count = 1;
     cr_assert_eq(kiln_rig_solve(&d), KILN_ERR_INVALID_ARGUMENT);
     d.ik_weight_count = 0, d.scratch = (char *)r.pose.scratch + 4;
-    cr_assert_eq(kiln_rig_solve(&d), KILN_ERR_INVALID_ARGUMENT);
+    cr_assert_eq(kiln_rig_solve(&d), KILN_ERR_BLOB_MISALIGNED); /* misaligned scratch */
     cr_assert_eq(kiln_rig_scratch_size(r.blob, 1), 0);
     cr_assert_eq(kiln_rig_scratch_size(NULL, 0), 0);
     rig_free(&r);

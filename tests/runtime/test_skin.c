@@ -437,7 +437,7 @@ static void rig_bake(const file_bytes *cast, uint32_t flags, baked_rig *r)
 /* Model, skin and dual quaternions of the current pose. */
 static void rig_eval(baked_rig *r)
 {
-    cr_assert_eq(kiln_pose_local_to_model(r->blob, 0, r->pose, NULL, r->model, r->bones), KILN_OK);
+    cr_assert_eq(kiln_pose_local_to_object(r->blob, 0, r->pose, NULL, r->model, r->bones), KILN_OK);
     cr_assert_eq(kiln_pose_skin_matrices(r->blob, 0, r->model, r->skin, r->bones), KILN_OK);
     cr_assert_eq(kiln_pose_skin_dual_quats(r->skin, r->dq, r->bones), KILN_OK);
 }
@@ -1128,7 +1128,7 @@ Test(skin, corpus_fk_cases, .timeout = 300)
                 memset(&sd, 0, sizeof sd);
                 sd.binding = bind, sd.time_s = frame / fps, sd.loop = KILN_LOOP_CLAMP, sd.out = pose, sd.out_count = sk->soa_count;
                 cr_assert_eq(kiln_sample(&sd), KILN_OK);
-                cr_assert_eq(kiln_pose_local_to_model(blob, 0, pose, NULL, mtx, bones), KILN_OK);
+                cr_assert_eq(kiln_pose_local_to_object(blob, 0, pose, NULL, mtx, bones), KILN_OK);
                 cr_assert_eq(kiln_pose_skin_matrices(blob, 0, mtx, skin, bones), KILN_OK);
                 cr_assert_eq(kiln_pose_skin_dual_quats(skin, dq, bones), KILN_OK);
                 skin_in si = {blob, mesh, 0, bones, skin, dq, NULL};
