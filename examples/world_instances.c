@@ -63,7 +63,7 @@ int main(int argc, char **argv)
     for (uint32_t r = 0; r < ref_count && status == 0; r++) {
         kiln_reference_info ref;
         if (kiln_reference_get(world.blob, r, &ref) == KILN_OK && ref.model_count &&
-            kiln_model_matrix(world.blob, ref.first_model, model[r]) == KILN_OK)
+            kiln_model_transform(world.blob, ref.first_model, model[r]) == KILN_OK)
             models[r] = model[r]; /* baked with the world: its first model */
     }
     for (int a = 2; a < argc && status == 0; a++) {

@@ -97,7 +97,7 @@ static int kiln__view_ref_file(const char *path, kiln__view_ref *r)
     if (blob) kiln_blob_models(blob, &models);
     for (uint32_t m = 0; m < models && !ok; m++) {
         if (!kiln__view_model_bounds(blob, m, r->mn, r->mx)) continue;
-        r->has_model = kiln_model_matrix(blob, m, r->model) == KILN_OK;
+        r->has_model = kiln_model_transform(blob, m, r->model) == KILN_OK;
         ok = 1;
     }
     if (res.blob) kiln_bake_result_free(&res);
@@ -116,7 +116,7 @@ static void kiln__view_ref_info(kiln__view_writer *w, const char *resolved, kiln
         r->from = "input";
         if (!kiln__view_model_bounds(mb, mi, r->mn, r->mx))
             for (int c = 0; c < 3; c++) r->mn[c] = -0.5f, r->mx[c] = 0.5f;
-        r->has_model = kiln_model_matrix(mb, mi, r->model) == KILN_OK;
+        r->has_model = kiln_model_transform(mb, mi, r->model) == KILN_OK;
         return;
     }
     if (kiln__view_ref_file(resolved, r)) {

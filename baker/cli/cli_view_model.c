@@ -1,5 +1,5 @@
 /* `kiln view`, models: materials, the skeleton at rest (names, parents, model-space matrices
- * from kiln_pose_local_to_model of the rest pose) and meshes, skinned at the rest pose by
+ * from kiln_pose_local_to_object of the rest pose) and meshes, skinned at the rest pose by
  * kiln_skin_mesh (positions and normals), within the page's vertex budget. */
 #define _POSIX_C_SOURCE 200809L
 
@@ -72,7 +72,7 @@ static int kiln__view_rest_skin(kiln__view_writer *w, const kiln_blob *blob, uin
     uint32_t skel_count = 0, soa_total = 0;
     const kiln_blob_skeleton *sk = &kiln_blob_skeletons(blob, &skel_count)[skeleton];
     const kiln_soa_xform *rest = kiln_blob_rest_pose(blob, &soa_total) + sk->first_soa;
-    kiln_result r = kiln_pose_local_to_model(blob, skeleton, rest, NULL, model, bones);
+    kiln_result r = kiln_pose_local_to_object(blob, skeleton, rest, NULL, model, bones);
     if (r == KILN_OK) r = kiln_pose_skin_matrices(blob, skeleton, model, skin, bones);
     if (r == KILN_OK) r = kiln_pose_skin_dual_quats(skin, dq, bones);
     return r == KILN_OK ? 1 : kiln__view_fail(w, "the rest pose", r);

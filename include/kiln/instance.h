@@ -73,7 +73,7 @@ KILN_API uint32_t kiln_reference_find(const kiln_blob *blob, const char *path);
  * world.cast props/crate.cast -o level.kiln`) gets each reference's models in first_model and
  * model_count, so the game finds the crate's model without matching paths:
  *
- *   kiln_model_matrix(level, ref.first_model, model);   // when ref.model_count > 0
+ *   kiln_model_transform(level, ref.first_model, model);   // when ref.model_count > 0
  *
  Errors: ERR_INVALID_ARGUMENT (NULL), ERR_NOT_FOUND
  * (reference out of range, KILN_BLOB_NONE included, so kiln_reference_find can be passed

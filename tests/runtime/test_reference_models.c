@@ -73,7 +73,7 @@ Test(reference_models, a_reference_names_the_models_of_the_input_baked_with_it)
     cr_expect_eq(info.model_count, 1);
     cr_expect_eq(models[info.first_model].source, 2, "the model of input 2, levels/character.cast");
     float m[16];
-    cr_expect_eq(kiln_model_matrix(l.blob, info.first_model, m), KILN_OK);
+    cr_expect_eq(kiln_model_transform(l.blob, info.first_model, m), KILN_OK);
     cr_expect_eq(kiln_blob_header_of(l.blob)->version_minor, 3);
     cr_expect_not_null(kiln_blob_find_section(l.blob, KILN_SECTION_REFERENCE_MODELS));
     level_free(&l);
