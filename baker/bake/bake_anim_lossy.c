@@ -41,11 +41,19 @@ typedef struct kiln__node {
     double   rest[KILN_ANIM_COMPONENTS];
 } kiln__node;
 
-typedef struct kiln__xf {
-    double m[9];           /* 3x3, column-major */
+/* A local transform ready to compose: the rotation's columns scaled by s (before any segment
+ * scale compensation), the translation and the scale. */
+typedef struct kiln__loc {
+    double rs[9];
     double t[3];
-    double s[3];           /* local scale (segment scale compensation of children) */
-} kiln__xf;
+    double s[3];
+} kiln__loc;
+
+/* A world transform, for the error: 3x3 and translation. */
+typedef struct kiln__wxf {
+    double m[9];
+    double t[3];
+} kiln__wxf;
 
 typedef struct kiln__lossy {
     const kiln__anim *an;
@@ -58,10 +66,18 @@ typedef struct kiln__lossy {
     uint8_t *step;         /* index into kiln__widths, per plan */
     float *dec;            /* decoded values, joint-major like the raw ones */
     float *backup;         /* one track's lanes: KILN_SOA_WIDTH x n */
-    kiln__xf *wraw, *wdec; /* per node, current frame */
     uint8_t *need, *measure;
     double *node_err;      /* per node: largest error of the last measurement */
     double target, distance;
+    /* Per frame and node (frame-major): the raw world transforms, and the decoded local and
+     * world transforms of the encoding as it stands. A candidate for one block recomputes the
+     * locals of that block's joints and the worlds of their subtrees only; everything else is
+     * read from here, the same doubles the full evaluation computes. */
+    kiln__wxf *raw_world, *dec_world;
+    kiln__loc *dec_local;
+    kiln__loc *cand_local; /* per node, current frame: the candidate's locals */
+    kiln__wxf *cand_world; /* per node, current frame: the candidate's worlds */
+    uint32_t *hot;         /* per block: the frame that last failed, tried first */
 } kiln__lossy;
 
 /* ---- quantisation ------------------------------------------------------------------------ */
@@ -174,43 +190,49 @@ static void kiln__local(const kiln__lossy *L, uint32_t nd, uint32_t r, int dec, 
     }
 }
 
-/* World transform of nd from its local and its parent's world (C.1, segment scale compensate). */
-static void kiln__world(const kiln__lossy *L, uint32_t nd, uint32_t r, int dec, kiln__xf *w)
+/* The local transform of nd at frame r, ready to compose (kiln__compose). */
+static void kiln__local_xf(const kiln__lossy *L, uint32_t nd, uint32_t r, int dec, kiln__loc *out)
 {
-    double t[3], q[4], s[3];
-    kiln__local(L, nd, r, dec, t, q, s);
+    double q[4];
+    kiln__local(L, nd, r, dec, out->t, q, out->s);
     double n2 = q[0] * q[0] + q[1] * q[1] + q[2] * q[2] + q[3] * q[3];
     double inv = n2 > 0 ? 1.0 / sqrt(n2) : 0.0;
     double x = q[0] * inv, y = q[1] * inv, z = q[2] * inv, ww = q[3] * inv;
     double unit[4] = {x, y, z, ww}, R[9];
     kiln__qto_mat3(unit, R);
-    const kiln__node *N = &L->node[nd];
-    const kiln__xf *p = N->parent >= 0 ? &(dec ? L->wdec : L->wraw)[N->parent] : NULL;
-    double lm[9];
     for (int col = 0; col < 3; col++)
-        for (int row = 0; row < 3; row++) {
-            double v = R[col * 3 + row] * s[col];
-            if (p && N->ssc) v /= p->s[row] != 0.0 ? p->s[row] : 1.0;
-            lm[col * 3 + row] = v;
-        }
-    memcpy(w->s, s, sizeof w->s);
-    if (!p) {
-        memcpy(w->m, lm, sizeof lm);
-        memcpy(w->t, t, sizeof w->t);
+        for (int row = 0; row < 3; row++) out->rs[col * 3 + row] = R[col * 3 + row] * out->s[col];
+}
+
+/* World transform of nd from its local and its parent's world and local (C.1, segment scale
+ * compensate); parent NULL for roots. */
+static void kiln__compose(const kiln__lossy *L, uint32_t nd, const kiln__loc *lc, const kiln__wxf *pw,
+                          const kiln__loc *pl, kiln__wxf *w)
+{
+    if (!pw) {
+        memcpy(w->m, lc->rs, sizeof w->m);
+        memcpy(w->t, lc->t, sizeof w->t);
         return;
     }
+    double lm[9];
+    int ssc = L->node[nd].ssc != 0;
+    for (int col = 0; col < 3; col++)
+        for (int row = 0; row < 3; row++) {
+            double v = lc->rs[col * 3 + row];
+            if (ssc) v /= pl->s[row] != 0.0 ? pl->s[row] : 1.0;
+            lm[col * 3 + row] = v;
+        }
     for (int col = 0; col < 3; col++)
         for (int row = 0; row < 3; row++)
-            w->m[col * 3 + row] = p->m[row] * lm[col * 3] + p->m[3 + row] * lm[col * 3 + 1] + p->m[6 + row] * lm[col * 3 + 2];
+            w->m[col * 3 + row] = pw->m[row] * lm[col * 3] + pw->m[3 + row] * lm[col * 3 + 1] + pw->m[6 + row] * lm[col * 3 + 2];
     for (int row = 0; row < 3; row++)
-        w->t[row] = p->m[row] * t[0] + p->m[3 + row] * t[1] + p->m[6 + row] * t[2] + p->t[row];
+        w->t[row] = pw->m[row] * lc->t[0] + pw->m[3 + row] * lc->t[1] + pw->m[6 + row] * lc->t[2] + pw->t[row];
 }
 
 /* Largest distance between the raw and decoded positions of the origin and the three virtual
  * vertices of nd. */
-static double kiln__point_error(const kiln__lossy *L, uint32_t nd)
+static double kiln__point_error(const kiln__lossy *L, const kiln__wxf *a, const kiln__wxf *b)
 {
-    const kiln__xf *a = &L->wraw[nd], *b = &L->wdec[nd];
     double dt[3] = {b->t[0] - a->t[0], b->t[1] - a->t[1], b->t[2] - a->t[2]};
     double worst = dt[0] * dt[0] + dt[1] * dt[1] + dt[2] * dt[2];
     for (int col = 0; col < 3; col++) {
@@ -224,26 +246,65 @@ static double kiln__point_error(const kiln__lossy *L, uint32_t nd)
     return sqrt(worst);
 }
 
-/* Measures the nodes flagged in L->measure (evaluating L->need), every frame, into
- * L->node_err. With `allowed` (per node), stops as soon as a node exceeds its allowance and
- * returns INFINITY; otherwise returns the largest error. */
-static double kiln__measure(kiln__lossy *L, const double *allowed)
+/* Measures the nodes flagged in L->measure, every frame, into L->node_err: the locals of the
+ * joints of block `blk` (every block when UINT32_MAX) from L->dec, the other locals and the
+ * worlds of unflagged nodes from the cache. With `allowed` (per node), stops as soon as a node
+ * exceeds its allowance and returns INFINITY (starting at the block's last failing frame);
+ * otherwise returns the largest error. With `commit`, the cache takes what was computed. */
+static double kiln__measure(kiln__lossy *L, uint32_t blk, const double *allowed, int commit)
 {
     double worst = 0.0;
+    uint32_t start = allowed && blk != UINT32_MAX ? L->hot[blk] : 0u;
     for (uint32_t i = 0; i < L->nodes; i++) L->node_err[i] = 0.0;
-    for (uint32_t r = 0; r < L->n; r++) {
+    for (uint32_t k = 0; k < L->n; k++) {
+        uint32_t r = start + k < L->n ? start + k : start + k - L->n;
+        size_t at = (size_t)r * L->nodes;
+        kiln__loc *dl = L->dec_local + at;
+        kiln__wxf *dw = L->dec_world + at;
+        const kiln__wxf *rw = L->raw_world + at;
+        kiln__loc *cl = commit ? dl : L->cand_local;
+        kiln__wxf *cw = commit ? dw : L->cand_world;
         for (uint32_t i = 0; i < L->nodes; i++) {
-            if (!L->need[i]) continue;
-            kiln__world(L, i, r, 0, &L->wraw[i]);
-            kiln__world(L, i, r, 1, &L->wdec[i]);
             if (!L->measure[i]) continue;
-            double e = kiln__point_error(L, i);
+            const kiln__node *N = &L->node[i];
+            int own = blk == UINT32_MAX || (N->joint != UINT32_MAX && N->joint / KILN_SOA_WIDTH == blk);
+            const kiln__loc *lc = &dl[i];
+            if (own) {
+                kiln__local_xf(L, i, r, 1, &cl[i]);
+                lc = &cl[i];
+            }
+            const kiln__wxf *pw = NULL;
+            const kiln__loc *pl = NULL;
+            if (N->parent >= 0) {
+                uint32_t p = (uint32_t)N->parent;
+                int pown = blk == UINT32_MAX || (L->node[p].joint != UINT32_MAX && L->node[p].joint / KILN_SOA_WIDTH == blk);
+                pw = L->measure[p] ? &cw[p] : &dw[p];
+                pl = pown ? &cl[p] : &dl[p];
+            }
+            kiln__compose(L, i, lc, pw, pl, &cw[i]);
+            double e = kiln__point_error(L, &rw[i], &cw[i]);
             if (e > L->node_err[i]) L->node_err[i] = e;
             if (e > worst) worst = e;
-            if (allowed && e > allowed[i]) return INFINITY;
+            if (allowed && e > allowed[i]) {
+                if (blk != UINT32_MAX) L->hot[blk] = r;
+                return INFINITY;
+            }
         }
     }
     return worst;
+}
+
+/* The raw world transforms of every node at every frame, into the cache. */
+static void kiln__raw_worlds(kiln__lossy *L)
+{
+    for (uint32_t r = 0; r < L->n; r++) {
+        kiln__wxf *rw = L->raw_world + (size_t)r * L->nodes;
+        for (uint32_t i = 0; i < L->nodes; i++) {
+            int32_t p = L->node[i].parent;
+            kiln__local_xf(L, i, r, 0, &L->cand_local[i]);
+            kiln__compose(L, i, &L->cand_local[i], p >= 0 ? &rw[p] : NULL, p >= 0 ? &L->cand_local[p] : NULL, &rw[i]);
+        }
+    }
 }
 
 /* Flags the nodes driven by block `blk` (every node when blk is UINT32_MAX), their
@@ -341,11 +402,11 @@ static void kiln__stats(kiln__lossy *L, double *reach, double *pscale)
     uint32_t step = L->n > KILN__STAT_FRAMES ? L->n / KILN__STAT_FRAMES : 1u;
     for (uint32_t i = 0; i < L->nodes; i++) reach[i] = L->distance, pscale[i] = 1.0, L->need[i] = 1;
     for (uint32_t r = 0; r < L->n; r += step) {
-        for (uint32_t i = 0; i < L->nodes; i++) kiln__world(L, i, r, 0, &L->wraw[i]);
+        const kiln__wxf *rw = L->raw_world + (size_t)r * L->nodes;
         for (uint32_t i = 0; i < L->nodes; i++) {
-            const kiln__xf *w = &L->wraw[i];
+            const kiln__wxf *w = &rw[i];
             if (L->node[i].parent >= 0) {
-                const double *m = L->wraw[L->node[i].parent].m;
+                const double *m = rw[L->node[i].parent].m;
                 for (int col = 0; col < 3; col++) {
                     double n = sqrt(m[col * 3] * m[col * 3] + m[col * 3 + 1] * m[col * 3 + 1] + m[col * 3 + 2] * m[col * 3 + 2]);
                     if (n > pscale[i]) pscale[i] = n;
@@ -355,7 +416,7 @@ static void kiln__stats(kiln__lossy *L, double *reach, double *pscale)
                 double p[3];
                 for (int row = 0; row < 3; row++) p[row] = w->t[row] + (k ? L->distance * w->m[(k - 1) * 3 + row] : 0.0);
                 for (int32_t at = (int32_t)i; at >= 0; at = L->node[at].parent) {
-                    const double *o = L->wraw[at].t;
+                    const double *o = rw[at].t;
                     double d = sqrt((p[0] - o[0]) * (p[0] - o[0]) + (p[1] - o[1]) * (p[1] - o[1]) + (p[2] - o[2]) * (p[2] - o[2]));
                     if (d > reach[at]) reach[at] = d;
                 }
@@ -457,7 +518,7 @@ static uint32_t kiln__narrow(kiln__lossy *L, double share, double *cur, double *
             while (lo < hi) {
                 unsigned mid = (lo + hi) / 2;
                 kiln__apply(L, blk, c, mid);
-                if (kiln__measure(L, allowed) <= L->target) {
+                if (kiln__measure(L, blk, allowed, 0) <= L->target) {
                     best = hi = mid;
                     kept = L->plan[blk * KILN_ANIM_COMPONENTS + c];
                     for (unsigned l = 0; l < KILN_SOA_WIDTH && blk * KILN_SOA_WIDTH + l < L->nj; l++)
@@ -474,6 +535,7 @@ static uint32_t kiln__narrow(kiln__lossy *L, double share, double *cur, double *
             L->step[blk * KILN_ANIM_COMPONENTS + c] = (uint8_t)best;
             for (unsigned l = 0; l < KILN_SOA_WIDTH && blk * KILN_SOA_WIDTH + l < L->nj; l++)
                 memcpy(kiln__dec(L, blk * KILN_SOA_WIDTH + l, c), L->backup + (size_t)l * L->n, L->n * sizeof(float));
+            if (best < s) kiln__measure(L, blk, NULL, 1); /* the cache follows the new encoding */
             narrowed += best < s;
         }
     }
@@ -496,26 +558,35 @@ static kiln_result kiln__allocate(kiln__lossy *L, const kiln__skeleton *sk, doub
     memset(L->step, 0, (size_t)L->blocks * KILN_ANIM_COMPONENTS);
     kiln_result r = kiln__nodes(L, sk);
     if (r != KILN_OK) return r;
-    size_t per_node = 2 * sizeof(kiln__xf) + 2 + 5 * sizeof(double);
-    size_t node_bytes = (size_t)(L->nodes > L->blocks ? L->nodes : L->blocks) * per_node + 1;
-    unsigned char *scratch = kiln__realloc(L->a, NULL, node_bytes);
-    if (!scratch) return KILN_ERR_OUT_OF_MEMORY;
+    /* The caches: three transforms per node and frame. */
+    size_t frames_nodes = (size_t)L->n * L->nodes;
+    if (frames_nodes && (SIZE_MAX / 2) / frames_nodes < 2 * sizeof(kiln__wxf) + sizeof(kiln__loc)) return KILN_ERR_LIMIT;
+    L->raw_world = kiln__realloc(L->a, NULL, frames_nodes * sizeof(kiln__wxf) + 1);
+    L->dec_world = kiln__realloc(L->a, NULL, frames_nodes * sizeof(kiln__wxf) + 1);
+    L->dec_local = kiln__realloc(L->a, NULL, frames_nodes * sizeof(kiln__loc) + 1);
+    if (!L->raw_world || !L->dec_world || !L->dec_local) return KILN_ERR_OUT_OF_MEMORY;
     uint32_t cap = L->nodes > L->blocks ? L->nodes : L->blocks;
-    L->wraw = (kiln__xf *)(void *)scratch;
-    L->wdec = L->wraw + cap;
-    L->node_err = (double *)(void *)(L->wdec + cap);
+    size_t per_node = sizeof(kiln__loc) + sizeof(kiln__wxf) + 5 * sizeof(double) + sizeof(uint32_t) + 2;
+    unsigned char *scratch = kiln__realloc(L->a, NULL, (size_t)cap * per_node + 1);
+    if (!scratch) return KILN_ERR_OUT_OF_MEMORY;
+    L->cand_local = (kiln__loc *)(void *)scratch;
+    L->cand_world = (kiln__wxf *)(void *)(L->cand_local + cap);
+    L->node_err = (double *)(void *)(L->cand_world + cap);
     double *reach = L->node_err + cap, *pscale = reach + cap, *cur = pscale + cap, *allowed = cur + cap;
-    L->need = (uint8_t *)(allowed + cap);
+    L->hot = (uint32_t *)(void *)(allowed + cap);
+    L->need = (uint8_t *)(L->hot + cap);
     L->measure = L->need + cap;
+    memset(L->hot, 0, (size_t)cap * sizeof *L->hot);
 
+    kiln__raw_worlds(L);
     kiln__stats(L, reach, pscale);
     kiln__first_allocation(L, reach, pscale);
     kiln__select(L, UINT32_MAX);
-    double err = kiln__measure(L, NULL);
+    double err = kiln__measure(L, UINT32_MAX, NULL, 1);
     while (err > L->target) {
         if (!kiln__widen(L)) break;
         kiln__select(L, UINT32_MAX);
-        err = kiln__measure(L, NULL);
+        err = kiln__measure(L, UINT32_MAX, NULL, 1);
     }
     *met = err <= L->target;
     if (*met) {
@@ -524,11 +595,13 @@ static kiln_result kiln__allocate(kiln__lossy *L, const kiln__skeleton *sk, doub
         for (unsigned k = 0; k < sizeof share / sizeof share[0]; k++)
             for (int pass = 0; pass < 3 && kiln__narrow(L, share[k], cur, allowed); pass++) {}
         kiln__select(L, UINT32_MAX);
-        err = kiln__measure(L, NULL);
+        err = kiln__measure(L, UINT32_MAX, NULL, 1);
     }
     *max_error = err;
     kiln__free(L->a, scratch);
-    L->wraw = L->wdec = NULL;
+    L->cand_local = NULL;
+    L->cand_world = NULL;
+    L->hot = NULL;
     L->need = L->measure = NULL;
     L->node_err = NULL;
     return KILN_OK;
@@ -576,5 +649,8 @@ kiln_result kiln__encode_lossy(const kiln_allocator *a, const kiln_bake_options 
     kiln__free(a, L.dec);
     kiln__free(a, L.backup);
     kiln__free(a, L.node);
+    kiln__free(a, L.raw_world);
+    kiln__free(a, L.dec_world);
+    kiln__free(a, L.dec_local);
     return r;
 }
