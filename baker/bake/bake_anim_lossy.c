@@ -75,9 +75,18 @@ typedef struct kiln__lossy {
      * read from here, the same doubles the full evaluation computes. */
     kiln__wxf *raw_world, *dec_world;
     kiln__loc *dec_local;
-    kiln__loc *cand_local; /* per node, current frame: the candidate's locals */
-    kiln__wxf *cand_world; /* per node, current frame: the candidate's worlds */
+    /* The same per frame and node for the candidate being measured, and for the narrowest
+     * candidate that passed: the cache takes the latter when the search ends. */
+    kiln__loc *cand_local, *best_local;
+    kiln__wxf *cand_world, *best_world;
     uint32_t *hot;         /* per block: the frame that last failed, tried first */
+    uint32_t *order;       /* frames, every 8th first: a failing candidate fails early */
+    /* A candidate's track is decoded frame by frame as it is measured (a failing one is
+     * usually rejected after a few frames): lazy_done flags the decoded frames. */
+    int lazy;
+    uint32_t lazy_blk;
+    unsigned lazy_c;
+    uint8_t *lazy_done;
 } kiln__lossy;
 
 /* ---- quantisation ------------------------------------------------------------------------ */
@@ -113,29 +122,44 @@ static float *kiln__dec(kiln__lossy *L, uint32_t joint, unsigned c)
     return L->dec + ((size_t)joint * KILN_ANIM_COMPONENTS + c) * L->n;
 }
 
-/* Sets the plan of (blk, c) to width index `step` and decodes it into L->dec. */
-static void kiln__apply(kiln__lossy *L, uint32_t blk, unsigned c, unsigned step)
+/* Sets the plan of (blk, c) to width index `step`: its width and per-lane ranges. */
+static void kiln__apply_plan(kiln__lossy *L, uint32_t blk, unsigned c, unsigned step)
 {
     kiln__anim_plan *pl = &L->plan[blk * KILN_ANIM_COMPONENTS + c];
     L->step[blk * KILN_ANIM_COMPONENTS + c] = (uint8_t)step;
     pl->width = kiln__widths[step];
     for (unsigned l = 0; l < KILN_SOA_WIDTH; l++) {
-        uint32_t j = blk * KILN_SOA_WIDTH + l;
-        const float *v = kiln__anim_track(L->an, j, c);
+        const float *v = kiln__anim_track(L->an, blk * KILN_SOA_WIDTH + l, c);
         float lo = v ? v[0] : kiln__anim_identity(c), hi = lo;
         for (uint32_t r = 1; v && r < L->n; r++) lo = v[r] < lo ? v[r] : lo, hi = v[r] > hi ? v[r] : hi;
         pl->range_min[l] = lo;
         pl->range_extent[l] = hi - lo;
         pl->constant[l] = (float)(0.5 * ((double)lo + hi));
-        if (j >= L->nj) continue;
-        float *d = kiln__dec(L, j, c);
-        for (uint32_t r = 0; r < L->n; r++) {
-            float x = v ? v[r] : lo;
-            if (pl->width == 0) d[r] = pl->constant[l];
-            else if (pl->width == KILN__CLIP_RAW) d[r] = x;
-            else d[r] = kiln__decoded(x, lo, hi - lo, pl->width);
-        }
     }
+}
+
+/* Decodes frame r of (blk, c) by its plan into L->dec. */
+static void kiln__decode_frame(kiln__lossy *L, uint32_t blk, unsigned c, uint32_t r)
+{
+    const kiln__anim_plan *pl = &L->plan[blk * KILN_ANIM_COMPONENTS + c];
+    for (unsigned l = 0; l < KILN_SOA_WIDTH; l++) {
+        uint32_t j = blk * KILN_SOA_WIDTH + l;
+        if (j >= L->nj) break;
+        const float *v = kiln__anim_track(L->an, j, c);
+        float lo = pl->range_min[l], x = v ? v[r] : lo;
+        float *d = kiln__dec(L, j, c);
+        if (pl->width == 0) d[r] = pl->constant[l];
+        else if (pl->width == KILN__CLIP_RAW) d[r] = x;
+        else d[r] = kiln__decoded(x, lo, pl->range_extent[l], pl->width);
+    }
+}
+
+/* Sets the plan of (blk, c) to width index `step` and decodes it into L->dec. */
+static void kiln__apply(kiln__lossy *L, uint32_t blk, unsigned c, unsigned step)
+{
+    kiln__apply_plan(L, blk, c, step);
+    for (uint32_t r = 0; r < L->n; r++) kiln__decode_frame(L, blk, c, r);
+    kiln__anim_plan *pl = &L->plan[blk * KILN_ANIM_COMPONENTS + c];
     if (pl->width == KILN__CLIP_RAW) memset(pl->range_min, 0, sizeof pl->range_min), memset(pl->range_extent, 0, sizeof pl->range_extent);
 }
 
@@ -249,21 +273,31 @@ static double kiln__point_error(const kiln__lossy *L, const kiln__wxf *a, const 
 /* Measures the nodes flagged in L->measure, every frame, into L->node_err: the locals of the
  * joints of block `blk` (every block when UINT32_MAX) from L->dec, the other locals and the
  * worlds of unflagged nodes from the cache. With `allowed` (per node), stops as soon as a node
- * exceeds its allowance and returns INFINITY (starting at the block's last failing frame);
- * otherwise returns the largest error. With `commit`, the cache takes what was computed. */
+ * exceeds its allowance and returns INFINITY (trying the block's last failing frame first, then
+ * L->order); otherwise returns the largest error. With `commit`, the cache takes what was
+ * computed, else the candidate buffers do. */
 static double kiln__measure(kiln__lossy *L, uint32_t blk, const double *allowed, int commit)
 {
     double worst = 0.0;
-    uint32_t start = allowed && blk != UINT32_MAX ? L->hot[blk] : 0u;
+    int early = allowed && blk != UINT32_MAX;
+    uint32_t hot = early ? L->hot[blk] : 0u;
     for (uint32_t i = 0; i < L->nodes; i++) L->node_err[i] = 0.0;
-    for (uint32_t k = 0; k < L->n; k++) {
-        uint32_t r = start + k < L->n ? start + k : start + k - L->n;
+    for (uint32_t k = 0; k <= L->n; k++) {
+        uint32_t r;
+        if (!early) {
+            if (k == L->n) break;
+            r = k;
+        } else {
+            r = k == 0 ? hot : L->order[k - 1];
+            if (k > 0 && r == hot) continue;
+        }
+        if (L->lazy && !L->lazy_done[r]) kiln__decode_frame(L, L->lazy_blk, L->lazy_c, r), L->lazy_done[r] = 1;
         size_t at = (size_t)r * L->nodes;
         kiln__loc *dl = L->dec_local + at;
         kiln__wxf *dw = L->dec_world + at;
         const kiln__wxf *rw = L->raw_world + at;
-        kiln__loc *cl = commit ? dl : L->cand_local;
-        kiln__wxf *cw = commit ? dw : L->cand_world;
+        kiln__loc *cl = commit ? dl : L->cand_local + at;
+        kiln__wxf *cw = commit ? dw : L->cand_world + at;
         for (uint32_t i = 0; i < L->nodes; i++) {
             if (!L->measure[i]) continue;
             const kiln__node *N = &L->node[i];
@@ -292,6 +326,21 @@ static double kiln__measure(kiln__lossy *L, uint32_t blk, const double *allowed,
         }
     }
     return worst;
+}
+
+/* The cache takes the locals of block blk's joints and the worlds of the measured nodes from
+ * the best candidate's buffers. */
+static void kiln__commit_best(kiln__lossy *L, uint32_t blk)
+{
+    for (uint32_t r = 0; r < L->n; r++) {
+        size_t at = (size_t)r * L->nodes;
+        for (uint32_t i = 0; i < L->nodes; i++) {
+            if (!L->measure[i]) continue;
+            uint32_t j = L->node[i].joint;
+            if (j != UINT32_MAX && j / KILN_SOA_WIDTH == blk) L->dec_local[at + i] = L->best_local[at + i];
+            L->dec_world[at + i] = L->best_world[at + i];
+        }
+    }
 }
 
 /* The raw world transforms of every node at every frame, into the cache. */
@@ -515,10 +564,21 @@ static uint32_t kiln__narrow(kiln__lossy *L, double share, double *cur, double *
             for (unsigned l = 0; l < KILN_SOA_WIDTH && blk * KILN_SOA_WIDTH + l < L->nj; l++)
                 memcpy(L->backup + (size_t)l * L->n, kiln__dec(L, blk * KILN_SOA_WIDTH + l, c), L->n * sizeof(float));
             unsigned lo = 0, hi = s, best = s;
+            L->lazy = 1, L->lazy_blk = blk, L->lazy_c = c;
             while (lo < hi) {
                 unsigned mid = (lo + hi) / 2;
-                kiln__apply(L, blk, c, mid);
+                kiln__apply_plan(L, blk, c, mid);
+                memset(L->lazy_done, 0, L->n);
                 if (kiln__measure(L, blk, allowed, 0) <= L->target) {
+                    /* every frame was measured, so decoded */
+                    kiln__loc *tl = L->cand_local;
+                    kiln__wxf *tw = L->cand_world;
+                    L->cand_local = L->best_local, L->cand_world = L->best_world;
+                    L->best_local = tl, L->best_world = tw;
+                    if (kiln__widths[mid] == KILN__CLIP_RAW) {
+                        kiln__anim_plan *pl = &L->plan[blk * KILN_ANIM_COMPONENTS + c];
+                        memset(pl->range_min, 0, sizeof pl->range_min), memset(pl->range_extent, 0, sizeof pl->range_extent);
+                    }
                     best = hi = mid;
                     kept = L->plan[blk * KILN_ANIM_COMPONENTS + c];
                     for (unsigned l = 0; l < KILN_SOA_WIDTH && blk * KILN_SOA_WIDTH + l < L->nj; l++)
@@ -535,7 +595,8 @@ static uint32_t kiln__narrow(kiln__lossy *L, double share, double *cur, double *
             L->step[blk * KILN_ANIM_COMPONENTS + c] = (uint8_t)best;
             for (unsigned l = 0; l < KILN_SOA_WIDTH && blk * KILN_SOA_WIDTH + l < L->nj; l++)
                 memcpy(kiln__dec(L, blk * KILN_SOA_WIDTH + l, c), L->backup + (size_t)l * L->n, L->n * sizeof(float));
-            if (best < s) kiln__measure(L, blk, NULL, 1); /* the cache follows the new encoding */
+            L->lazy = 0;
+            if (best < s) kiln__commit_best(L, blk); /* the cache follows the new encoding */
             narrowed += best < s;
         }
     }
@@ -560,18 +621,26 @@ static kiln_result kiln__allocate(kiln__lossy *L, const kiln__skeleton *sk, doub
     if (r != KILN_OK) return r;
     /* The caches: three transforms per node and frame. */
     size_t frames_nodes = (size_t)L->n * L->nodes;
-    if (frames_nodes && (SIZE_MAX / 2) / frames_nodes < 2 * sizeof(kiln__wxf) + sizeof(kiln__loc)) return KILN_ERR_LIMIT;
+    if (frames_nodes && (SIZE_MAX / 2) / frames_nodes < 4 * sizeof(kiln__wxf) + 3 * sizeof(kiln__loc)) return KILN_ERR_LIMIT;
     L->raw_world = kiln__realloc(L->a, NULL, frames_nodes * sizeof(kiln__wxf) + 1);
     L->dec_world = kiln__realloc(L->a, NULL, frames_nodes * sizeof(kiln__wxf) + 1);
     L->dec_local = kiln__realloc(L->a, NULL, frames_nodes * sizeof(kiln__loc) + 1);
-    if (!L->raw_world || !L->dec_world || !L->dec_local) return KILN_ERR_OUT_OF_MEMORY;
+    L->cand_world = kiln__realloc(L->a, NULL, frames_nodes * sizeof(kiln__wxf) + 1);
+    L->cand_local = kiln__realloc(L->a, NULL, frames_nodes * sizeof(kiln__loc) + 1);
+    L->best_world = kiln__realloc(L->a, NULL, frames_nodes * sizeof(kiln__wxf) + 1);
+    L->best_local = kiln__realloc(L->a, NULL, frames_nodes * sizeof(kiln__loc) + 1);
+    L->order = kiln__realloc(L->a, NULL, (size_t)L->n * sizeof *L->order + 1);
+    L->lazy_done = kiln__realloc(L->a, NULL, (size_t)L->n + 1);
+    if (!L->raw_world || !L->dec_world || !L->dec_local || !L->cand_world || !L->cand_local || !L->best_world ||
+        !L->best_local || !L->order || !L->lazy_done)
+        return KILN_ERR_OUT_OF_MEMORY;
+    for (uint32_t k = 0, s = 0; s < 8; s++)
+        for (uint32_t f = s; f < L->n; f += 8) L->order[k++] = f;
     uint32_t cap = L->nodes > L->blocks ? L->nodes : L->blocks;
-    size_t per_node = sizeof(kiln__loc) + sizeof(kiln__wxf) + 5 * sizeof(double) + sizeof(uint32_t) + 2;
+    size_t per_node = 5 * sizeof(double) + sizeof(uint32_t) + 2;
     unsigned char *scratch = kiln__realloc(L->a, NULL, (size_t)cap * per_node + 1);
     if (!scratch) return KILN_ERR_OUT_OF_MEMORY;
-    L->cand_local = (kiln__loc *)(void *)scratch;
-    L->cand_world = (kiln__wxf *)(void *)(L->cand_local + cap);
-    L->node_err = (double *)(void *)(L->cand_world + cap);
+    L->node_err = (double *)(void *)scratch;
     double *reach = L->node_err + cap, *pscale = reach + cap, *cur = pscale + cap, *allowed = cur + cap;
     L->hot = (uint32_t *)(void *)(allowed + cap);
     L->need = (uint8_t *)(L->hot + cap);
@@ -599,8 +668,6 @@ static kiln_result kiln__allocate(kiln__lossy *L, const kiln__skeleton *sk, doub
     }
     *max_error = err;
     kiln__free(L->a, scratch);
-    L->cand_local = NULL;
-    L->cand_world = NULL;
     L->hot = NULL;
     L->need = L->measure = NULL;
     L->node_err = NULL;
@@ -652,5 +719,11 @@ kiln_result kiln__encode_lossy(const kiln_allocator *a, const kiln_bake_options 
     kiln__free(a, L.raw_world);
     kiln__free(a, L.dec_world);
     kiln__free(a, L.dec_local);
+    kiln__free(a, L.cand_world);
+    kiln__free(a, L.cand_local);
+    kiln__free(a, L.best_world);
+    kiln__free(a, L.best_local);
+    kiln__free(a, L.order);
+    kiln__free(a, L.lazy_done);
     return r;
 }
