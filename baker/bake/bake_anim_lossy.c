@@ -47,6 +47,7 @@ typedef struct kiln__loc {
     double rs[9];
     double t[3];
     double s[3];
+    double r[9];           /* the rotation alone */
 } kiln__loc;
 
 /* A world transform, for the error: 3x3 and translation. */
@@ -61,6 +62,7 @@ typedef struct kiln__lossy {
     uint32_t n, nj, blocks, nodes;
     kiln__node *node;
     uint32_t *joint_node;
+    uint32_t *node_block;  /* per node: the block of its joint, UINT32_MAX for none */
     uint32_t *modes;       /* per joint, overrides resolved */
     kiln__anim_plan *plan; /* blocks x KILN_ANIM_COMPONENTS */
     uint8_t *step;         /* index into kiln__widths, per plan */
@@ -174,7 +176,8 @@ static int kiln__qw_rebuilt(const kiln__lossy *L, uint32_t blk)
 
 /* The local transform of `nd` at frame r from raw (dec == 0) or decoded values, composed with
  * the rest pose by the joint's modes (the runtime's table, with the rest pose underneath). */
-static void kiln__local(const kiln__lossy *L, uint32_t nd, uint32_t r, int dec, double t[3], double q[4], double s[3])
+static void kiln__local(const kiln__lossy *L, uint32_t nd, uint32_t r, int dec, double t[3], double q[4], double s[3],
+                        int rot)
 {
     const kiln__node *N = &L->node[nd];
     const double *rest = N->rest;
@@ -199,6 +202,7 @@ static void kiln__local(const kiln__lossy *L, uint32_t nd, uint32_t r, int dec, 
         s[c] = ms == KILN_MODE_ABSOLUTE ? k[7 + c] : ms == KILN_MODE_RELATIVE ? s0 * k[7 + c]
              : ms == KILN_MODE_ADDITIVE ? s0 * (1.0 + ab[2] * (k[7 + c] - 1.0)) : s0;
     }
+    if (!rot) return;
     uint32_t mr = modes >> 6 & 3u;
     double kq[4] = {k[3], k[4], k[5], k[6]}, r0[4] = {rest[3], rest[4], rest[5], rest[6]};
     if (mr == KILN_MODE_ABSOLUTE) {
@@ -218,14 +222,25 @@ static void kiln__local(const kiln__lossy *L, uint32_t nd, uint32_t r, int dec, 
 static void kiln__local_xf(const kiln__lossy *L, uint32_t nd, uint32_t r, int dec, kiln__loc *out)
 {
     double q[4];
-    kiln__local(L, nd, r, dec, out->t, q, out->s);
+    kiln__local(L, nd, r, dec, out->t, q, out->s, 1);
     double n2 = q[0] * q[0] + q[1] * q[1] + q[2] * q[2] + q[3] * q[3];
     double inv = n2 > 0 ? 1.0 / sqrt(n2) : 0.0;
     double x = q[0] * inv, y = q[1] * inv, z = q[2] * inv, ww = q[3] * inv;
-    double unit[4] = {x, y, z, ww}, R[9];
-    kiln__qto_mat3(unit, R);
+    double unit[4] = {x, y, z, ww};
+    kiln__qto_mat3(unit, out->r);
     for (int col = 0; col < 3; col++)
-        for (int row = 0; row < 3; row++) out->rs[col * 3 + row] = R[col * 3 + row] * out->s[col];
+        for (int row = 0; row < 3; row++) out->rs[col * 3 + row] = out->r[col * 3 + row] * out->s[col];
+}
+
+/* The same, keeping the rotation of `same` (the node's local at this frame with a different
+ * translation or scale track): the same doubles as kiln__local_xf. */
+static void kiln__local_xf_rot(const kiln__lossy *L, uint32_t nd, uint32_t r, const kiln__loc *same, kiln__loc *out)
+{
+    double q[4];
+    kiln__local(L, nd, r, 1, out->t, q, out->s, 0);
+    memcpy(out->r, same->r, sizeof out->r);
+    for (int col = 0; col < 3; col++)
+        for (int row = 0; row < 3; row++) out->rs[col * 3 + row] = out->r[col * 3 + row] * out->s[col];
 }
 
 /* World transform of nd from its local and its parent's world and local (C.1, segment scale
@@ -238,14 +253,14 @@ static void kiln__compose(const kiln__lossy *L, uint32_t nd, const kiln__loc *lc
         memcpy(w->t, lc->t, sizeof w->t);
         return;
     }
-    double lm[9];
-    int ssc = L->node[nd].ssc != 0;
-    for (int col = 0; col < 3; col++)
-        for (int row = 0; row < 3; row++) {
-            double v = lc->rs[col * 3 + row];
-            if (ssc) v /= pl->s[row] != 0.0 ? pl->s[row] : 1.0;
-            lm[col * 3 + row] = v;
-        }
+    double buf[9];
+    const double *lm = lc->rs;
+    if (L->node[nd].ssc) {
+        for (int col = 0; col < 3; col++)
+            for (int row = 0; row < 3; row++)
+                buf[col * 3 + row] = lc->rs[col * 3 + row] / (pl->s[row] != 0.0 ? pl->s[row] : 1.0);
+        lm = buf;
+    }
     for (int col = 0; col < 3; col++)
         for (int row = 0; row < 3; row++)
             w->m[col * 3 + row] = pw->m[row] * lm[col * 3] + pw->m[3 + row] * lm[col * 3 + 1] + pw->m[6 + row] * lm[col * 3 + 2];
@@ -280,6 +295,8 @@ static double kiln__measure(kiln__lossy *L, uint32_t blk, const double *allowed,
 {
     double worst = 0.0;
     int early = allowed && blk != UINT32_MAX;
+    /* a translation or scale candidate leaves the cached rotations of its block as they are */
+    int keep_rot = !commit && L->lazy && blk == L->lazy_blk && (L->lazy_c < 3 || L->lazy_c > 6);
     uint32_t hot = early ? L->hot[blk] : 0u;
     for (uint32_t i = 0; i < L->nodes; i++) L->node_err[i] = 0.0;
     for (uint32_t k = 0; k <= L->n; k++) {
@@ -301,17 +318,18 @@ static double kiln__measure(kiln__lossy *L, uint32_t blk, const double *allowed,
         for (uint32_t i = 0; i < L->nodes; i++) {
             if (!L->measure[i]) continue;
             const kiln__node *N = &L->node[i];
-            int own = blk == UINT32_MAX || (N->joint != UINT32_MAX && N->joint / KILN_SOA_WIDTH == blk);
+            int own = blk == UINT32_MAX || L->node_block[i] == blk;
             const kiln__loc *lc = &dl[i];
             if (own) {
-                kiln__local_xf(L, i, r, 1, &cl[i]);
+                if (keep_rot) kiln__local_xf_rot(L, i, r, &dl[i], &cl[i]);
+                else kiln__local_xf(L, i, r, 1, &cl[i]);
                 lc = &cl[i];
             }
             const kiln__wxf *pw = NULL;
             const kiln__loc *pl = NULL;
             if (N->parent >= 0) {
                 uint32_t p = (uint32_t)N->parent;
-                int pown = blk == UINT32_MAX || (L->node[p].joint != UINT32_MAX && L->node[p].joint / KILN_SOA_WIDTH == blk);
+                int pown = blk == UINT32_MAX || L->node_block[p] == blk;
                 pw = L->measure[p] ? &cw[p] : &dw[p];
                 pl = pown ? &cl[p] : &dl[p];
             }
@@ -631,6 +649,10 @@ static kiln_result kiln__allocate(kiln__lossy *L, const kiln__skeleton *sk, doub
     L->best_local = kiln__realloc(L->a, NULL, frames_nodes * sizeof(kiln__loc) + 1);
     L->order = kiln__realloc(L->a, NULL, (size_t)L->n * sizeof *L->order + 1);
     L->lazy_done = kiln__realloc(L->a, NULL, (size_t)L->n + 1);
+    L->node_block = kiln__realloc(L->a, NULL, (size_t)L->nodes * sizeof *L->node_block + 1);
+    if (!L->node_block) return KILN_ERR_OUT_OF_MEMORY;
+    for (uint32_t i = 0; i < L->nodes; i++)
+        L->node_block[i] = L->node[i].joint == UINT32_MAX ? UINT32_MAX : L->node[i].joint / KILN_SOA_WIDTH;
     if (!L->raw_world || !L->dec_world || !L->dec_local || !L->cand_world || !L->cand_local || !L->best_world ||
         !L->best_local || !L->order || !L->lazy_done)
         return KILN_ERR_OUT_OF_MEMORY;
@@ -724,6 +746,7 @@ kiln_result kiln__encode_lossy(const kiln_allocator *a, const kiln_bake_options 
     kiln__free(a, L.best_world);
     kiln__free(a, L.best_local);
     kiln__free(a, L.order);
+    kiln__free(a, L.node_block);
     kiln__free(a, L.lazy_done);
     return r;
 }
