@@ -81,7 +81,7 @@ typedef struct kiln__lossy {
      * candidate that passed: the cache takes the latter when the search ends. */
     kiln__loc *cand_local, *best_local;
     kiln__wxf *cand_world, *best_world;
-    uint32_t *hot;         /* per block: the frame that last failed, tried first */
+    uint32_t *hot;         /* per (block, component): the frame that last failed, tried first */
     uint32_t *order;       /* frames, every 8th first: a failing candidate fails early */
     /* A candidate's track is decoded frame by frame as it is measured (a failing one is
      * usually rejected after a few frames): lazy_done flags the decoded frames. */
@@ -297,7 +297,8 @@ static double kiln__measure(kiln__lossy *L, uint32_t blk, const double *allowed,
     int early = allowed && blk != UINT32_MAX;
     /* a translation or scale candidate leaves the cached rotations of its block as they are */
     int keep_rot = !commit && L->lazy && blk == L->lazy_blk && (L->lazy_c < 3 || L->lazy_c > 6);
-    uint32_t hot = early ? L->hot[blk] : 0u;
+    size_t slot = (size_t)blk * KILN_ANIM_COMPONENTS + (L->lazy ? L->lazy_c : 0u);
+    uint32_t hot = early ? L->hot[slot] : 0u;
     for (uint32_t i = 0; i < L->nodes; i++) L->node_err[i] = 0.0;
     for (uint32_t k = 0; k <= L->n; k++) {
         uint32_t r;
@@ -338,7 +339,7 @@ static double kiln__measure(kiln__lossy *L, uint32_t blk, const double *allowed,
             if (e > L->node_err[i]) L->node_err[i] = e;
             if (e > worst) worst = e;
             if (allowed && e > allowed[i]) {
-                if (blk != UINT32_MAX) L->hot[blk] = r;
+                if (early) L->hot[slot] = r;
                 return INFINITY;
             }
         }
@@ -649,25 +650,25 @@ static kiln_result kiln__allocate(kiln__lossy *L, const kiln__skeleton *sk, doub
     L->best_local = kiln__realloc(L->a, NULL, frames_nodes * sizeof(kiln__loc) + 1);
     L->order = kiln__realloc(L->a, NULL, (size_t)L->n * sizeof *L->order + 1);
     L->lazy_done = kiln__realloc(L->a, NULL, (size_t)L->n + 1);
+    L->hot = kiln__realloc(L->a, NULL, (size_t)L->blocks * KILN_ANIM_COMPONENTS * sizeof *L->hot + 1);
     L->node_block = kiln__realloc(L->a, NULL, (size_t)L->nodes * sizeof *L->node_block + 1);
     if (!L->node_block) return KILN_ERR_OUT_OF_MEMORY;
     for (uint32_t i = 0; i < L->nodes; i++)
         L->node_block[i] = L->node[i].joint == UINT32_MAX ? UINT32_MAX : L->node[i].joint / KILN_SOA_WIDTH;
     if (!L->raw_world || !L->dec_world || !L->dec_local || !L->cand_world || !L->cand_local || !L->best_world ||
-        !L->best_local || !L->order || !L->lazy_done)
+        !L->best_local || !L->order || !L->lazy_done || !L->hot)
         return KILN_ERR_OUT_OF_MEMORY;
+    memset(L->hot, 0, (size_t)L->blocks * KILN_ANIM_COMPONENTS * sizeof *L->hot);
     for (uint32_t k = 0, s = 0; s < 8; s++)
         for (uint32_t f = s; f < L->n; f += 8) L->order[k++] = f;
     uint32_t cap = L->nodes > L->blocks ? L->nodes : L->blocks;
-    size_t per_node = 5 * sizeof(double) + sizeof(uint32_t) + 2;
+    size_t per_node = 5 * sizeof(double) + 2;
     unsigned char *scratch = kiln__realloc(L->a, NULL, (size_t)cap * per_node + 1);
     if (!scratch) return KILN_ERR_OUT_OF_MEMORY;
     L->node_err = (double *)(void *)scratch;
     double *reach = L->node_err + cap, *pscale = reach + cap, *cur = pscale + cap, *allowed = cur + cap;
-    L->hot = (uint32_t *)(void *)(allowed + cap);
-    L->need = (uint8_t *)(L->hot + cap);
+    L->need = (uint8_t *)(allowed + cap);
     L->measure = L->need + cap;
-    memset(L->hot, 0, (size_t)cap * sizeof *L->hot);
 
     kiln__raw_worlds(L);
     kiln__stats(L, reach, pscale);
@@ -690,7 +691,6 @@ static kiln_result kiln__allocate(kiln__lossy *L, const kiln__skeleton *sk, doub
     }
     *max_error = err;
     kiln__free(L->a, scratch);
-    L->hot = NULL;
     L->need = L->measure = NULL;
     L->node_err = NULL;
     return KILN_OK;
@@ -747,6 +747,7 @@ kiln_result kiln__encode_lossy(const kiln_allocator *a, const kiln_bake_options 
     kiln__free(a, L.best_local);
     kiln__free(a, L.order);
     kiln__free(a, L.node_block);
+    kiln__free(a, L.hot);
     kiln__free(a, L.lazy_done);
     return r;
 }
