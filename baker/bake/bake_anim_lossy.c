@@ -66,10 +66,12 @@ typedef struct kiln__lossy {
     uint32_t *modes;       /* per joint, overrides resolved */
     kiln__anim_plan *plan; /* blocks x KILN_ANIM_COMPONENTS */
     uint8_t *step;         /* index into kiln__widths, per plan */
+    float *range;          /* per plan and lane: the lowest and the highest value (2 floats) */
     float *dec;            /* decoded values, joint-major like the raw ones */
     float *backup;         /* one track's lanes: KILN_SOA_WIDTH x n */
     uint8_t *need, *measure;
     double *node_err;      /* per node: largest error of the last measurement */
+    double *limit2;        /* per node: the largest squared error within its allowance */
     double target, distance;
     /* Per frame and node (frame-major): the raw world transforms, and the decoded local and
      * world transforms of the encoding as it stands. A candidate for one block recomputes the
@@ -131,9 +133,8 @@ static void kiln__apply_plan(kiln__lossy *L, uint32_t blk, unsigned c, unsigned 
     L->step[blk * KILN_ANIM_COMPONENTS + c] = (uint8_t)step;
     pl->width = kiln__widths[step];
     for (unsigned l = 0; l < KILN_SOA_WIDTH; l++) {
-        const float *v = kiln__anim_track(L->an, blk * KILN_SOA_WIDTH + l, c);
-        float lo = v ? v[0] : kiln__anim_identity(c), hi = lo;
-        for (uint32_t r = 1; v && r < L->n; r++) lo = v[r] < lo ? v[r] : lo, hi = v[r] > hi ? v[r] : hi;
+        const float *range = L->range + ((size_t)(blk * KILN_ANIM_COMPONENTS + c) * KILN_SOA_WIDTH + l) * 2;
+        float lo = range[0], hi = range[1];
         pl->range_min[l] = lo;
         pl->range_extent[l] = hi - lo;
         pl->constant[l] = (float)(0.5 * ((double)lo + hi));
@@ -268,9 +269,10 @@ static void kiln__compose(const kiln__lossy *L, uint32_t nd, const kiln__loc *lc
         w->t[row] = pw->m[row] * lc->t[0] + pw->m[3 + row] * lc->t[1] + pw->m[6 + row] * lc->t[2] + pw->t[row];
 }
 
-/* Largest distance between the raw and decoded positions of the origin and the three virtual
- * vertices of nd. */
-static double kiln__point_error(const kiln__lossy *L, const kiln__wxf *a, const kiln__wxf *b)
+/* Largest squared distance between the raw and decoded positions of the origin and the three
+ * virtual vertices of nd (its square root is the error: sqrt is monotonic, so the largest root
+ * is the root of the largest square). */
+static double kiln__point_error2(const kiln__lossy *L, const kiln__wxf *a, const kiln__wxf *b)
 {
     double dt[3] = {b->t[0] - a->t[0], b->t[1] - a->t[1], b->t[2] - a->t[2]};
     double worst = dt[0] * dt[0] + dt[1] * dt[1] + dt[2] * dt[2];
@@ -282,7 +284,16 @@ static double kiln__point_error(const kiln__lossy *L, const kiln__wxf *a, const 
         }
         if (e2 > worst) worst = e2;
     }
-    return sqrt(worst);
+    return worst;
+}
+
+/* The largest double whose square root is at most a: sqrt(x) > a exactly when x is above it. */
+static double kiln__square_limit(double a)
+{
+    double t = a * a;
+    while (t > 0.0 && sqrt(t) > a) t = nextafter(t, 0.0);
+    while (sqrt(nextafter(t, INFINITY)) <= a) t = nextafter(t, INFINITY);
+    return t;
 }
 
 /* Measures the nodes flagged in L->measure, every frame, into L->node_err: the locals of the
@@ -299,7 +310,11 @@ static double kiln__measure(kiln__lossy *L, uint32_t blk, const double *allowed,
     int keep_rot = !commit && L->lazy && blk == L->lazy_blk && (L->lazy_c < 3 || L->lazy_c > 6);
     size_t slot = (size_t)blk * KILN_ANIM_COMPONENTS + (L->lazy ? L->lazy_c : 0u);
     uint32_t hot = early ? L->hot[slot] : 0u;
-    for (uint32_t i = 0; i < L->nodes; i++) L->node_err[i] = 0.0;
+    double *err2 = L->node_err, *limit2 = L->limit2; /* squared until the end */
+    for (uint32_t i = 0; i < L->nodes; i++) {
+        err2[i] = 0.0;
+        if (allowed && L->measure[i]) limit2[i] = kiln__square_limit(allowed[i]);
+    }
     for (uint32_t k = 0; k <= L->n; k++) {
         uint32_t r;
         if (!early) {
@@ -335,14 +350,17 @@ static double kiln__measure(kiln__lossy *L, uint32_t blk, const double *allowed,
                 pl = pown ? &cl[p] : &dl[p];
             }
             kiln__compose(L, i, lc, pw, pl, &cw[i]);
-            double e = kiln__point_error(L, &rw[i], &cw[i]);
-            if (e > L->node_err[i]) L->node_err[i] = e;
-            if (e > worst) worst = e;
-            if (allowed && e > allowed[i]) {
+            double e2 = kiln__point_error2(L, &rw[i], &cw[i]);
+            if (e2 > err2[i]) err2[i] = e2;
+            if (allowed && e2 > limit2[i]) {
                 if (early) L->hot[slot] = r;
                 return INFINITY;
             }
         }
+    }
+    for (uint32_t i = 0; i < L->nodes; i++) {
+        err2[i] = sqrt(err2[i]);
+        if (err2[i] > worst) worst = err2[i];
     }
     return worst;
 }
@@ -635,6 +653,17 @@ static kiln_result kiln__allocate(kiln__lossy *L, const kiln__skeleton *sk, doub
     L->backup = kiln__realloc(L->a, NULL, (size_t)KILN_SOA_WIDTH * L->n * sizeof(float));
     if (!L->joint_node || !L->modes || !L->plan || !L->step || !L->dec || !L->backup) return KILN_ERR_OUT_OF_MEMORY;
     memset(L->plan, 0, (size_t)L->blocks * KILN_ANIM_COMPONENTS * sizeof *L->plan);
+    L->range = kiln__realloc(L->a, NULL, (size_t)L->blocks * KILN_ANIM_COMPONENTS * KILN_SOA_WIDTH * 2 * sizeof(float));
+    if (!L->range) return KILN_ERR_OUT_OF_MEMORY;
+    for (uint32_t blk = 0; blk < L->blocks; blk++)
+        for (unsigned c = 0; c < KILN_ANIM_COMPONENTS; c++)
+            for (unsigned l = 0; l < KILN_SOA_WIDTH; l++) {
+                const float *v = kiln__anim_track(L->an, blk * KILN_SOA_WIDTH + l, c);
+                float lo = v ? v[0] : kiln__anim_identity(c), hi = lo;
+                for (uint32_t r = 1; v && r < L->n; r++) lo = v[r] < lo ? v[r] : lo, hi = v[r] > hi ? v[r] : hi;
+                float *range = L->range + ((size_t)(blk * KILN_ANIM_COMPONENTS + c) * KILN_SOA_WIDTH + l) * 2;
+                range[0] = lo, range[1] = hi;
+            }
     memset(L->step, 0, (size_t)L->blocks * KILN_ANIM_COMPONENTS);
     kiln_result r = kiln__nodes(L, sk);
     if (r != KILN_OK) return r;
@@ -662,12 +691,13 @@ static kiln_result kiln__allocate(kiln__lossy *L, const kiln__skeleton *sk, doub
     for (uint32_t k = 0, s = 0; s < 8; s++)
         for (uint32_t f = s; f < L->n; f += 8) L->order[k++] = f;
     uint32_t cap = L->nodes > L->blocks ? L->nodes : L->blocks;
-    size_t per_node = 5 * sizeof(double) + 2;
+    size_t per_node = 6 * sizeof(double) + 2;
     unsigned char *scratch = kiln__realloc(L->a, NULL, (size_t)cap * per_node + 1);
     if (!scratch) return KILN_ERR_OUT_OF_MEMORY;
     L->node_err = (double *)(void *)scratch;
     double *reach = L->node_err + cap, *pscale = reach + cap, *cur = pscale + cap, *allowed = cur + cap;
-    L->need = (uint8_t *)(allowed + cap);
+    L->limit2 = allowed + cap;
+    L->need = (uint8_t *)(L->limit2 + cap);
     L->measure = L->need + cap;
 
     kiln__raw_worlds(L);
@@ -692,7 +722,7 @@ static kiln_result kiln__allocate(kiln__lossy *L, const kiln__skeleton *sk, doub
     *max_error = err;
     kiln__free(L->a, scratch);
     L->need = L->measure = NULL;
-    L->node_err = NULL;
+    L->node_err = L->limit2 = NULL;
     return KILN_OK;
 }
 
@@ -748,6 +778,7 @@ kiln_result kiln__encode_lossy(const kiln_allocator *a, const kiln_bake_options 
     kiln__free(a, L.order);
     kiln__free(a, L.node_block);
     kiln__free(a, L.hot);
+    kiln__free(a, L.range);
     kiln__free(a, L.lazy_done);
     return r;
 }
