@@ -80,6 +80,7 @@ typedef struct kiln__lossy {
     float *dec;            /* decoded values, joint-major like the raw ones */
     float *backup;         /* one track's lanes: KILN_SOA_WIDTH x n */
     uint8_t *need, *measure;
+    uint32_t *list, listed; /* the nodes flagged in measure, in order */
     double *node_err;      /* per node: largest error of the last measurement */
     double *limit2;        /* per node: the largest squared error within its allowance */
     double target, distance;
@@ -195,11 +196,12 @@ static void kiln__local(const kiln__lossy *L, uint32_t nd, uint32_t r, int dec, 
     const double *rest = N->rest;
     double k[KILN_ANIM_COMPONENTS];
     uint32_t j = N->joint, modes = j == UINT32_MAX ? 0u : L->modes[j];
-    for (unsigned c = 0; c < KILN_ANIM_COMPONENTS; c++) {
-        if (j == UINT32_MAX) k[c] = kiln__anim_identity(c);
-        else if (dec) k[c] = kiln__dec((kiln__lossy *)L, j, c)[r];
-        else {
-            const float *v = kiln__anim_track(L->an, j, c);
+    if (j != UINT32_MAX && dec) {
+        const float *d = L->dec + (size_t)j * KILN_ANIM_COMPONENTS * L->n + r;
+        for (unsigned c = 0; c < KILN_ANIM_COMPONENTS; c++) k[c] = d[(size_t)c * L->n];
+    } else {
+        for (unsigned c = 0; c < KILN_ANIM_COMPONENTS; c++) {
+            const float *v = j == UINT32_MAX ? NULL : kiln__anim_track(L->an, j, c);
             k[c] = v ? v[r] : kiln__anim_identity(c);
         }
     }
@@ -346,8 +348,8 @@ static double kiln__measure(kiln__lossy *L, uint32_t blk, const double *allowed,
         const kiln__wxf *rw = L->raw_world + at;
         kiln__loc *cl = commit ? dl : L->cand_local + at;
         kiln__wxf *cw = commit ? dw : L->cand_world + at;
-        for (uint32_t i = 0; i < L->nodes; i++) {
-            if (!L->measure[i]) continue;
+        for (uint32_t m = 0; m < L->listed; m++) {
+            uint32_t i = L->list[m];
             const kiln__node *N = &L->node[i];
             int own = blk == UINT32_MAX || L->node_block[i] == blk;
             const kiln__loc *lc = &dl[i];
@@ -417,12 +419,14 @@ static void kiln__raw_worlds(kiln__lossy *L)
  * descendants (measured) and ancestors (evaluated). */
 static void kiln__select(kiln__lossy *L, uint32_t blk)
 {
+    L->listed = 0;
     for (uint32_t i = 0; i < L->nodes; i++) {
         uint32_t j = L->node[i].joint;
         int own = blk == UINT32_MAX || (j != UINT32_MAX && j / KILN_SOA_WIDTH == blk);
         int32_t p = L->node[i].parent;
         L->measure[i] = (uint8_t)(own || (p >= 0 && L->measure[p]));
         L->need[i] = L->measure[i];
+        if (L->measure[i]) L->list[L->listed++] = i;
     }
     for (uint32_t i = L->nodes; i-- > 0;)
         if (L->need[i] && L->node[i].parent >= 0) L->need[L->node[i].parent] = 1;
@@ -711,13 +715,14 @@ static kiln_result kiln__allocate(kiln__lossy *L, const kiln__skeleton *sk, doub
     for (uint32_t k = 0, s = 0; s < 8; s++)
         for (uint32_t f = s; f < L->n; f += 8) L->order[k++] = f;
     uint32_t cap = L->nodes > L->blocks ? L->nodes : L->blocks;
-    size_t per_node = 6 * sizeof(double) + 2;
+    size_t per_node = 6 * sizeof(double) + sizeof(uint32_t) + 2;
     unsigned char *scratch = kiln__realloc(L->a, NULL, (size_t)cap * per_node + 1);
     if (!scratch) return KILN_ERR_OUT_OF_MEMORY;
     L->node_err = (double *)(void *)scratch;
     double *reach = L->node_err + cap, *pscale = reach + cap, *cur = pscale + cap, *allowed = cur + cap;
     L->limit2 = allowed + cap;
-    L->need = (uint8_t *)(L->limit2 + cap);
+    L->list = (uint32_t *)(void *)(L->limit2 + cap);
+    L->need = (uint8_t *)(L->list + cap);
     L->measure = L->need + cap;
 
     kiln__raw_worlds(L);
@@ -742,6 +747,7 @@ static kiln_result kiln__allocate(kiln__lossy *L, const kiln__skeleton *sk, doub
     *max_error = err;
     kiln__free(L->a, scratch);
     L->need = L->measure = NULL;
+    L->list = NULL;
     L->node_err = L->limit2 = NULL;
     return KILN_OK;
 }
