@@ -18,7 +18,7 @@
  * the encoding as it stands are kept per frame, so a candidate width recomputes only its own
  * block's locals and the worlds below them. A candidate is decoded frame by frame as it is
  * measured and stops at the first frame over an allowance, trying first the last frames its
- * track failed at, then every 8th frame; the one that passes keeps its transforms for the
+ * block's candidates failed at, then every 8th frame; the one that passes keeps its transforms for the
  * cache. Every number is the one a plain evaluation of every frame computes, so the
  * encoding does not depend on any of this.
  *
@@ -40,8 +40,8 @@ static const uint32_t kiln__widths[KILN__STEPS] = {0, 3, 4, 5, 6, 7, 8, 9, 10, 1
 
 /* Frames used for the sensitivity statistics (every frame is used for measuring). */
 #define KILN__STAT_FRAMES 512u
-/* Failing frames remembered per track. */
-#define KILN__HOT 4u
+/* Failing frames remembered per block. */
+#define KILN__HOT 16u
 
 typedef struct kiln__node {
     int32_t  parent;       /* node index (lower), -1 for roots */
@@ -94,7 +94,7 @@ typedef struct kiln__lossy {
      * candidate that passed: the cache takes the latter when the search ends. */
     kiln__loc *cand_local, *best_local;
     kiln__wxf *cand_world, *best_world;
-    uint32_t *hot;         /* per (block, component): the KILN__HOT frames that last failed, the
+    uint32_t *hot;         /* per block: the KILN__HOT frames its candidates last failed at, the
                             * latest first (UINT32_MAX: none), tried first */
     uint32_t *order;       /* frames, every 8th first: a failing candidate fails early */
     /* A candidate's track is decoded frame by frame as it is measured (a failing one is
@@ -321,8 +321,7 @@ static double kiln__measure(kiln__lossy *L, uint32_t blk, const double *allowed,
     int early = allowed && blk != UINT32_MAX;
     /* a translation or scale candidate leaves the cached rotations of its block as they are */
     int keep_rot = !commit && L->lazy && blk == L->lazy_blk && (L->lazy_c < 3 || L->lazy_c > 6);
-    size_t slot = (size_t)blk * KILN_ANIM_COMPONENTS + (L->lazy ? L->lazy_c : 0u);
-    uint32_t *hot = early ? L->hot + slot * KILN__HOT : NULL;
+    uint32_t *hot = early ? L->hot + (size_t)blk * KILN__HOT : NULL;
     double *err2 = L->node_err, *limit2 = L->limit2; /* squared until the end */
     for (uint32_t i = 0; i < L->nodes; i++) {
         err2[i] = 0.0;
@@ -703,7 +702,7 @@ static kiln_result kiln__allocate(kiln__lossy *L, const kiln__skeleton *sk, doub
     L->best_local = kiln__realloc(L->a, NULL, frames_nodes * sizeof(kiln__loc) + 1);
     L->order = kiln__realloc(L->a, NULL, (size_t)L->n * sizeof *L->order + 1);
     L->lazy_done = kiln__realloc(L->a, NULL, (size_t)L->n + 1);
-    L->hot = kiln__realloc(L->a, NULL, (size_t)L->blocks * KILN_ANIM_COMPONENTS * KILN__HOT * sizeof *L->hot + 1);
+    L->hot = kiln__realloc(L->a, NULL, (size_t)L->blocks * KILN__HOT * sizeof *L->hot + 1);
     L->node_block = kiln__realloc(L->a, NULL, (size_t)L->nodes * sizeof *L->node_block + 1);
     if (!L->node_block) return KILN_ERR_OUT_OF_MEMORY;
     for (uint32_t i = 0; i < L->nodes; i++)
@@ -711,7 +710,7 @@ static kiln_result kiln__allocate(kiln__lossy *L, const kiln__skeleton *sk, doub
     if (!L->raw_world || !L->dec_world || !L->dec_local || !L->cand_world || !L->cand_local || !L->best_world ||
         !L->best_local || !L->order || !L->lazy_done || !L->hot)
         return KILN_ERR_OUT_OF_MEMORY;
-    memset(L->hot, 0xff, (size_t)L->blocks * KILN_ANIM_COMPONENTS * KILN__HOT * sizeof *L->hot);
+    memset(L->hot, 0xff, (size_t)L->blocks * KILN__HOT * sizeof *L->hot);
     for (uint32_t k = 0, s = 0; s < 8; s++)
         for (uint32_t f = s; f < L->n; f += 8) L->order[k++] = f;
     uint32_t cap = L->nodes > L->blocks ? L->nodes : L->blocks;
