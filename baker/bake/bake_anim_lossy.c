@@ -40,6 +40,9 @@ static const uint32_t kiln__widths[KILN__STEPS] = {0, 3, 4, 5, 6, 7, 8, 9, 10, 1
 
 /* Frames used for the sensitivity statistics (every frame is used for measuring). */
 #define KILN__STAT_FRAMES 512u
+/* The most the per-frame caches may take (960 bytes per node and frame); a longer clip is
+ * stored lossless, with a warning. */
+#define KILN__CACHE_LIMIT ((uint64_t)1 << 31)
 /* Failing frames remembered per block. */
 #define KILN__HOT 16u
 
@@ -84,6 +87,7 @@ typedef struct kiln__lossy {
     double *node_err;      /* per node: largest error of the last measurement */
     double *limit2;        /* per node: the largest squared error within its allowance */
     double target, distance;
+    uint64_t cache_bytes;  /* what the caches need; above KILN__CACHE_LIMIT none are made */
     /* Per frame and node (frame-major): the raw world transforms, and the decoded local and
      * world transforms of the encoding as it stands. A candidate for one block recomputes the
      * locals of that block's joints and the worlds of their subtrees only; everything else is
@@ -690,9 +694,11 @@ static kiln_result kiln__allocate(kiln__lossy *L, const kiln__skeleton *sk, doub
     memset(L->step, 0, (size_t)L->blocks * KILN_ANIM_COMPONENTS);
     kiln_result r = kiln__nodes(L, sk);
     if (r != KILN_OK) return r;
-    /* The caches: three transforms per node and frame. */
+    /* The caches: seven transforms per node and frame. Too large for the limit or for memory,
+     * the clip is not quantised (*met stays 0, L->cache_bytes says why). */
     size_t frames_nodes = (size_t)L->n * L->nodes;
-    if (frames_nodes && (SIZE_MAX / 2) / frames_nodes < 4 * sizeof(kiln__wxf) + 3 * sizeof(kiln__loc)) return KILN_ERR_LIMIT;
+    L->cache_bytes = (uint64_t)frames_nodes * (4 * sizeof(kiln__wxf) + 3 * sizeof(kiln__loc));
+    if (L->cache_bytes > KILN__CACHE_LIMIT || L->cache_bytes > SIZE_MAX / 2) return KILN_OK;
     L->raw_world = kiln__realloc(L->a, NULL, frames_nodes * sizeof(kiln__wxf) + 1);
     L->dec_world = kiln__realloc(L->a, NULL, frames_nodes * sizeof(kiln__wxf) + 1);
     L->dec_local = kiln__realloc(L->a, NULL, frames_nodes * sizeof(kiln__loc) + 1);
@@ -707,9 +713,12 @@ static kiln_result kiln__allocate(kiln__lossy *L, const kiln__skeleton *sk, doub
     if (!L->node_block) return KILN_ERR_OUT_OF_MEMORY;
     for (uint32_t i = 0; i < L->nodes; i++)
         L->node_block[i] = L->node[i].joint == UINT32_MAX ? UINT32_MAX : L->node[i].joint / KILN_SOA_WIDTH;
+    if (!L->order || !L->lazy_done || !L->hot) return KILN_ERR_OUT_OF_MEMORY;
     if (!L->raw_world || !L->dec_world || !L->dec_local || !L->cand_world || !L->cand_local || !L->best_world ||
-        !L->best_local || !L->order || !L->lazy_done || !L->hot)
-        return KILN_ERR_OUT_OF_MEMORY;
+        !L->best_local) {
+        L->cache_bytes = UINT64_MAX; /* no memory for them */
+        return KILN_OK;
+    }
     memset(L->hot, 0xff, (size_t)L->blocks * KILN__HOT * sizeof *L->hot);
     for (uint32_t k = 0, s = 0; s < 8; s++)
         for (uint32_t f = s; f < L->n; f += 8) L->order[k++] = f;
@@ -781,6 +790,11 @@ kiln_result kiln__encode_lossy(const kiln_allocator *a, const kiln_bake_options 
         an->error_bound_m = (float)bound;
         an->error_distance_m = (float)distance;
         an->max_error_m = (float)err;
+    } else if (r == KILN_OK && L.cache_bytes > KILN__CACHE_LIMIT) {
+        kiln__bake_report(sink, KILN_ERR_LIMIT, KILN_SEVERITY_WARNING, NULL, NULL, KILN_NO_OFFSET,
+                          "animation '%s': %u joints x %u frames is too long for the lossy encoder (%s); stored lossless",
+                          an->name, an->joint_count, an->frame_count,
+                          L.cache_bytes == UINT64_MAX ? "out of memory" : "over 2 GiB of evaluation caches");
     } else if (r == KILN_OK) {
         kiln__bake_report(sink, KILN_ERR_LIMIT, KILN_SEVERITY_WARNING, NULL, NULL, KILN_NO_OFFSET,
                           "animation '%s': no quantisation meets %g m at %g m (best %g m); stored lossless", an->name,
