@@ -18,7 +18,7 @@
  * the encoding as it stands are kept per frame, so a candidate width recomputes only its own
  * block's locals and the worlds below them. A candidate is decoded frame by frame as it is
  * measured and stops at the first frame over an allowance, trying first the last frames its
- * block's candidates failed at, then every 8th frame; the one that passes keeps its transforms for the
+ * block's candidates failed at, then every 4th frame; the one that passes keeps its transforms for the
  * cache. Every number is the one a plain evaluation of every frame computes, so the
  * encoding does not depend on any of this.
  *
@@ -100,7 +100,7 @@ typedef struct kiln__lossy {
     kiln__wxf *cand_world, *best_world;
     uint32_t *hot;         /* per block: the KILN__HOT frames its candidates last failed at, the
                             * latest first (UINT32_MAX: none), tried first */
-    uint32_t *order;       /* frames, every 8th first: a failing candidate fails early */
+    uint32_t *order;       /* frames, every 4th first: a failing candidate fails early */
     /* A candidate's track is decoded frame by frame as it is measured (a failing one is
      * usually rejected after a few frames): lazy_done flags the decoded frames. */
     int lazy;
@@ -396,10 +396,9 @@ static void kiln__commit_best(kiln__lossy *L, uint32_t blk)
 {
     for (uint32_t r = 0; r < L->n; r++) {
         size_t at = (size_t)r * L->nodes;
-        for (uint32_t i = 0; i < L->nodes; i++) {
-            if (!L->measure[i]) continue;
-            uint32_t j = L->node[i].joint;
-            if (j != UINT32_MAX && j / KILN_SOA_WIDTH == blk) L->dec_local[at + i] = L->best_local[at + i];
+        for (uint32_t m = 0; m < L->listed; m++) {
+            uint32_t i = L->list[m];
+            if (L->node_block[i] == blk) L->dec_local[at + i] = L->best_local[at + i];
             L->dec_world[at + i] = L->best_world[at + i];
         }
     }
@@ -720,8 +719,8 @@ static kiln_result kiln__allocate(kiln__lossy *L, const kiln__skeleton *sk, doub
         return KILN_OK;
     }
     memset(L->hot, 0xff, (size_t)L->blocks * KILN__HOT * sizeof *L->hot);
-    for (uint32_t k = 0, s = 0; s < 8; s++)
-        for (uint32_t f = s; f < L->n; f += 8) L->order[k++] = f;
+    for (uint32_t k = 0, s = 0; s < 4; s++)
+        for (uint32_t f = s; f < L->n; f += 4) L->order[k++] = f;
     uint32_t cap = L->nodes > L->blocks ? L->nodes : L->blocks;
     size_t per_node = 6 * sizeof(double) + sizeof(uint32_t) + 2;
     unsigned char *scratch = kiln__realloc(L->a, NULL, (size_t)cap * per_node + 1);
