@@ -14,6 +14,14 @@
  *   3. greedy: try each track one width narrower, keep it when the measured error of the
  *      joints it moves stays within the target; repeat while something narrows.
  *
+ * Step 3 dominates the bake. The raw worlds are computed once; the decoded locals and worlds of
+ * the encoding as it stands are kept per frame, so a candidate width recomputes only its own
+ * block's locals and the worlds below them. A candidate is decoded frame by frame as it is
+ * measured and stops at the first frame over an allowance, trying first the last frames its
+ * block's candidates failed at, then every 4th frame; the one that passes keeps its transforms for the
+ * cache. Every number is the one a plain evaluation of every frame computes, so the
+ * encoding does not depend on any of this.
+ *
  * Widths: 0 (constant: the midpoint of each lane's range), 3 to 24 bits with per-lane ranges,
  * or 32 (raw float). The target is 97 % of the bound, leaving room for the runtime's
  * float composition, which differs from the double precision used here by up to a few ulps of
@@ -32,6 +40,11 @@ static const uint32_t kiln__widths[KILN__STEPS] = {0, 3, 4, 5, 6, 7, 8, 9, 10, 1
 
 /* Frames used for the sensitivity statistics (every frame is used for measuring). */
 #define KILN__STAT_FRAMES 512u
+/* The most the per-frame caches may take (960 bytes per node and frame); a longer clip is
+ * stored lossless, with a warning. */
+#define KILN__CACHE_LIMIT ((uint64_t)1 << 31)
+/* Failing frames remembered per block. */
+#define KILN__HOT 16u
 
 typedef struct kiln__node {
     int32_t  parent;       /* node index (lower), -1 for roots */
@@ -41,11 +54,20 @@ typedef struct kiln__node {
     double   rest[KILN_ANIM_COMPONENTS];
 } kiln__node;
 
-typedef struct kiln__xf {
-    double m[9];           /* 3x3, column-major */
+/* A local transform ready to compose: the rotation's columns scaled by s (before any segment
+ * scale compensation), the translation and the scale. */
+typedef struct kiln__loc {
+    double rs[9];
     double t[3];
-    double s[3];           /* local scale (segment scale compensation of children) */
-} kiln__xf;
+    double s[3];
+    double r[9];           /* the rotation alone */
+} kiln__loc;
+
+/* A world transform, for the error: 3x3 and translation. */
+typedef struct kiln__wxf {
+    double m[9];
+    double t[3];
+} kiln__wxf;
 
 typedef struct kiln__lossy {
     const kiln__anim *an;
@@ -53,15 +75,38 @@ typedef struct kiln__lossy {
     uint32_t n, nj, blocks, nodes;
     kiln__node *node;
     uint32_t *joint_node;
+    uint32_t *node_block;  /* per node: the block of its joint, UINT32_MAX for none */
     uint32_t *modes;       /* per joint, overrides resolved */
     kiln__anim_plan *plan; /* blocks x KILN_ANIM_COMPONENTS */
     uint8_t *step;         /* index into kiln__widths, per plan */
+    float *range;          /* per plan and lane: the lowest and the highest value (2 floats) */
     float *dec;            /* decoded values, joint-major like the raw ones */
     float *backup;         /* one track's lanes: KILN_SOA_WIDTH x n */
-    kiln__xf *wraw, *wdec; /* per node, current frame */
     uint8_t *need, *measure;
+    uint32_t *list, listed; /* the nodes flagged in measure, in order */
     double *node_err;      /* per node: largest error of the last measurement */
+    double *limit2;        /* per node: the largest squared error within its allowance */
     double target, distance;
+    uint64_t cache_bytes;  /* what the caches need; above KILN__CACHE_LIMIT none are made */
+    /* Per frame and node (frame-major): the raw world transforms, and the decoded local and
+     * world transforms of the encoding as it stands. A candidate for one block recomputes the
+     * locals of that block's joints and the worlds of their subtrees only; everything else is
+     * read from here, the same doubles the full evaluation computes. */
+    kiln__wxf *raw_world, *dec_world;
+    kiln__loc *dec_local;
+    /* The same per frame and node for the candidate being measured, and for the narrowest
+     * candidate that passed: the cache takes the latter when the search ends. */
+    kiln__loc *cand_local, *best_local;
+    kiln__wxf *cand_world, *best_world;
+    uint32_t *hot;         /* per block: the KILN__HOT frames its candidates last failed at, the
+                            * latest first (UINT32_MAX: none), tried first */
+    uint32_t *order;       /* frames, every 4th first: a failing candidate fails early */
+    /* A candidate's track is decoded frame by frame as it is measured (a failing one is
+     * usually rejected after a few frames): lazy_done flags the decoded frames. */
+    int lazy;
+    uint32_t lazy_blk;
+    unsigned lazy_c;
+    uint8_t *lazy_done;
 } kiln__lossy;
 
 /* ---- quantisation ------------------------------------------------------------------------ */
@@ -97,29 +142,43 @@ static float *kiln__dec(kiln__lossy *L, uint32_t joint, unsigned c)
     return L->dec + ((size_t)joint * KILN_ANIM_COMPONENTS + c) * L->n;
 }
 
-/* Sets the plan of (blk, c) to width index `step` and decodes it into L->dec. */
-static void kiln__apply(kiln__lossy *L, uint32_t blk, unsigned c, unsigned step)
+/* Sets the plan of (blk, c) to width index `step`: its width and per-lane ranges. */
+static void kiln__apply_plan(kiln__lossy *L, uint32_t blk, unsigned c, unsigned step)
 {
     kiln__anim_plan *pl = &L->plan[blk * KILN_ANIM_COMPONENTS + c];
     L->step[blk * KILN_ANIM_COMPONENTS + c] = (uint8_t)step;
     pl->width = kiln__widths[step];
     for (unsigned l = 0; l < KILN_SOA_WIDTH; l++) {
-        uint32_t j = blk * KILN_SOA_WIDTH + l;
-        const float *v = kiln__anim_track(L->an, j, c);
-        float lo = v ? v[0] : kiln__anim_identity(c), hi = lo;
-        for (uint32_t r = 1; v && r < L->n; r++) lo = v[r] < lo ? v[r] : lo, hi = v[r] > hi ? v[r] : hi;
+        const float *range = L->range + ((size_t)(blk * KILN_ANIM_COMPONENTS + c) * KILN_SOA_WIDTH + l) * 2;
+        float lo = range[0], hi = range[1];
         pl->range_min[l] = lo;
         pl->range_extent[l] = hi - lo;
         pl->constant[l] = (float)(0.5 * ((double)lo + hi));
-        if (j >= L->nj) continue;
-        float *d = kiln__dec(L, j, c);
-        for (uint32_t r = 0; r < L->n; r++) {
-            float x = v ? v[r] : lo;
-            if (pl->width == 0) d[r] = pl->constant[l];
-            else if (pl->width == KILN__CLIP_RAW) d[r] = x;
-            else d[r] = kiln__decoded(x, lo, hi - lo, pl->width);
-        }
     }
+}
+
+/* Decodes frame r of (blk, c) by its plan into L->dec. */
+static void kiln__decode_frame(kiln__lossy *L, uint32_t blk, unsigned c, uint32_t r)
+{
+    const kiln__anim_plan *pl = &L->plan[blk * KILN_ANIM_COMPONENTS + c];
+    for (unsigned l = 0; l < KILN_SOA_WIDTH; l++) {
+        uint32_t j = blk * KILN_SOA_WIDTH + l;
+        if (j >= L->nj) break;
+        const float *v = kiln__anim_track(L->an, j, c);
+        float lo = pl->range_min[l], x = v ? v[r] : lo;
+        float *d = kiln__dec(L, j, c);
+        if (pl->width == 0) d[r] = pl->constant[l];
+        else if (pl->width == KILN__CLIP_RAW) d[r] = x;
+        else d[r] = kiln__decoded(x, lo, pl->range_extent[l], pl->width);
+    }
+}
+
+/* Sets the plan of (blk, c) to width index `step` and decodes it into L->dec. */
+static void kiln__apply(kiln__lossy *L, uint32_t blk, unsigned c, unsigned step)
+{
+    kiln__apply_plan(L, blk, c, step);
+    for (uint32_t r = 0; r < L->n; r++) kiln__decode_frame(L, blk, c, r);
+    kiln__anim_plan *pl = &L->plan[blk * KILN_ANIM_COMPONENTS + c];
     if (pl->width == KILN__CLIP_RAW) memset(pl->range_min, 0, sizeof pl->range_min), memset(pl->range_extent, 0, sizeof pl->range_extent);
 }
 
@@ -134,17 +193,19 @@ static int kiln__qw_rebuilt(const kiln__lossy *L, uint32_t blk)
 
 /* The local transform of `nd` at frame r from raw (dec == 0) or decoded values, composed with
  * the rest pose by the joint's modes (the runtime's table, with the rest pose underneath). */
-static void kiln__local(const kiln__lossy *L, uint32_t nd, uint32_t r, int dec, double t[3], double q[4], double s[3])
+static void kiln__local(const kiln__lossy *L, uint32_t nd, uint32_t r, int dec, double t[3], double q[4], double s[3],
+                        int rot)
 {
     const kiln__node *N = &L->node[nd];
     const double *rest = N->rest;
     double k[KILN_ANIM_COMPONENTS];
     uint32_t j = N->joint, modes = j == UINT32_MAX ? 0u : L->modes[j];
-    for (unsigned c = 0; c < KILN_ANIM_COMPONENTS; c++) {
-        if (j == UINT32_MAX) k[c] = kiln__anim_identity(c);
-        else if (dec) k[c] = kiln__dec((kiln__lossy *)L, j, c)[r];
-        else {
-            const float *v = kiln__anim_track(L->an, j, c);
+    if (j != UINT32_MAX && dec) {
+        const float *d = L->dec + (size_t)j * KILN_ANIM_COMPONENTS * L->n + r;
+        for (unsigned c = 0; c < KILN_ANIM_COMPONENTS; c++) k[c] = d[(size_t)c * L->n];
+    } else {
+        for (unsigned c = 0; c < KILN_ANIM_COMPONENTS; c++) {
+            const float *v = j == UINT32_MAX ? NULL : kiln__anim_track(L->an, j, c);
             k[c] = v ? v[r] : kiln__anim_identity(c);
         }
     }
@@ -159,6 +220,7 @@ static void kiln__local(const kiln__lossy *L, uint32_t nd, uint32_t r, int dec, 
         s[c] = ms == KILN_MODE_ABSOLUTE ? k[7 + c] : ms == KILN_MODE_RELATIVE ? s0 * k[7 + c]
              : ms == KILN_MODE_ADDITIVE ? s0 * (1.0 + ab[2] * (k[7 + c] - 1.0)) : s0;
     }
+    if (!rot) return;
     uint32_t mr = modes >> 6 & 3u;
     double kq[4] = {k[3], k[4], k[5], k[6]}, r0[4] = {rest[3], rest[4], rest[5], rest[6]};
     if (mr == KILN_MODE_ABSOLUTE) {
@@ -174,43 +236,61 @@ static void kiln__local(const kiln__lossy *L, uint32_t nd, uint32_t r, int dec, 
     }
 }
 
-/* World transform of nd from its local and its parent's world (C.1, segment scale compensate). */
-static void kiln__world(const kiln__lossy *L, uint32_t nd, uint32_t r, int dec, kiln__xf *w)
+/* The local transform of nd at frame r, ready to compose (kiln__compose). */
+static void kiln__local_xf(const kiln__lossy *L, uint32_t nd, uint32_t r, int dec, kiln__loc *out)
 {
-    double t[3], q[4], s[3];
-    kiln__local(L, nd, r, dec, t, q, s);
+    double q[4];
+    kiln__local(L, nd, r, dec, out->t, q, out->s, 1);
     double n2 = q[0] * q[0] + q[1] * q[1] + q[2] * q[2] + q[3] * q[3];
     double inv = n2 > 0 ? 1.0 / sqrt(n2) : 0.0;
     double x = q[0] * inv, y = q[1] * inv, z = q[2] * inv, ww = q[3] * inv;
-    double unit[4] = {x, y, z, ww}, R[9];
-    kiln__qto_mat3(unit, R);
-    const kiln__node *N = &L->node[nd];
-    const kiln__xf *p = N->parent >= 0 ? &(dec ? L->wdec : L->wraw)[N->parent] : NULL;
-    double lm[9];
+    double unit[4] = {x, y, z, ww};
+    kiln__qto_mat3(unit, out->r);
     for (int col = 0; col < 3; col++)
-        for (int row = 0; row < 3; row++) {
-            double v = R[col * 3 + row] * s[col];
-            if (p && N->ssc) v /= p->s[row] != 0.0 ? p->s[row] : 1.0;
-            lm[col * 3 + row] = v;
-        }
-    memcpy(w->s, s, sizeof w->s);
-    if (!p) {
-        memcpy(w->m, lm, sizeof lm);
-        memcpy(w->t, t, sizeof w->t);
+        for (int row = 0; row < 3; row++) out->rs[col * 3 + row] = out->r[col * 3 + row] * out->s[col];
+}
+
+/* The same, keeping the rotation of `same` (the node's local at this frame with a different
+ * translation or scale track): the same doubles as kiln__local_xf. */
+static void kiln__local_xf_rot(const kiln__lossy *L, uint32_t nd, uint32_t r, const kiln__loc *same, kiln__loc *out)
+{
+    double q[4];
+    kiln__local(L, nd, r, 1, out->t, q, out->s, 0);
+    memcpy(out->r, same->r, sizeof out->r);
+    for (int col = 0; col < 3; col++)
+        for (int row = 0; row < 3; row++) out->rs[col * 3 + row] = out->r[col * 3 + row] * out->s[col];
+}
+
+/* World transform of nd from its local and its parent's world and local (C.1, segment scale
+ * compensate); parent NULL for roots. */
+static void kiln__compose(const kiln__lossy *L, uint32_t nd, const kiln__loc *lc, const kiln__wxf *pw,
+                          const kiln__loc *pl, kiln__wxf *w)
+{
+    if (!pw) {
+        memcpy(w->m, lc->rs, sizeof w->m);
+        memcpy(w->t, lc->t, sizeof w->t);
         return;
+    }
+    double buf[9];
+    const double *lm = lc->rs;
+    if (L->node[nd].ssc) {
+        for (int col = 0; col < 3; col++)
+            for (int row = 0; row < 3; row++)
+                buf[col * 3 + row] = lc->rs[col * 3 + row] / (pl->s[row] != 0.0 ? pl->s[row] : 1.0);
+        lm = buf;
     }
     for (int col = 0; col < 3; col++)
         for (int row = 0; row < 3; row++)
-            w->m[col * 3 + row] = p->m[row] * lm[col * 3] + p->m[3 + row] * lm[col * 3 + 1] + p->m[6 + row] * lm[col * 3 + 2];
+            w->m[col * 3 + row] = pw->m[row] * lm[col * 3] + pw->m[3 + row] * lm[col * 3 + 1] + pw->m[6 + row] * lm[col * 3 + 2];
     for (int row = 0; row < 3; row++)
-        w->t[row] = p->m[row] * t[0] + p->m[3 + row] * t[1] + p->m[6 + row] * t[2] + p->t[row];
+        w->t[row] = pw->m[row] * lc->t[0] + pw->m[3 + row] * lc->t[1] + pw->m[6 + row] * lc->t[2] + pw->t[row];
 }
 
-/* Largest distance between the raw and decoded positions of the origin and the three virtual
- * vertices of nd. */
-static double kiln__point_error(const kiln__lossy *L, uint32_t nd)
+/* Largest squared distance between the raw and decoded positions of the origin and the three
+ * virtual vertices of nd (its square root is the error: sqrt is monotonic, so the largest root
+ * is the root of the largest square). */
+static double kiln__point_error2(const kiln__lossy *L, const kiln__wxf *a, const kiln__wxf *b)
 {
-    const kiln__xf *a = &L->wraw[nd], *b = &L->wdec[nd];
     double dt[3] = {b->t[0] - a->t[0], b->t[1] - a->t[1], b->t[2] - a->t[2]};
     double worst = dt[0] * dt[0] + dt[1] * dt[1] + dt[2] * dt[2];
     for (int col = 0; col < 3; col++) {
@@ -221,41 +301,134 @@ static double kiln__point_error(const kiln__lossy *L, uint32_t nd)
         }
         if (e2 > worst) worst = e2;
     }
-    return sqrt(worst);
+    return worst;
 }
 
-/* Measures the nodes flagged in L->measure (evaluating L->need), every frame, into
- * L->node_err. With `allowed` (per node), stops as soon as a node exceeds its allowance and
- * returns INFINITY; otherwise returns the largest error. */
-static double kiln__measure(kiln__lossy *L, const double *allowed)
+/* The largest double whose square root is at most a: sqrt(x) > a exactly when x is above it. */
+static double kiln__square_limit(double a)
+{
+    double t = a * a;
+    while (t > 0.0 && sqrt(t) > a) t = nextafter(t, 0.0);
+    while (sqrt(nextafter(t, INFINITY)) <= a) t = nextafter(t, INFINITY);
+    return t;
+}
+
+/* Measures the nodes flagged in L->measure, every frame, into L->node_err: the locals of the
+ * joints of block `blk` (every block when UINT32_MAX) from L->dec, the other locals and the
+ * worlds of unflagged nodes from the cache. With `allowed` (per node), stops as soon as a node
+ * exceeds its allowance and returns INFINITY (trying the block's last failing frame first, then
+ * L->order); otherwise returns the largest error. With `commit`, the cache takes what was
+ * computed, else the candidate buffers do. */
+static double kiln__measure(kiln__lossy *L, uint32_t blk, const double *allowed, int commit)
 {
     double worst = 0.0;
-    for (uint32_t i = 0; i < L->nodes; i++) L->node_err[i] = 0.0;
-    for (uint32_t r = 0; r < L->n; r++) {
-        for (uint32_t i = 0; i < L->nodes; i++) {
-            if (!L->need[i]) continue;
-            kiln__world(L, i, r, 0, &L->wraw[i]);
-            kiln__world(L, i, r, 1, &L->wdec[i]);
-            if (!L->measure[i]) continue;
-            double e = kiln__point_error(L, i);
-            if (e > L->node_err[i]) L->node_err[i] = e;
-            if (e > worst) worst = e;
-            if (allowed && e > allowed[i]) return INFINITY;
+    int early = allowed && blk != UINT32_MAX;
+    /* a translation or scale candidate leaves the cached rotations of its block as they are */
+    int keep_rot = !commit && L->lazy && blk == L->lazy_blk && (L->lazy_c < 3 || L->lazy_c > 6);
+    uint32_t *hot = early ? L->hot + (size_t)blk * KILN__HOT : NULL;
+    double *err2 = L->node_err, *limit2 = L->limit2; /* squared until the end */
+    for (uint32_t i = 0; i < L->nodes; i++) {
+        err2[i] = 0.0;
+        if (allowed && L->measure[i]) limit2[i] = kiln__square_limit(allowed[i]);
+    }
+    for (uint32_t k = 0; k < L->n + (early ? KILN__HOT : 0u); k++) {
+        uint32_t r;
+        if (!early) {
+            r = k;
+        } else if (k < KILN__HOT) {
+            r = hot[k];
+            if (r == UINT32_MAX) continue;
+        } else {
+            r = L->order[k - KILN__HOT];
+            unsigned h = 0;
+            while (h < KILN__HOT && hot[h] != r) h++;
+            if (h < KILN__HOT) continue; /* tried already */
+        }
+        if (L->lazy && !L->lazy_done[r]) kiln__decode_frame(L, L->lazy_blk, L->lazy_c, r), L->lazy_done[r] = 1;
+        size_t at = (size_t)r * L->nodes;
+        kiln__loc *dl = L->dec_local + at;
+        kiln__wxf *dw = L->dec_world + at;
+        const kiln__wxf *rw = L->raw_world + at;
+        kiln__loc *cl = commit ? dl : L->cand_local + at;
+        kiln__wxf *cw = commit ? dw : L->cand_world + at;
+        for (uint32_t m = 0; m < L->listed; m++) {
+            uint32_t i = L->list[m];
+            const kiln__node *N = &L->node[i];
+            int own = blk == UINT32_MAX || L->node_block[i] == blk;
+            const kiln__loc *lc = &dl[i];
+            if (own) {
+                if (keep_rot) kiln__local_xf_rot(L, i, r, &dl[i], &cl[i]);
+                else kiln__local_xf(L, i, r, 1, &cl[i]);
+                lc = &cl[i];
+            }
+            const kiln__wxf *pw = NULL;
+            const kiln__loc *pl = NULL;
+            if (N->parent >= 0) {
+                uint32_t p = (uint32_t)N->parent;
+                int pown = blk == UINT32_MAX || L->node_block[p] == blk;
+                pw = L->measure[p] ? &cw[p] : &dw[p];
+                pl = pown ? &cl[p] : &dl[p];
+            }
+            kiln__compose(L, i, lc, pw, pl, &cw[i]);
+            double e2 = kiln__point_error2(L, &rw[i], &cw[i]);
+            if (e2 > err2[i]) err2[i] = e2;
+            if (allowed && e2 > limit2[i]) {
+                if (early) { /* to the front of the list */
+                    unsigned h = 0;
+                    while (h + 1 < KILN__HOT && hot[h] != r) h++;
+                    for (; h > 0; h--) hot[h] = hot[h - 1];
+                    hot[0] = r;
+                }
+                return INFINITY;
+            }
         }
     }
+    for (uint32_t i = 0; i < L->nodes; i++) {
+        err2[i] = sqrt(err2[i]);
+        if (err2[i] > worst) worst = err2[i];
+    }
     return worst;
+}
+
+/* The cache takes the locals of block blk's joints and the worlds of the measured nodes from
+ * the best candidate's buffers. */
+static void kiln__commit_best(kiln__lossy *L, uint32_t blk)
+{
+    for (uint32_t r = 0; r < L->n; r++) {
+        size_t at = (size_t)r * L->nodes;
+        for (uint32_t m = 0; m < L->listed; m++) {
+            uint32_t i = L->list[m];
+            if (L->node_block[i] == blk) L->dec_local[at + i] = L->best_local[at + i];
+            L->dec_world[at + i] = L->best_world[at + i];
+        }
+    }
+}
+
+/* The raw world transforms of every node at every frame, into the cache. */
+static void kiln__raw_worlds(kiln__lossy *L)
+{
+    for (uint32_t r = 0; r < L->n; r++) {
+        kiln__wxf *rw = L->raw_world + (size_t)r * L->nodes;
+        for (uint32_t i = 0; i < L->nodes; i++) {
+            int32_t p = L->node[i].parent;
+            kiln__local_xf(L, i, r, 0, &L->cand_local[i]);
+            kiln__compose(L, i, &L->cand_local[i], p >= 0 ? &rw[p] : NULL, p >= 0 ? &L->cand_local[p] : NULL, &rw[i]);
+        }
+    }
 }
 
 /* Flags the nodes driven by block `blk` (every node when blk is UINT32_MAX), their
  * descendants (measured) and ancestors (evaluated). */
 static void kiln__select(kiln__lossy *L, uint32_t blk)
 {
+    L->listed = 0;
     for (uint32_t i = 0; i < L->nodes; i++) {
         uint32_t j = L->node[i].joint;
         int own = blk == UINT32_MAX || (j != UINT32_MAX && j / KILN_SOA_WIDTH == blk);
         int32_t p = L->node[i].parent;
         L->measure[i] = (uint8_t)(own || (p >= 0 && L->measure[p]));
         L->need[i] = L->measure[i];
+        if (L->measure[i]) L->list[L->listed++] = i;
     }
     for (uint32_t i = L->nodes; i-- > 0;)
         if (L->need[i] && L->node[i].parent >= 0) L->need[L->node[i].parent] = 1;
@@ -341,11 +514,11 @@ static void kiln__stats(kiln__lossy *L, double *reach, double *pscale)
     uint32_t step = L->n > KILN__STAT_FRAMES ? L->n / KILN__STAT_FRAMES : 1u;
     for (uint32_t i = 0; i < L->nodes; i++) reach[i] = L->distance, pscale[i] = 1.0, L->need[i] = 1;
     for (uint32_t r = 0; r < L->n; r += step) {
-        for (uint32_t i = 0; i < L->nodes; i++) kiln__world(L, i, r, 0, &L->wraw[i]);
+        const kiln__wxf *rw = L->raw_world + (size_t)r * L->nodes;
         for (uint32_t i = 0; i < L->nodes; i++) {
-            const kiln__xf *w = &L->wraw[i];
+            const kiln__wxf *w = &rw[i];
             if (L->node[i].parent >= 0) {
-                const double *m = L->wraw[L->node[i].parent].m;
+                const double *m = rw[L->node[i].parent].m;
                 for (int col = 0; col < 3; col++) {
                     double n = sqrt(m[col * 3] * m[col * 3] + m[col * 3 + 1] * m[col * 3 + 1] + m[col * 3 + 2] * m[col * 3 + 2]);
                     if (n > pscale[i]) pscale[i] = n;
@@ -355,7 +528,7 @@ static void kiln__stats(kiln__lossy *L, double *reach, double *pscale)
                 double p[3];
                 for (int row = 0; row < 3; row++) p[row] = w->t[row] + (k ? L->distance * w->m[(k - 1) * 3 + row] : 0.0);
                 for (int32_t at = (int32_t)i; at >= 0; at = L->node[at].parent) {
-                    const double *o = L->wraw[at].t;
+                    const double *o = rw[at].t;
                     double d = sqrt((p[0] - o[0]) * (p[0] - o[0]) + (p[1] - o[1]) * (p[1] - o[1]) + (p[2] - o[2]) * (p[2] - o[2]));
                     if (d > reach[at]) reach[at] = d;
                 }
@@ -454,10 +627,21 @@ static uint32_t kiln__narrow(kiln__lossy *L, double share, double *cur, double *
             for (unsigned l = 0; l < KILN_SOA_WIDTH && blk * KILN_SOA_WIDTH + l < L->nj; l++)
                 memcpy(L->backup + (size_t)l * L->n, kiln__dec(L, blk * KILN_SOA_WIDTH + l, c), L->n * sizeof(float));
             unsigned lo = 0, hi = s, best = s;
+            L->lazy = 1, L->lazy_blk = blk, L->lazy_c = c;
             while (lo < hi) {
                 unsigned mid = (lo + hi) / 2;
-                kiln__apply(L, blk, c, mid);
-                if (kiln__measure(L, allowed) <= L->target) {
+                kiln__apply_plan(L, blk, c, mid);
+                memset(L->lazy_done, 0, L->n);
+                if (kiln__measure(L, blk, allowed, 0) <= L->target) {
+                    /* every frame was measured, so decoded */
+                    kiln__loc *tl = L->cand_local;
+                    kiln__wxf *tw = L->cand_world;
+                    L->cand_local = L->best_local, L->cand_world = L->best_world;
+                    L->best_local = tl, L->best_world = tw;
+                    if (kiln__widths[mid] == KILN__CLIP_RAW) {
+                        kiln__anim_plan *pl = &L->plan[blk * KILN_ANIM_COMPONENTS + c];
+                        memset(pl->range_min, 0, sizeof pl->range_min), memset(pl->range_extent, 0, sizeof pl->range_extent);
+                    }
                     best = hi = mid;
                     kept = L->plan[blk * KILN_ANIM_COMPONENTS + c];
                     for (unsigned l = 0; l < KILN_SOA_WIDTH && blk * KILN_SOA_WIDTH + l < L->nj; l++)
@@ -474,6 +658,8 @@ static uint32_t kiln__narrow(kiln__lossy *L, double share, double *cur, double *
             L->step[blk * KILN_ANIM_COMPONENTS + c] = (uint8_t)best;
             for (unsigned l = 0; l < KILN_SOA_WIDTH && blk * KILN_SOA_WIDTH + l < L->nj; l++)
                 memcpy(kiln__dec(L, blk * KILN_SOA_WIDTH + l, c), L->backup + (size_t)l * L->n, L->n * sizeof(float));
+            L->lazy = 0;
+            if (best < s) kiln__commit_best(L, blk); /* the cache follows the new encoding */
             narrowed += best < s;
         }
     }
@@ -493,29 +679,68 @@ static kiln_result kiln__allocate(kiln__lossy *L, const kiln__skeleton *sk, doub
     L->backup = kiln__realloc(L->a, NULL, (size_t)KILN_SOA_WIDTH * L->n * sizeof(float));
     if (!L->joint_node || !L->modes || !L->plan || !L->step || !L->dec || !L->backup) return KILN_ERR_OUT_OF_MEMORY;
     memset(L->plan, 0, (size_t)L->blocks * KILN_ANIM_COMPONENTS * sizeof *L->plan);
+    L->range = kiln__realloc(L->a, NULL, (size_t)L->blocks * KILN_ANIM_COMPONENTS * KILN_SOA_WIDTH * 2 * sizeof(float));
+    if (!L->range) return KILN_ERR_OUT_OF_MEMORY;
+    for (uint32_t blk = 0; blk < L->blocks; blk++)
+        for (unsigned c = 0; c < KILN_ANIM_COMPONENTS; c++)
+            for (unsigned l = 0; l < KILN_SOA_WIDTH; l++) {
+                const float *v = kiln__anim_track(L->an, blk * KILN_SOA_WIDTH + l, c);
+                float lo = v ? v[0] : kiln__anim_identity(c), hi = lo;
+                for (uint32_t r = 1; v && r < L->n; r++) lo = v[r] < lo ? v[r] : lo, hi = v[r] > hi ? v[r] : hi;
+                float *range = L->range + ((size_t)(blk * KILN_ANIM_COMPONENTS + c) * KILN_SOA_WIDTH + l) * 2;
+                range[0] = lo, range[1] = hi;
+            }
     memset(L->step, 0, (size_t)L->blocks * KILN_ANIM_COMPONENTS);
     kiln_result r = kiln__nodes(L, sk);
     if (r != KILN_OK) return r;
-    size_t per_node = 2 * sizeof(kiln__xf) + 2 + 5 * sizeof(double);
-    size_t node_bytes = (size_t)(L->nodes > L->blocks ? L->nodes : L->blocks) * per_node + 1;
-    unsigned char *scratch = kiln__realloc(L->a, NULL, node_bytes);
-    if (!scratch) return KILN_ERR_OUT_OF_MEMORY;
+    /* The caches: seven transforms per node and frame. Too large for the limit or for memory,
+     * the clip is not quantised (*met stays 0, L->cache_bytes says why). */
+    size_t frames_nodes = (size_t)L->n * L->nodes;
+    L->cache_bytes = (uint64_t)frames_nodes * (4 * sizeof(kiln__wxf) + 3 * sizeof(kiln__loc));
+    if (L->cache_bytes > KILN__CACHE_LIMIT || L->cache_bytes > SIZE_MAX / 2) return KILN_OK;
+    L->raw_world = kiln__realloc(L->a, NULL, frames_nodes * sizeof(kiln__wxf) + 1);
+    L->dec_world = kiln__realloc(L->a, NULL, frames_nodes * sizeof(kiln__wxf) + 1);
+    L->dec_local = kiln__realloc(L->a, NULL, frames_nodes * sizeof(kiln__loc) + 1);
+    L->cand_world = kiln__realloc(L->a, NULL, frames_nodes * sizeof(kiln__wxf) + 1);
+    L->cand_local = kiln__realloc(L->a, NULL, frames_nodes * sizeof(kiln__loc) + 1);
+    L->best_world = kiln__realloc(L->a, NULL, frames_nodes * sizeof(kiln__wxf) + 1);
+    L->best_local = kiln__realloc(L->a, NULL, frames_nodes * sizeof(kiln__loc) + 1);
+    L->order = kiln__realloc(L->a, NULL, (size_t)L->n * sizeof *L->order + 1);
+    L->lazy_done = kiln__realloc(L->a, NULL, (size_t)L->n + 1);
+    L->hot = kiln__realloc(L->a, NULL, (size_t)L->blocks * KILN__HOT * sizeof *L->hot + 1);
+    L->node_block = kiln__realloc(L->a, NULL, (size_t)L->nodes * sizeof *L->node_block + 1);
+    if (!L->node_block) return KILN_ERR_OUT_OF_MEMORY;
+    for (uint32_t i = 0; i < L->nodes; i++)
+        L->node_block[i] = L->node[i].joint == UINT32_MAX ? UINT32_MAX : L->node[i].joint / KILN_SOA_WIDTH;
+    if (!L->order || !L->lazy_done || !L->hot) return KILN_ERR_OUT_OF_MEMORY;
+    if (!L->raw_world || !L->dec_world || !L->dec_local || !L->cand_world || !L->cand_local || !L->best_world ||
+        !L->best_local) {
+        L->cache_bytes = UINT64_MAX; /* no memory for them */
+        return KILN_OK;
+    }
+    memset(L->hot, 0xff, (size_t)L->blocks * KILN__HOT * sizeof *L->hot);
+    for (uint32_t k = 0, s = 0; s < 4; s++)
+        for (uint32_t f = s; f < L->n; f += 4) L->order[k++] = f;
     uint32_t cap = L->nodes > L->blocks ? L->nodes : L->blocks;
-    L->wraw = (kiln__xf *)(void *)scratch;
-    L->wdec = L->wraw + cap;
-    L->node_err = (double *)(void *)(L->wdec + cap);
+    size_t per_node = 6 * sizeof(double) + sizeof(uint32_t) + 2;
+    unsigned char *scratch = kiln__realloc(L->a, NULL, (size_t)cap * per_node + 1);
+    if (!scratch) return KILN_ERR_OUT_OF_MEMORY;
+    L->node_err = (double *)(void *)scratch;
     double *reach = L->node_err + cap, *pscale = reach + cap, *cur = pscale + cap, *allowed = cur + cap;
-    L->need = (uint8_t *)(allowed + cap);
+    L->limit2 = allowed + cap;
+    L->list = (uint32_t *)(void *)(L->limit2 + cap);
+    L->need = (uint8_t *)(L->list + cap);
     L->measure = L->need + cap;
 
+    kiln__raw_worlds(L);
     kiln__stats(L, reach, pscale);
     kiln__first_allocation(L, reach, pscale);
     kiln__select(L, UINT32_MAX);
-    double err = kiln__measure(L, NULL);
+    double err = kiln__measure(L, UINT32_MAX, NULL, 1);
     while (err > L->target) {
         if (!kiln__widen(L)) break;
         kiln__select(L, UINT32_MAX);
-        err = kiln__measure(L, NULL);
+        err = kiln__measure(L, UINT32_MAX, NULL, 1);
     }
     *met = err <= L->target;
     if (*met) {
@@ -524,13 +749,13 @@ static kiln_result kiln__allocate(kiln__lossy *L, const kiln__skeleton *sk, doub
         for (unsigned k = 0; k < sizeof share / sizeof share[0]; k++)
             for (int pass = 0; pass < 3 && kiln__narrow(L, share[k], cur, allowed); pass++) {}
         kiln__select(L, UINT32_MAX);
-        err = kiln__measure(L, NULL);
+        err = kiln__measure(L, UINT32_MAX, NULL, 1);
     }
     *max_error = err;
     kiln__free(L->a, scratch);
-    L->wraw = L->wdec = NULL;
     L->need = L->measure = NULL;
-    L->node_err = NULL;
+    L->list = NULL;
+    L->node_err = L->limit2 = NULL;
     return KILN_OK;
 }
 
@@ -564,6 +789,11 @@ kiln_result kiln__encode_lossy(const kiln_allocator *a, const kiln_bake_options 
         an->error_bound_m = (float)bound;
         an->error_distance_m = (float)distance;
         an->max_error_m = (float)err;
+    } else if (r == KILN_OK && L.cache_bytes > KILN__CACHE_LIMIT) {
+        kiln__bake_report(sink, KILN_ERR_LIMIT, KILN_SEVERITY_WARNING, NULL, NULL, KILN_NO_OFFSET,
+                          "animation '%s': %u joints x %u frames is too long for the lossy encoder (%s); stored lossless",
+                          an->name, an->joint_count, an->frame_count,
+                          L.cache_bytes == UINT64_MAX ? "out of memory" : "over 2 GiB of evaluation caches");
     } else if (r == KILN_OK) {
         kiln__bake_report(sink, KILN_ERR_LIMIT, KILN_SEVERITY_WARNING, NULL, NULL, KILN_NO_OFFSET,
                           "animation '%s': no quantisation meets %g m at %g m (best %g m); stored lossless", an->name,
@@ -576,5 +806,17 @@ kiln_result kiln__encode_lossy(const kiln_allocator *a, const kiln_bake_options 
     kiln__free(a, L.dec);
     kiln__free(a, L.backup);
     kiln__free(a, L.node);
+    kiln__free(a, L.raw_world);
+    kiln__free(a, L.dec_world);
+    kiln__free(a, L.dec_local);
+    kiln__free(a, L.cand_world);
+    kiln__free(a, L.cand_local);
+    kiln__free(a, L.best_world);
+    kiln__free(a, L.best_local);
+    kiln__free(a, L.order);
+    kiln__free(a, L.node_block);
+    kiln__free(a, L.hot);
+    kiln__free(a, L.range);
+    kiln__free(a, L.lazy_done);
     return r;
 }
