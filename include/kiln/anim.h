@@ -60,9 +60,12 @@ typedef enum kiln_simd {
     KILN_SIMD_AVX512 = 4  /* AVX-512 F/VL/DQ/BW (with AVX2+FMA): the skinning kernels have
                              16-lane versions; every other entry point runs its AVX2 kernels */
 } kiln_simd;
-/* Forces a path for the whole process (tests, benchmarks). Returns the path now in use: a path
- * the CPU (or build) lacks falls back to the best available one; KILN_SIMD_AUTO restores the
- * default. Not thread-safe against concurrent evaluation on other threads. */
+/* Forces a path for the whole process (tests, benchmarks): every module's kernels follow it
+ * (sampling, pose math, skinning, blend shapes, instance matrices, and blob loading's payload
+ * scans and CRC, which has no SSE2 form and runs the portable one on the scalar and SSE2
+ * paths). Returns the path now in use: a path the CPU (or build) lacks falls back to the best
+ * available one; KILN_SIMD_AUTO restores the default. Not thread-safe against concurrent
+ * evaluation on other threads. */
 KILN_EXPERIMENTAL kiln_simd kiln_simd_force(kiln_simd simd);
 /* The path the kernels use now (never KILN_SIMD_AUTO). */
 KILN_EXPERIMENTAL kiln_simd kiln_simd_active(void);
