@@ -1,9 +1,8 @@
 /* Runtime animation throughput on the performance anchor (bench/README.md in the shared
  * corpus): 80 joints, 301 frames at 30 fps, every channel animated, the skeleton and keys of
  * anchor_n80_{model,anim}.cast when the corpus is present (else a synthetic clip of the same
- * shape). Every case runs on every SIMD path this machine has but AVX-512, which has no
- * animation kernels of its own and would time the AVX2 ones again (--simd avx512 runs it alone;
- * its lines say "kernels":"avx2").
+ * shape). Every case runs on every SIMD path this machine has; "kernels" names the kernels that
+ * ran (the AVX-512 path has its own blend and local -> model, and samples with the AVX2 ones).
  *
  * Cases (one JSON line each on stdout; a summary on stderr):
  *   sample_forward  kiln_sample stepping 1/60 s, 256 instances round-robin, each with its own
@@ -145,7 +144,7 @@ static void emit(const char *name, const char *clip, const char *cache, kiln_sim
 {
     printf("{\"bench\":\"anim\",\"case\":\"%s\",\"clip\":\"%s\",\"joints\":%d,\"simd\":\"%s\",\"kernels\":\"%s\","
            "\"cache\":\"%s\",\"data\":\"%s\",\"ns_per_joint\":%.3f,\"ns_per_call\":%.1f,\"iters\":%ld}\n",
-           name, clip, J, kiln_simd_name(simd), kiln_simd_name(bench_avx2_kernels(simd)), cache,
+           name, clip, J, kiln_simd_name(simd), bench_case_kernels(name, simd), cache,
            corpus ? "anchor_n80" : "synthetic", r.ns_per_call / J, r.ns_per_call, r.iters);
     fprintf(stderr, "  %-6s %-15s %-9s %7.2f ns/joint  (%7.1f ns/call)\n", kiln_simd_name(simd), name, clip,
             r.ns_per_call / J, r.ns_per_call);
@@ -305,7 +304,6 @@ int main(int argc, char **argv)
     const long calls = quick ? 2000 : 5000;
     kiln_simd paths[AF_PATH_COUNT];
     int np = af_paths(paths);
-    if (only == KILN_SIMD_AUTO) np = bench_drop_avx512(paths, np);
     for (int p = 0; p < np; p++) {
         if (only != KILN_SIMD_AUTO && paths[p] != only) continue;
         kiln_simd_force(paths[p]);

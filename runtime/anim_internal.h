@@ -231,6 +231,10 @@ KILN__DECLARE_KERNELS(sse2)
 #if KILN__SIMD_AVX2
 KILN__DECLARE_KERNELS(avx2)
 #endif
+#if KILN__SIMD_AVX512 /* pose_avx512.c: the blend and local -> model only */
+void kiln__blend_avx512(const kiln__blend_job *job);
+void kiln__local_to_model_avx512(const kiln__model_job *job);
+#endif
 
 /* ---- small shared helpers --------------------------------------------------------------- */
 /* Component c of a block (byte arithmetic: the components are consecutive float[8] members

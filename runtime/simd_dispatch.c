@@ -4,7 +4,7 @@
  *
  * Rows reuse a narrower path's kernels where a module has none of their own: the AVX-512 row
  * holds the AVX2 sampling, additive-layer, skinning-matrix, blend-shape, instance and scanner
- * kernels next to its own pose and mesh-skinning ones.
+ * kernels next to its own blend, local -> model and mesh-skinning ones.
  *
  * The current row is an atomic pointer so that concurrent first calls from several threads are
  * race-free (each computes the same answer); kiln_simd_force stores a new one, which is why
@@ -76,7 +76,8 @@ static const kiln__simd_table kiln__row_avx2 = {
 static const kiln__simd_table kiln__row_avx512 = {
     KILN_SIMD_AVX512,
     "avx512",
-    KILN__ANIM(KILN_SIMD_AVX512, avx2, avx2),
+    {KILN_SIMD_AVX512, kiln__decode_block_avx2, kiln__sample_blocks_avx2, kiln__blend_avx512, kiln__add_avx2,
+     kiln__local_to_model_avx512, kiln__skin_avx2},
     kiln__skin_lbs_avx512,
     kiln__skin_dqs_avx512,
     {kiln__bs_base_avx2, kiln__bs_add_avx2},

@@ -32,8 +32,9 @@
  * (Tc + a·k, Rc ⊗ slerp(I, k, a), Sc · (1 + a·(k − 1))). A channel without a curve passes the
  * pose underneath through: the rest pose, or `base` when the caller layers the clip on one.
  *
- * SIMD: every entry point runs the AVX-512 path when the CPU has AVX-512 F/VL/DQ/BW (these
- * entry points run their AVX2 kernels on it; only skinning, kiln/skin.h, has 16-lane ones),
+ * SIMD: every entry point runs the AVX-512 path when the CPU has AVX-512 F/VL/DQ/BW (blending
+ * and local -> model have 16-lane kernels there, as has mesh skinning, kiln/skin.h; sampling,
+ * additive layers and skinning matrices run their AVX2 kernels on it),
  * otherwise AVX2+FMA when it has that, otherwise SSE2 (on x86-64), otherwise the scalar
  * reference; kiln_simd_force() selects one for testing. The paths agree within 1e-5. Building
  * with KILN_FORCE_SCALAR compiles the scalar path alone.
@@ -57,8 +58,9 @@ typedef enum kiln_simd {
     KILN_SIMD_SCALAR = 1,
     KILN_SIMD_SSE2 = 2,
     KILN_SIMD_AVX2 = 3,
-    KILN_SIMD_AVX512 = 4  /* AVX-512 F/VL/DQ/BW (with AVX2+FMA): the skinning kernels have
-                             16-lane versions; every other entry point runs its AVX2 kernels */
+    KILN_SIMD_AVX512 = 4  /* AVX-512 F/VL/DQ/BW (with AVX2+FMA): blending, local -> model and
+                             mesh skinning have 16-lane kernels; every other entry point runs
+                             its AVX2 kernels */
 } kiln_simd;
 /* Forces a path for the whole process (tests, benchmarks): every module's kernels follow it
  * (sampling, pose math, skinning, blend shapes, instance matrices, and blob loading's payload

@@ -120,6 +120,10 @@ Test(simd_dispatch, forcing_a_path_switches_every_module, .fini = restore_auto)
         case KILN_SIMD_AVX512:
             cr_expect_eq(t->anim.sample_blocks, kiln__sample_blocks_avx2, "no 16-lane sampler");
             cr_expect_eq(t->anim.decode_block, kiln__decode_block_avx2);
+            cr_expect_eq(t->anim.blend, kiln__blend_avx512);
+            cr_expect_eq(t->anim.local_to_model, kiln__local_to_model_avx512);
+            cr_expect_eq(t->anim.add, kiln__add_avx2, "no 16-lane additive layer");
+            cr_expect_eq(t->anim.skin, kiln__skin_avx2, "no 16-lane skinning matrices");
             cr_expect_eq(t->skin_lbs, kiln__skin_lbs_avx512);
             cr_expect_eq(t->skin_dqs, kiln__skin_dqs_avx512);
             cr_expect_eq(t->blend_shape.add, kiln__bs_add_avx2);
