@@ -38,8 +38,14 @@
  * otherwise AVX2+FMA when it has that, otherwise SSE2 (on x86-64), otherwise the scalar
  * reference; kiln_simd_force() selects one for testing. The paths agree within 1e-5. Building
  * with KILN_FORCE_SCALAR compiles the scalar path alone.
- * Sampling, blending and the matrix functions are thread-safe on distinct outputs (a binding
- * is read-only after kiln_anim_bind; a context belongs to one instance).
+ *
+ * Thread safety: a loaded blob (clips, skeletons, rest poses) and a binding (read-only once
+ * kiln_anim_bind returns) may be shared by any number of threads; many characters can play
+ * the same clip through one binding. A sampling context holds one instance's playback state:
+ * give each instance its own, used by one thread at a time. Poses, matrices and scalar tracks
+ * are the caller's memory: calls run together safely as long as none writes what another
+ * reads or writes. kiln_simd_force switches every thread's path at once: call it only while
+ * no other thread evaluates. kiln_simd_active and kiln_simd_name may be called at any time.
  */
 #ifndef KILN_ANIM_H
 #define KILN_ANIM_H
