@@ -123,14 +123,6 @@ static inline int bench_parse_simd(const char *s, int *all_paths, kiln_simd *onl
     return known;
 }
 
-/* The kernels `path` runs in the modules without AVX-512 versions (sampling, blend shapes,
- * instances): the AVX2 ones on the AVX-512 path. Benches of those modules report it next to
- * the path. */
-static inline kiln_simd bench_avx2_kernels(kiln_simd path)
-{
-    return path == KILN_SIMD_AVX512 ? KILN_SIMD_AVX2 : path;
-}
-
 /* The kernels a case of the animation benches ran on `path`: the AVX-512 path has its own blend
  * and local -> model kernels and runs the AVX2 sampling ones; a whole frame mixes both. */
 static inline const char *bench_case_kernels(const char *case_name, kiln_simd path)
