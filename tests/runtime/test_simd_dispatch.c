@@ -16,6 +16,13 @@
 #include <stdlib.h>
 #include <string.h>
 
+#if defined(__has_include)
+#if __has_include(<valgrind/valgrind.h>)
+#include <valgrind/valgrind.h> /* RUNNING_ON_VALGRIND: a client request, a no-op natively */
+#define HAVE_VALGRIND_H 1
+#endif
+#endif
+
 #include "kiln/anim.h"
 #include "kiln/blob.h"
 #include "kiln/instance.h"
@@ -48,6 +55,14 @@ Test(simd_dispatch, scalar_and_baseline_rows_always_exist)
         cr_assert_not_null(kiln__simd_for(KILN_SIMD_AVX2), "the AVX-512 row runs AVX2 kernels too");
     else
         cr_log_info("no AVX-512 on this CPU (or under valgrind): its kernels are not run here");
+#ifdef HAVE_VALGRIND_H
+    /* valgrind's CPU has no AVX-512: the row must not be offered, or its kernels would fault */
+    if (RUNNING_ON_VALGRIND) {
+        cr_assert_null(kiln__simd_for(KILN_SIMD_AVX512), "AVX-512 offered under valgrind");
+        cr_assert_neq(kiln_simd_force(KILN_SIMD_AVX512), KILN_SIMD_AVX512);
+        kiln_simd_force(KILN_SIMD_AUTO);
+    }
+#endif
 }
 
 Test(simd_dispatch, forcing_a_path_switches_every_module, .fini = restore_auto)
