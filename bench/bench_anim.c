@@ -1,9 +1,8 @@
 /* Runtime animation throughput on the performance anchor (bench/README.md in the shared
  * corpus): 80 joints, 301 frames at 30 fps, every channel animated, the skeleton and keys of
  * anchor_n80_{model,anim}.cast when the corpus is present (else a synthetic clip of the same
- * shape). Every case runs on every SIMD path this machine has but AVX-512, which has no
- * animation kernels of its own and would time the AVX2 ones again (--simd avx512 runs it alone;
- * its lines say "kernels":"avx2").
+ * shape). Every case runs on every SIMD path this machine has; "kernels" names the kernels that
+ * ran (the AVX-512 path runs the AVX2 animation kernels).
  *
  * Cases (one JSON line each on stdout; a summary on stderr):
  *   sample_forward  kiln_sample stepping 1/60 s, 256 instances round-robin, each with its own
@@ -16,11 +15,18 @@
  *   blend2          kiln_pose_blend of two poses, warm cache
  *   frame           per instance: 2 forward samples (the lossless and the lossy clip) + blend2
  *                   + local_to_model, 256 instances round-robin
+ *   frame_threads   the frame case on 1 and on 2 threads (more with --threads N), each thread
+ *                   playing its own share of the 256 instances (its own contexts, poses and
+ *                   matrices) from the one blob and the two bindings they all share; best path
+ *                   only. "ns_per_joint" is wall time per instance frame / 80, "speedup" the
+ *                   1-thread wall time over this one for the same work (target: >= 1.8 on 2
+ *                   threads, on a machine with 2 idle cores)
  * Figures are ns per joint (ns per call / 80), best of 40 short repetitions (5 with --quick),
  * so that other processes on the machine do not inflate them.
- * Usage: kiln_bench_anim [--quick] [--simd scalar|sse2|avx2|avx512]
+ * Usage: kiln_bench_anim [--quick] [--simd scalar|sse2|avx2|avx512] [--threads N]
  */
 #include <math.h>
+#include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -145,7 +151,7 @@ static void emit(const char *name, const char *clip, const char *cache, kiln_sim
 {
     printf("{\"bench\":\"anim\",\"case\":\"%s\",\"clip\":\"%s\",\"joints\":%d,\"simd\":\"%s\",\"kernels\":\"%s\","
            "\"cache\":\"%s\",\"data\":\"%s\",\"ns_per_joint\":%.3f,\"ns_per_call\":%.1f,\"iters\":%ld}\n",
-           name, clip, J, kiln_simd_name(simd), kiln_simd_name(bench_avx2_kernels(simd)), cache,
+           name, clip, J, kiln_simd_name(simd), bench_case_kernels(name, simd), cache,
            corpus ? "anchor_n80" : "synthetic", r.ns_per_call / J, r.ns_per_call, r.iters);
     fprintf(stderr, "  %-6s %-15s %-9s %7.2f ns/joint  (%7.1f ns/call)\n", kiln_simd_name(simd), name, clip,
             r.ns_per_call / J, r.ns_per_call);
@@ -217,6 +223,116 @@ static result run_frame(instances *in, const kiln_blob *skel, const kiln_soa_xfo
     return best;
 }
 
+/* ---- frame_threads ------------------------------------------------------------------------------ */
+typedef struct frame_worker {
+    instances *in;
+    const kiln_blob *skel;
+    const kiln_soa_xform *rest;
+    int first, count; /* instances [first, first + count) */
+    int steps, rep;
+    double cpu_ns; /* the thread's CPU time for its share */
+    pthread_t thread;
+} frame_worker;
+
+static double thread_cpu_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+    return (double)ts.tv_sec * 1e9 + (double)ts.tv_nsec;
+}
+
+/* One thread's share of a repetition of the frame case: only its own instances' contexts,
+ * poses and matrices are written; the blob, the bindings and the rest pose are shared. */
+static void *frame_worker_run(void *arg)
+{
+    frame_worker *w = (frame_worker *)arg;
+    instances *in = w->in;
+    double c0 = thread_cpu_ns();
+    kiln_sample_desc d;
+    memset(&d, 0, sizeof d);
+    d.loop = KILN_LOOP_WRAP;
+    d.out_count = J / 8;
+    for (int s = 0; s < w->steps; s++)
+        for (int i = w->first; i < w->first + w->count; i++) {
+            double t = in->start[i] + (w->rep * w->steps + s) / 60.0;
+            for (int c = 0; c < 2; c++) {
+                d.binding = in->bind[c], d.time_s = t * (c ? 0.9 : 1.0), d.out = in->pose[i][c];
+                d.context = in->ctx[c][i];
+                kiln_sample(&d);
+            }
+            kiln_blend_layer layers[2] = {{in->pose[i][0], 0.7f, NULL}, {in->pose[i][1], 0.3f, NULL}};
+            kiln_pose_blend(layers, 2, w->rest, 0.1f, in->pose[i][2], J / 8);
+            kiln_pose_local_to_model(w->skel, 0, in->pose[i][2], NULL, in->model[i], J);
+        }
+    w->cpu_ns = thread_cpu_ns() - c0;
+    return NULL;
+}
+
+/* One repetition of the frame case split over `threads` threads (started after the clock, the
+ * calling thread playing the first share): wall time per instance frame, NaN when a thread
+ * could not be started; *cpu_out: the threads' CPU time per instance frame, added up. */
+static double frame_threads_rep(instances *in, const kiln_blob *skel, const kiln_soa_xform *rest, int threads,
+                                int steps, int rep, frame_worker *w, double *cpu_out)
+{
+    double t0 = bench_now();
+    int started = 0;
+    for (int k = 0; k < threads; k++) {
+        int first = INSTANCES * k / threads;
+        w[k] = (frame_worker){in, skel, rest, first, INSTANCES * (k + 1) / threads - first, steps, rep, 0, 0};
+        if (k > 0 && pthread_create(&w[k].thread, NULL, frame_worker_run, &w[k]) != 0) break;
+        started = k;
+    }
+    frame_worker_run(&w[0]);
+    for (int k = 1; k <= started; k++) pthread_join(w[k].thread, NULL);
+    if (started != threads - 1) return NAN;
+    double wall = (bench_now() - t0) * 1e9 / ((double)steps * INSTANCES), cpu = 0;
+    for (int k = 0; k < threads; k++) cpu += w[k].cpu_ns;
+    *cpu_out = cpu / ((double)steps * INSTANCES);
+    return wall;
+}
+
+/* The frame case on 1..max_threads threads, the thread counts interleaved within each
+ * repetition so that all of them meet the same load from other processes; best repetition
+ * per count in out[n - 1], the CPU time of that repetition in cpu[n - 1]. */
+static void run_frame_threads(instances *in, const kiln_blob *skel, const kiln_soa_xform *rest, int max_threads,
+                              int steps, int reps, result *out, double *cpu)
+{
+    frame_worker *w = calloc((size_t)max_threads, sizeof *w);
+    for (int n = 0; n < max_threads; n++) out[n] = (result){w ? 1e30 : NAN, 0};
+    if (!w) return;
+    for (int r = 0; r < reps; r++)
+        for (int n = 1; n <= max_threads; n++) {
+            double c = NAN, ns = frame_threads_rep(in, skel, rest, n, steps, r, w, &c);
+            if (!(ns >= out[n - 1].ns_per_call)) out[n - 1].ns_per_call = ns, cpu[n - 1] = c; /* NaN sticks */
+            out[n - 1].iters += (long)steps * INSTANCES;
+        }
+    bench_sink += in->model[0][12];
+    free(w);
+}
+
+/* `one`: the 1-thread wall time; `cpu`, `cpu_one`: CPU time per instance frame, all threads
+ * together, here and on one thread. "cpu_scaling" = threads x cpu_one / cpu is the speedup
+ * the split would give with `threads` idle cores: below `threads` only by what the threads
+ * cost each other (shared caches, memory bandwidth, a shared core's other hyperthread). */
+static void emit_threads(kiln_simd simd, int threads, result r, double one, double cpu, double cpu_one, int corpus)
+{
+    double speedup = one / r.ns_per_call, scaling = threads * cpu_one / cpu;
+    printf("{\"bench\":\"anim\",\"case\":\"frame_threads\",\"clip\":\"lossless+lossy16\",\"joints\":%d,"
+           "\"simd\":\"%s\",\"kernels\":\"%s\",\"threads\":%d,\"cache\":\"256 instances\",\"data\":\"%s\","
+           "\"ns_per_joint\":%.3f,\"ns_per_call\":%.1f,\"speedup\":%.3f,\"cpu_ns_per_call\":%.1f,"
+           "\"cpu_scaling\":%.3f,\"iters\":%ld}\n",
+           J, kiln_simd_name(simd), bench_case_kernels("frame", simd), threads, corpus ? "anchor_n80" : "synthetic",
+           r.ns_per_call / J, r.ns_per_call, speedup, cpu, scaling, r.iters);
+    fprintf(stderr,
+            "  %-6s %-15s %d thread%s  %7.2f ns/joint wall (%7.1f ns per instance frame), %.2fx one thread; "
+            "cpu %.1f ns per frame, %.2fx with idle cores",
+            kiln_simd_name(simd), "frame_threads", threads, threads == 1 ? " " : "s", r.ns_per_call / J, r.ns_per_call,
+            speedup, cpu, scaling);
+    if (threads == 2) fprintf(stderr, "  target >= 1.8x: %s", speedup >= 1.8 ? "met" : "MISSED");
+    fputc('\n', stderr);
+    fflush(stdout);
+}
+
 static result run_l2m(const kiln_blob *skel, const kiln_soa_xform *pose, float *model, long calls, int reps)
 {
     result best = {1e30, 0};
@@ -257,6 +373,10 @@ int main(int argc, char **argv)
             for (size_t k = 0; k < sizeof all / sizeof all[0]; k++)
                 if (strcmp(argv[i + 1], kiln_simd_name(all[k])) == 0) only = all[k];
         }
+    int max_threads = 2;
+    for (int i = 1; i + 1 < argc; i++)
+        if (strcmp(argv[i], "--threads") == 0) max_threads = atoi(argv[i + 1]) > 1 ? atoi(argv[i + 1]) : 2;
+    if (max_threads > INSTANCES) max_threads = INSTANCES;
 
     anchor *a = calloc(1, sizeof *a);
     a->values = calloc((size_t)F * J * 10, sizeof(float));
@@ -305,7 +425,6 @@ int main(int argc, char **argv)
     const long calls = quick ? 2000 : 5000;
     kiln_simd paths[AF_PATH_COUNT];
     int np = af_paths(paths);
-    if (only == KILN_SIMD_AUTO) np = bench_drop_avx512(paths, np);
     for (int p = 0; p < np; p++) {
         if (only != KILN_SIMD_AUTO && paths[p] != only) continue;
         kiln_simd_force(paths[p]);
@@ -326,6 +445,15 @@ int main(int argc, char **argv)
         emit("frame", "lossless+lossy16", "256 instances", paths[p], run_frame(&in, blob, rest, steps / 2, reps),
              a->from_corpus);
     }
+    /* threads: the best path (or the one asked for); no path change while they run */
+    kiln_simd tp = kiln_simd_force(only);
+    result *tr = calloc((size_t)max_threads, sizeof *tr);
+    double *tc = calloc((size_t)max_threads, sizeof *tc);
+    if (!tr || !tc) return 1;
+    run_frame_threads(&in, blob, rest, max_threads, steps, reps, tr, tc);
+    for (int n = 1; n <= max_threads; n++)
+        emit_threads(tp, n, tr[n - 1], tr[0].ns_per_call, tc[n - 1], tc[0], a->from_corpus);
+    free(tr), free(tc);
     kiln_simd_force(KILN_SIMD_AUTO);
     for (int c = 0; c < 2; c++) {
         for (int i = 0; i < INSTANCES; i++) free(in.ctx[c][i]);

@@ -123,30 +123,20 @@ static inline int bench_parse_simd(const char *s, int *all_paths, kiln_simd *onl
     return known;
 }
 
-/* The kernels `path` runs in the modules without AVX-512 versions (all but skinning): the AVX2
- * ones on the AVX-512 path. Benches of those modules report it next to the path. */
-static inline kiln_simd bench_avx2_kernels(kiln_simd path)
+/* The kernels a case of the animation benches ran on `path`: the AVX-512 path runs the AVX2
+ * animation kernels. */
+static inline const char *bench_case_kernels(const char *case_name, kiln_simd path)
 {
-    return path == KILN_SIMD_AVX512 ? KILN_SIMD_AVX2 : path;
+    (void)case_name;
+    return path == KILN_SIMD_AVX512 ? "avx2" : kiln_simd_name(path);
 }
 
-/* Removes KILN_SIMD_AVX512 from a list of the paths this machine has (af_paths), for benches of
- * those modules: it would time the AVX2 kernels a second time (a CPU with the AVX-512 path
- * always has the AVX2 one). Returns the new count. */
-static inline int bench_drop_avx512(kiln_simd *paths, int n)
-{
-    int k = 0;
-    for (int i = 0; i < n; i++)
-        if (paths[i] != KILN_SIMD_AVX512) paths[k++] = paths[i];
-    return k;
-}
-
-/* Says on stderr that `path` runs the AVX2 kernels, when it is the AVX-512 path. */
+/* Says on stderr which kernels `path` runs, when it is the AVX-512 path. */
 static inline void bench_note_kernels(const char *bench, kiln_simd path)
 {
-    if (bench_avx2_kernels(path) != path)
-        fprintf(stderr, "%s: the %s path runs the %s kernels here (only skinning has AVX-512 ones)\n", bench,
-                kiln_simd_name(path), kiln_simd_name(bench_avx2_kernels(path)));
+    if (path == KILN_SIMD_AVX512)
+        fprintf(stderr, "%s: the avx512 path runs its own mesh-skinning kernels and the avx2 ones for everything "
+                        "else\n", bench);
 }
 
 #endif

@@ -191,7 +191,7 @@ double kiln__blend_scale(const kiln__blend_job *job, float *thr, float *cap);
 void kiln__bone_to_model(const kiln_soa_xform *local, const kiln_blob_bone *bones, uint32_t i, const float *p,
                          float out[16]);
 
-/* ---- kernel table (simd_dispatch.c) ----------------------------------------------------- */
+/* ---- the animation columns of the kernel table (simd_table.h, simd_dispatch.c) -------------- */
 typedef struct kiln__kernels {
     kiln_simd path;
     /* Fills every component of block `block` of row0 into d0 (and of row1 into d1 unless

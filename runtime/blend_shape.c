@@ -1,7 +1,7 @@
 /* Blend shapes at run time (kiln/blend_shape.h): views of the BSHP section, weights from clip
  * tracks (Cast reference D.7), and the evaluation driver, which checks its arguments, collects
  * the shapes with a nonzero effective weight and runs the chunked scatter-add
- * (blend_shape_internal.h) on the SIMD path kiln_simd_active() names.
+ * (blend_shape_internal.h) with the kernel table's blend-shape kernels (simd_table.h).
  */
 #include <string.h>
 
@@ -9,6 +9,7 @@
 #include "blob_internal.h"
 #include "kiln/anim.h"
 #include "error_detail.h"
+#include "simd_table.h"
 
 /* ---- views --------------------------------------------------------------------------------- */
 KILN__RECORDS_VIEW(kiln_blob_blend_shapes, kiln_blob_blend_shape, KILN_SECTION_BLEND_SHAPES)
@@ -112,31 +113,6 @@ void kiln_blend_shape_weights(const uint32_t *track, uint32_t shape_count, const
 }
 
 /* ---- evaluation ------------------------------------------------------------------------------ */
-static const kiln__bs_kernels kiln__bs_scalar = {kiln__bs_base_scalar, kiln__bs_add_scalar};
-#if KILN__SIMD_SSE2
-static const kiln__bs_kernels kiln__bs_sse2 = {kiln__bs_base_sse2, kiln__bs_add_sse2};
-#endif
-#if KILN__SIMD_AVX2
-static const kiln__bs_kernels kiln__bs_avx2 = {kiln__bs_base_avx2, kiln__bs_add_avx2};
-#endif
-
-/* The path the animation kernels use (kiln_simd_force governs both). kiln_simd_active() only
- * names AVX2 or AVX-512 when the CPU has them; AVX-512 has no blend-shape kernels of its own
- * and runs the AVX2 ones. */
-static const kiln__bs_kernels *kiln__bs_kernels_active(void)
-{
-    kiln_simd path = kiln_simd_active();
-    int wide = path == KILN_SIMD_AVX2 || path == KILN_SIMD_AVX512;
-#if KILN__SIMD_AVX2
-    if (wide) return &kiln__bs_avx2;
-#endif
-#if KILN__SIMD_SSE2
-    if (wide || path == KILN_SIMD_SSE2) return &kiln__bs_sse2;
-#endif
-    (void)wide;
-    return &kiln__bs_scalar;
-}
-
 /* First k in [lo, n) with idx[k] >= bound (idx ascending), or n. */
 static uint32_t kiln__bs_lower_bound(const uint32_t *idx, uint32_t lo, uint32_t n, uint32_t bound)
 {
@@ -231,7 +207,7 @@ kiln_result kiln_blend_shapes_apply(const kiln_blend_shapes_desc *desc)
     }
     if (!job.vertex_count) return KILN_OK;
 
-    const kiln__bs_kernels *k = kiln__bs_kernels_active();
+    const kiln__bs_kernels *k = &kiln__simd_get()->blend_shape;
     kiln__bs_run runs[KILN__BS_GROUP];
     uint32_t run_count = 0;
     int passes = 0;

@@ -8,7 +8,7 @@
 
 #include "kiln/blob.h"
 
-/* Run-time dispatch to SSE4.2/PCLMUL/AVX2 functions (target attributes + cpuid). Only on
+/* SSE4.2/PCLMUL/AVX2 functions (target attributes), run by the kernel table's rows. Only on
  * x86-64 with GCC or Clang; KILN_FORCE_SCALAR keeps the portable paths alone. */
 #if !defined(KILN_FORCE_SCALAR) && defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
 #define KILN__X86_DISPATCH 1
@@ -18,8 +18,12 @@
 
 /* ---- CRC-32C (crc32c.c). Same convention as kiln_crc32c. ------------------------------ */
 uint32_t kiln__crc32c_sw(uint32_t crc, const void *data, size_t size); /* portable tables */
-uint32_t kiln__crc32c_hw(uint32_t crc, const void *data, size_t size); /* best available */
-int      kiln__crc32c_hw_available(void);
+uint32_t kiln__crc32c_hw(uint32_t crc, const void *data, size_t size); /* the kernel table's */
+int      kiln__crc32c_hw_available(void); /* 1 when the table's CRC is the crc32 instruction's */
+#if KILN__X86_DISPATCH
+/* SSE4.2 crc32, three lanes joined with PCLMULQDQ: only on CPUs that have both. */
+uint32_t kiln__crc32c_sse42(uint32_t crc, const void *data, size_t size);
+#endif
 
 /* ---- known section kinds (blob_view.c) ------------------------------------------------ */
 enum {
@@ -82,7 +86,18 @@ const kiln__format_info *kiln__format(uint32_t format);
 /* Bytes one element of `stream` occupies (fixed size, or components * scalar for xN). */
 uint64_t kiln__element_bytes(const kiln__format_info *info, uint32_t components);
 
-/* ---- payload scanners (blob_scan.c): SSE2 baseline, AVX2 when the CPU has it ----------- */
+/* ---- payload scanners (blob_scan.c), on the kernel table's path (simd_table.h) --------- */
+/* One path's scanners, as the functions below (p not NULL when n > 0). */
+typedef struct kiln__scan_kernels {
+    int (*finite)(const unsigned char *p, size_t n);
+    int (*below_u32)(const unsigned char *p, size_t n, uint32_t bound);
+    int (*below_u16)(const unsigned char *p, size_t n, uint32_t bound);
+} kiln__scan_kernels;
+extern const kiln__scan_kernels kiln__scan_scalar;
+#if KILN__X86_DISPATCH
+extern const kiln__scan_kernels kiln__scan_sse2;
+extern const kiln__scan_kernels kiln__scan_avx2; /* only on CPUs with AVX2 */
+#endif
 /* 1 when none of the `n` f32 at `p` (4-byte aligned) is NaN or infinite. */
 int kiln__scan_finite_f32(const void *p, size_t n);
 /* 1 when every one of the `n` u32 (4-aligned) / u16 (2-aligned) at `p` is below `bound`. */
@@ -91,7 +106,7 @@ int kiln__scan_below_u16(const void *p, size_t n, uint32_t bound);
 /* For tests: kernel 0 finite, 1 below_u32, 2 below_u16 on path 0 scalar, 1 SSE2, 2 AVX2.
  * Returns -1 when the path is not built or the CPU lacks it. */
 int kiln__scan_on_path(int path, int kernel, const void *p, size_t n, uint32_t bound);
-/* "avx2", "sse2" or "scalar": the scanner path this CPU uses. */
+/* "avx2", "sse2" or "scalar": the scanners the kernel table's row in use runs. */
 const char *kiln__scan_path(void);
 
 #endif /* KILN_BLOB_INTERNAL_H */

@@ -4,7 +4,8 @@
  * A float is NaN or infinite exactly when its exponent bits are all ones, so with the sign
  * cleared its bits compare >= 0x7F800000 as integers: the scan is an AND and an integer max
  * (or compare) per vector, no floating-point unit and no special cases for denormals.
- * Paths: portable scalar, SSE2 (x86-64 baseline) and AVX2 behind a cpuid check. Loads are
+ * Paths: portable scalar, SSE2 (x86-64 baseline) and AVX2, one kiln__scan_kernels each; the
+ * kernel table (simd_table.h) says which one runs, so kiln_simd_force governs them. Loads are
  * unaligned vector loads because element strides (12 bytes for positions) do not keep chunk
  * starts 16- or 32-byte aligned.
  */
@@ -13,6 +14,7 @@
 #include <string.h>
 
 #include "blob_internal.h"
+#include "simd_table.h"
 
 #define KILN__EXP_MASK 0x7F800000u
 #define KILN__ABS_MASK 0x7FFFFFFFu
@@ -165,64 +167,45 @@ __attribute__((target("avx2"))) static int kiln__below_u16_avx2(const unsigned c
     return _mm256_movemask_epi8(ok) == -1 && kiln__below_u16_scalar(p + 2 * i, n - i, bound);
 }
 
-static int kiln__has_avx2(void) { return __builtin_cpu_supports("avx2"); }
 #endif /* KILN__X86_DISPATCH */
+
+const kiln__scan_kernels kiln__scan_scalar = {kiln__finite_scalar, kiln__below_u32_scalar, kiln__below_u16_scalar};
+#if KILN__X86_DISPATCH
+const kiln__scan_kernels kiln__scan_sse2 = {kiln__finite_sse2, kiln__below_u32_sse2, kiln__below_u16_sse2};
+const kiln__scan_kernels kiln__scan_avx2 = {kiln__finite_avx2, kiln__below_u32_avx2, kiln__below_u16_avx2};
+#endif
 
 int kiln__scan_finite_f32(const void *p, size_t n)
 {
-#if KILN__X86_DISPATCH
-    if (kiln__has_avx2()) return kiln__finite_avx2((const unsigned char *)p, n);
-    return kiln__finite_sse2((const unsigned char *)p, n);
-#else
-    return kiln__finite_scalar((const unsigned char *)p, n);
-#endif
+    return kiln__simd_get()->scan->finite((const unsigned char *)p, n);
 }
 
 int kiln__scan_below_u32(const void *p, size_t n, uint32_t bound)
 {
-#if KILN__X86_DISPATCH
-    if (kiln__has_avx2()) return kiln__below_u32_avx2((const unsigned char *)p, n, bound);
-    return kiln__below_u32_sse2((const unsigned char *)p, n, bound);
-#else
-    return kiln__below_u32_scalar((const unsigned char *)p, n, bound);
-#endif
+    return kiln__simd_get()->scan->below_u32((const unsigned char *)p, n, bound);
 }
 
 int kiln__scan_below_u16(const void *p, size_t n, uint32_t bound)
 {
-#if KILN__X86_DISPATCH
-    if (kiln__has_avx2()) return kiln__below_u16_avx2((const unsigned char *)p, n, bound);
-    return kiln__below_u16_sse2((const unsigned char *)p, n, bound);
-#else
-    return kiln__below_u16_scalar((const unsigned char *)p, n, bound);
-#endif
+    return kiln__simd_get()->scan->below_u16((const unsigned char *)p, n, bound);
 }
 
 int kiln__scan_on_path(int path, int kernel, const void *p, size_t n, uint32_t bound)
 {
+    static const kiln_simd paths[] = {KILN_SIMD_SCALAR, KILN_SIMD_SSE2, KILN_SIMD_AVX2};
+    const kiln__simd_table *t = path >= 0 && path < 3 ? kiln__simd_for(paths[path]) : NULL;
+    if (!t) return -1;
     const unsigned char *b = (const unsigned char *)p;
-    if (path == 0) {
-        return kernel == 0 ? kiln__finite_scalar(b, n)
-             : kernel == 1 ? kiln__below_u32_scalar(b, n, bound) : kiln__below_u16_scalar(b, n, bound);
-    }
-#if KILN__X86_DISPATCH
-    if (path == 1) {
-        return kernel == 0 ? kiln__finite_sse2(b, n)
-             : kernel == 1 ? kiln__below_u32_sse2(b, n, bound) : kiln__below_u16_sse2(b, n, bound);
-    }
-    if (path == 2 && kiln__has_avx2()) {
-        return kernel == 0 ? kiln__finite_avx2(b, n)
-             : kernel == 1 ? kiln__below_u32_avx2(b, n, bound) : kiln__below_u16_avx2(b, n, bound);
-    }
-#endif
-    return -1;
+    return kernel == 0 ? t->scan->finite(b, n) : kernel == 1 ? t->scan->below_u32(b, n, bound) : t->scan->below_u16(b, n, bound);
 }
 
 const char *kiln__scan_path(void)
 {
+    const kiln__scan_kernels *s = kiln__simd_get()->scan;
 #if KILN__X86_DISPATCH
-    return kiln__has_avx2() ? "avx2" : "sse2";
-#else
-    return "scalar";
+    if (s == &kiln__scan_avx2) return "avx2";
+    if (s == &kiln__scan_sse2) return "sse2";
 #endif
+    (void)s;
+    return "scalar";
 }

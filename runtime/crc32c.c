@@ -8,7 +8,9 @@
  *   where shift multiplies by x^(8|B|) mod P. One PCLMULQDQ plus one crc32 does that shift.
  *
  * The library is built for baseline x86-64; the SSE4.2/PCLMUL functions carry target
- * attributes and run only after the cpuid check, so the same binary runs everywhere.
+ * attributes and run only on the kernel table's AVX2 and AVX-512 rows (simd_table.h), whose
+ * CPU check covers SSE4.2 and PCLMULQDQ, so the same binary runs everywhere and
+ * kiln_simd_force governs the CRC as it does every other kernel.
  */
 #include <stdatomic.h>
 #include <stddef.h>
@@ -17,6 +19,7 @@
 
 #include "blob_internal.h"
 #include "kiln/blob.h"
+#include "simd_table.h"
 
 #define KILN__CRC32C_POLY 0x82F63B78u
 
@@ -157,36 +160,16 @@ __attribute__((target("sse4.2,pclmul"))) static uint32_t kiln__crc_hw3(uint32_t 
     return kiln__crc_hw1(crc, p, n);
 }
 
-/* 0: portable, 1: crc32 only, 2: crc32 + pclmul. */
-static int kiln__crc_level(void)
+uint32_t kiln__crc32c_sse42(uint32_t crc, const void *data, size_t size)
 {
-    if (!__builtin_cpu_supports("sse4.2")) return 0;
-    return __builtin_cpu_supports("pclmul") ? 2 : 1;
+    if (size == 0) return crc;
+    return ~kiln__crc_hw3(~crc, (const unsigned char *)data, size);
 }
 #endif /* KILN__X86_DISPATCH */
 
-uint32_t kiln__crc32c_hw(uint32_t crc, const void *data, size_t size)
-{
-    if (size == 0) return crc;
-#if KILN__X86_DISPATCH
-    const unsigned char *p = (const unsigned char *)data;
-    switch (kiln__crc_level()) {
-    case 2: return ~kiln__crc_hw3(~crc, p, size);
-    case 1: return ~kiln__crc_hw1(~crc, p, size);
-    default: break;
-    }
-#endif
-    return kiln__crc32c_sw(crc, data, size);
-}
+uint32_t kiln__crc32c_hw(uint32_t crc, const void *data, size_t size) { return kiln__simd_get()->crc32c(crc, data, size); }
 
-int kiln__crc32c_hw_available(void)
-{
-#if KILN__X86_DISPATCH
-    return kiln__crc_level() != 0;
-#else
-    return 0;
-#endif
-}
+int kiln__crc32c_hw_available(void) { return kiln__simd_get()->crc32c != kiln__crc32c_sw; }
 
 uint32_t kiln_crc32c(uint32_t crc, const void *data, size_t size)
 {

@@ -3,8 +3,8 @@
  *
  * The entry points validate, fold the caller's P and M into one job (identity tests and the
  * constant last-row products done once per call, not per instance) and hand it to the kernel
- * of the path kiln_simd_active() names, so kiln_simd_force() steers these kernels exactly as it
- * steers the animation ones.
+ * table's instance kernel (simd_table.h), so kiln_simd_force() steers these kernels exactly as
+ * it steers the animation ones.
  */
 #include "math_cglm.h"
 
@@ -16,6 +16,7 @@
 #include "instance_internal.h"
 #include "kiln/anim.h"
 #include "error_detail.h"
+#include "simd_table.h"
 
 /* The SIMD loaders read the transform as 10 consecutive floats of a 16-float record. */
 _Static_assert(sizeof(kiln_blob_instance) == KILN__INST_FLOATS * sizeof(float), "instance record size");
@@ -187,17 +188,7 @@ static void kiln__job_init(kiln__instance_job *job, const float *parent, const f
 
 static void kiln__job_run(const kiln__instance_job *job)
 {
-    if (!job->count) return;
-    switch (kiln_simd_active()) {
-#if KILN__SIMD_AVX2
-    case KILN_SIMD_AVX512: /* no 16-lane instance kernel: AVX2 is this path's */
-    case KILN_SIMD_AVX2: kiln__instance_world_avx2(job); return;
-#endif
-#if KILN__SIMD_SSE2
-    case KILN_SIMD_SSE2: kiln__instance_world_sse2(job); return;
-#endif
-    default: kiln__instance_world_scalar(job); return;
-    }
+    if (job->count) kiln__simd_get()->instance_world(job);
 }
 
 static int kiln__layout_ok(uint32_t layout) { return layout == KILN_INSTANCE_4X4 || layout == KILN_INSTANCE_3X4; }

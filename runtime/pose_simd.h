@@ -1,5 +1,6 @@
 /* runtime/pose_simd.h - blend, additive layer, local -> model and skinning kernels, written
- * once in the simd_ops.h vocabulary and compiled per path (pose_sse2.c, pose_avx2.c).
+ * once in the simd_ops.h vocabulary and compiled per path (pose_sse2.c, pose_avx2.c). The lane
+ * groups (kv_grp) also cover 16 lanes, two SoA blocks per vector; no path compiles them so yet.
  *
  * Private template: include after simd_ops.h. The reference semantics are the scalar kernels
  * in pose_blend.c and pose_model.c.
@@ -18,9 +19,9 @@
 /* ---- blend --------------------------------------------------------------------------------- */
 
 /* acc += w·x for one lane group of one pose; rotations on the hemisphere of the sum so far. */
-KILN__FN void KILN__SFX(kiln__blend_accumulate)(kv_xf *acc, kv w, const kiln_soa_xform *x, unsigned o)
+KILN__FN void KILN__SFX(kiln__blend_accumulate)(kv_xf *acc, kv w, const kiln_soa_xform *x, kv_grp g)
 {
-    kv_xf v = kv_xf_load(x, o);
+    kv_xf v = kv_xf_gload(x, g);
     acc->tx = kv_fma(w, v.tx, acc->tx), acc->ty = kv_fma(w, v.ty, acc->ty), acc->tz = kv_fma(w, v.tz, acc->tz);
     acc->sx = kv_fma(w, v.sx, acc->sx), acc->sy = kv_fma(w, v.sy, acc->sy), acc->sz = kv_fma(w, v.sz, acc->sz);
     kv ws = kv_xor(w, kv_neg_mask(kv_qdot(acc->q, v.q)));
@@ -29,51 +30,53 @@ KILN__FN void KILN__SFX(kiln__blend_accumulate)(kv_xf *acc, kv w, const kiln_soa
 }
 
 /* The blend with the layer weights scaled by s, or as they are (`scaled`, a constant after
- * inlining: the common case keeps the loop it had before scaling existed). */
+ * inlining: the common case keeps the loop it had before scaling existed). One lane group at a
+ * time (kv_grp: 4 or 8 lanes of a block, or 16 lanes of two blocks on AVX-512). */
 KILN__FN void KILN__SFX(kiln__blend_run)(const kiln__blend_job *job, int scaled, double s, float thr_s, float cap_s)
 {
     const kv thr = kv_set1(thr_s), cap = kv_set1(cap_s), zero = kv_zero();
     const kiln_blend_layer *layers = job->layers;
-    const uint32_t count = job->layer_count;
-    for (uint32_t blk = 0; blk < job->soa_count; blk++) {
-        const kiln_soa_xform *rest = job->rest ? &job->rest[blk] : &kiln__soa_identity_block;
-        for (unsigned h = 0; h < KV_PER_BLOCK; h++) {
-            unsigned o = h * KV_W;
-            kv_xf acc = {zero, zero, zero, {zero, zero, zero, zero}, zero, zero, zero};
-            kv sum = zero;
-            int first = 1;
-            for (uint32_t i = 0; i < count; i++) {
-                const kiln_blend_layer *ly = &layers[i];
-                if (!(ly->weight > 0.0f)) continue; /* NaN and non-positive layers add nothing */
-                /* +inf counts as FLT_MAX (only in the scaled case: the others are below 2^16) */
-                kv w = kv_set1(scaled ? (float)((ly->weight < FLT_MAX ? ly->weight : FLT_MAX) * s) : ly->weight);
-                if (ly->joint_weights)
-                    w = kv_min(kv_max(kv_mul(w, kv_ld(ly->joint_weights + blk * KILN__LANES + o)), zero), cap);
-                if (first) {
-                    /* the first layer sets the hemisphere: no dot product against a zero sum */
-                    kv_xf v = kv_xf_load(&ly->pose[blk], o);
-                    acc.tx = kv_mul(w, v.tx), acc.ty = kv_mul(w, v.ty), acc.tz = kv_mul(w, v.tz);
-                    acc.q = kv_qscale(v.q, w);
-                    acc.sx = kv_mul(w, v.sx), acc.sy = kv_mul(w, v.sy), acc.sz = kv_mul(w, v.sz);
-                    first = 0;
-                } else {
-                    KILN__SFX(kiln__blend_accumulate)(&acc, w, &ly->pose[blk], o);
-                }
-                sum = kv_add(sum, w);
+    const uint32_t count = job->layer_count, groups = KV_GROUPS(job->soa_count);
+    for (uint32_t gi = 0; gi < groups; gi++) {
+        kv_grp g = kv_grp_at(gi, job->soa_count);
+        kv_xf acc = {zero, zero, zero, {zero, zero, zero, zero}, zero, zero, zero};
+        kv sum = zero;
+        int first = 1;
+        for (uint32_t i = 0; i < count; i++) {
+            const kiln_blend_layer *ly = &layers[i];
+            if (!(ly->weight > 0.0f)) continue; /* NaN and non-positive layers add nothing */
+            /* +inf counts as FLT_MAX (only in the scaled case: the others are below 2^16) */
+            kv w = kv_set1(scaled ? (float)((ly->weight < FLT_MAX ? ly->weight : FLT_MAX) * s) : ly->weight);
+            if (ly->joint_weights) w = kv_min(kv_max(kv_mul(w, kv_gldf(ly->joint_weights, g)), zero), cap);
+            if (first) {
+                /* the first layer sets the hemisphere: no dot product against a zero sum */
+                kv_xf v = kv_xf_gload(ly->pose, g);
+                acc.tx = kv_mul(w, v.tx), acc.ty = kv_mul(w, v.ty), acc.tz = kv_mul(w, v.tz);
+                acc.q = kv_qscale(v.q, w);
+                acc.sx = kv_mul(w, v.sx), acc.sy = kv_mul(w, v.sy), acc.sz = kv_mul(w, v.sz);
+                first = 0;
+            } else {
+                KILN__SFX(kiln__blend_accumulate)(&acc, w, ly->pose, g);
             }
-            /* the rest pose where the sum falls short; the remainder is computed only then (sum is
-             * never NaN: weights are > 0 and finite, masked ones clamped to [0, cap]) */
-            if (kv_any(kv_lt(sum, thr))) {
-                kv rw = kv_max(kv_sub(thr, sum), zero);
-                KILN__SFX(kiln__blend_accumulate)(&acc, rw, rest, o);
-                sum = kv_add(sum, rw);
-            }
-            kv inv = kv_rcp(sum); /* sum >= thr: no denormal, no inf */
-            acc.tx = kv_mul(acc.tx, inv), acc.ty = kv_mul(acc.ty, inv), acc.tz = kv_mul(acc.tz, inv);
-            acc.sx = kv_mul(acc.sx, inv), acc.sy = kv_mul(acc.sy, inv), acc.sz = kv_mul(acc.sz, inv);
-            acc.q = kv_qnormalize(acc.q);
-            kv_xf_store(&job->out[blk], o, acc); /* after every layer's lanes were read */
+            sum = kv_add(sum, w);
         }
+        /* the rest pose where the sum falls short; the remainder is computed only then (sum is
+         * never NaN: weights are > 0 and finite, masked ones clamped to [0, cap]) */
+        if (kv_any(kv_lt(sum, thr))) {
+            kv rw = kv_max(kv_sub(thr, sum), zero);
+            if (job->rest) {
+                KILN__SFX(kiln__blend_accumulate)(&acc, rw, job->rest, g);
+            } else {
+                kv_grp id = {0, 0, g.o}; /* the identity block, in every lane */
+                KILN__SFX(kiln__blend_accumulate)(&acc, rw, &kiln__soa_identity_block, id);
+            }
+            sum = kv_add(sum, rw);
+        }
+        kv inv = kv_rcp(sum); /* sum >= thr: no denormal, no inf */
+        acc.tx = kv_mul(acc.tx, inv), acc.ty = kv_mul(acc.ty, inv), acc.tz = kv_mul(acc.tz, inv);
+        acc.sx = kv_mul(acc.sx, inv), acc.sy = kv_mul(acc.sy, inv), acc.sz = kv_mul(acc.sz, inv);
+        acc.q = kv_qnormalize(acc.q);
+        kv_xf_gstore(job->out, g, acc); /* after every layer's lanes were read */
     }
 }
 
@@ -85,6 +88,7 @@ KILN__KERNEL void KILN__SFX(kiln__blend)(const kiln__blend_job *job)
     else KILN__SFX(kiln__blend_run)(job, 1, s, thr, cap);
 }
 
+#if KV_W <= 8 /* the AVX-512 row runs the AVX2 additive-layer kernel */
 /* ---- additive layer -------------------------------------------------------------------------- */
 KILN__KERNEL void KILN__SFX(kiln__add)(kiln_soa_xform *pose, const kiln_soa_xform *delta, float weight,
                                        const float *joint_weights, uint32_t soa_count)
@@ -116,33 +120,39 @@ KILN__KERNEL void KILN__SFX(kiln__add)(kiln_soa_xform *pose, const kiln_soa_xfor
     }
 }
 
+#endif /* KV_W <= 8 */
+
 /* ---- local -> model ------------------------------------------------------------------------- */
 
-/* Phase 1 builds the 3x3 R·S of 8 bones at once from the SoA pose (m[element][lane]); phase 2
- * walks the bones parent-first, one 4x4 product per bone: each column of W is three (four
- * for the translation) multiply-adds of the parent's columns by broadcast elements, which
- * keeps every operand a plain or broadcast load and needs no transposition. */
+/* Phase 1 builds the 3x3 R·S of a span of bones at once from the SoA pose (m[element][lane];
+ * a span is one block of 8 bones, or two on AVX-512, one 16-lane group); phase 2 walks the
+ * bones parent-first, one 4x4 product per bone: each column of W is three (four for the
+ * translation) multiply-adds of the parent's columns by broadcast elements, which keeps every
+ * operand a plain or broadcast load and needs no transposition. */
+#define KILN__L2M_SPAN (KV_W > 8 ? KV_W : 8)
 KILN__KERNEL void KILN__SFX(kiln__local_to_model)(const kiln__model_job *job)
 {
-    float m[9][KILN__LANES];
+    float m[9][KILN__L2M_SPAN];
     /* locals: the vector stores below may alias anything, so fields read through `job` would
      * be reloaded after every store */
     const kiln_blob_bone *bones = job->bones;
     const kiln_soa_xform *local = job->local;
     const float *root = job->root;
     float *model = job->model;
-    const uint32_t n = job->bone_count;
+    const uint32_t n = job->bone_count, blocks = (n + KILN__LANES - 1) / KILN__LANES;
     __m128 c0 = _mm_setzero_ps(), c1 = c0, c2 = c0, c3 = c0; /* the previous bone's matrix */
-    for (uint32_t blk = 0; blk * KILN__LANES < n; blk++) {
-        const kiln_soa_xform *x = &local[blk];
-        for (unsigned h = 0; h < KV_PER_BLOCK; h++) {
+    for (uint32_t sp = 0; sp * KILN__L2M_SPAN < n; sp++) {
+        for (unsigned h = 0; h < KILN__L2M_SPAN / KV_W; h++) {
+            kv_grp g = kv_grp_at(sp * (KILN__L2M_SPAN / KV_W) + h, blocks);
             unsigned o = h * KV_W;
-            kv qx = kv_ld(x->qx + o), qy = kv_ld(x->qy + o), qz = kv_ld(x->qz + o), qw = kv_ld(x->qw + o);
+            kv qx = kv_gld(local, g, KILN__QX), qy = kv_gld(local, g, KILN__QY), qz = kv_gld(local, g, KILN__QZ);
+            kv qw = kv_gld(local, g, KILN__QW);
             kv x2 = kv_add(qx, qx), y2 = kv_add(qy, qy), z2 = kv_add(qz, qz);
             kv xx = kv_mul(qx, x2), yy = kv_mul(qy, y2), zz = kv_mul(qz, z2);
             kv xy = kv_mul(qx, y2), xz = kv_mul(qx, z2), yz = kv_mul(qy, z2);
             kv wx = kv_mul(qw, x2), wy = kv_mul(qw, y2), wz = kv_mul(qw, z2);
-            kv sx = kv_ld(x->sx + o), sy = kv_ld(x->sy + o), sz = kv_ld(x->sz + o), one = kv_set1(1.0f);
+            kv sx = kv_gld(local, g, KILN__SX), sy = kv_gld(local, g, KILN__SY), sz = kv_gld(local, g, KILN__SZ);
+            kv one = kv_set1(1.0f);
             kv_st(m[0] + o, kv_mul(kv_sub(one, kv_add(yy, zz)), sx));
             kv_st(m[1] + o, kv_mul(kv_add(xy, wz), sx));
             kv_st(m[2] + o, kv_mul(kv_sub(xz, wy), sx));
@@ -153,37 +163,51 @@ KILN__KERNEL void KILN__SFX(kiln__local_to_model)(const kiln__model_job *job)
             kv_st(m[7] + o, kv_mul(kv_sub(yz, wx), sz));
             kv_st(m[8] + o, kv_mul(kv_sub(one, kv_add(xx, yy)), sz));
         }
-        uint32_t end = n - blk * KILN__LANES < KILN__LANES ? n - blk * KILN__LANES : KILN__LANES;
-        for (unsigned l = 0; l < end; l++) {
-            uint32_t i = blk * KILN__LANES + l;
-            uint32_t parent = (uint32_t)bones[i].parent;
-            __m128 p0, p1, p2, p3;
-            if (parent + 1u == i && i > 0) {
-                /* the previous bone (most bones in depth-first order): its matrix is still in
-                 * registers, which keeps a store-to-load forwarding off the chain's latency */
-                p0 = c0, p1 = c1, p2 = c2, p3 = c3;
-            } else {
-                /* a root when -1, or (bad data) not before the bone */
-                const float *p = parent < i ? model + (size_t)parent * 16u : root;
-                p0 = _mm_loadu_ps(p), p1 = _mm_loadu_ps(p + 4), p2 = _mm_loadu_ps(p + 8), p3 = _mm_loadu_ps(p + 12);
+        for (unsigned bb = 0; bb < KILN__L2M_SPAN / KILN__LANES; bb++) {
+            uint32_t blk = sp * (KILN__L2M_SPAN / KILN__LANES) + bb;
+            if (blk >= blocks) break;
+            const kiln_soa_xform *x = &local[blk];
+            const float (*mb)[KILN__L2M_SPAN] = (const float (*)[KILN__L2M_SPAN])(const void *)&m[0][bb * KILN__LANES];
+            uint32_t end = n - blk * KILN__LANES < KILN__LANES ? n - blk * KILN__LANES : KILN__LANES;
+            for (unsigned l = 0; l < end; l++) {
+                uint32_t i = blk * KILN__LANES + l;
+                uint32_t parent = (uint32_t)bones[i].parent;
+                __m128 p0, p1, p2, p3;
+                if (parent + 1u == i && i > 0) {
+                    /* the previous bone (most bones in depth-first order): its matrix is still in
+                     * registers, which keeps a store-to-load forwarding off the chain's latency */
+                    p0 = c0, p1 = c1, p2 = c2, p3 = c3;
+                } else {
+                    /* a root when -1, or (bad data) not before the bone */
+                    const float *p = parent < i ? model + (size_t)parent * 16u : root;
+                    p0 = _mm_loadu_ps(p), p1 = _mm_loadu_ps(p + 4), p2 = _mm_loadu_ps(p + 8), p3 = _mm_loadu_ps(p + 12);
+                }
+                /* two products in parallel and one add per column: 10 cycles from the parent's
+                 * columns to the bone's instead of 12 for a chain of three multiply-adds */
+                c3 = _mm_add_ps(k4_fma(p0, _mm_set1_ps(x->tx[l]), p3),
+                                k4_fma(p2, _mm_set1_ps(x->tz[l]), _mm_mul_ps(p1, _mm_set1_ps(x->ty[l]))));
+                if (KILN__UNLIKELY(parent < i && (bones[i].flags & KILN_BONE_SEGMENT_SCALE_COMPENSATE))) {
+                    const kiln_soa_xform *px = &local[parent / KILN__LANES];
+                    unsigned pl = parent % KILN__LANES;
+                    p0 = _mm_div_ps(p0, _mm_set1_ps(px->sx[pl]));
+                    p1 = _mm_div_ps(p1, _mm_set1_ps(px->sy[pl]));
+                    p2 = _mm_div_ps(p2, _mm_set1_ps(px->sz[pl]));
+                }
+                c0 = _mm_add_ps(k4_fma(p1, _mm_set1_ps(mb[1][l]), _mm_mul_ps(p0, _mm_set1_ps(mb[0][l]))),
+                                _mm_mul_ps(p2, _mm_set1_ps(mb[2][l])));
+                c1 = _mm_add_ps(k4_fma(p1, _mm_set1_ps(mb[4][l]), _mm_mul_ps(p0, _mm_set1_ps(mb[3][l]))),
+                                _mm_mul_ps(p2, _mm_set1_ps(mb[5][l])));
+                c2 = _mm_add_ps(k4_fma(p1, _mm_set1_ps(mb[7][l]), _mm_mul_ps(p0, _mm_set1_ps(mb[6][l]))),
+                                _mm_mul_ps(p2, _mm_set1_ps(mb[8][l])));
+                float *w = model + (size_t)i * 16u;
+                _mm_storeu_ps(w, c0), _mm_storeu_ps(w + 4, c1), _mm_storeu_ps(w + 8, c2), _mm_storeu_ps(w + 12, c3);
             }
-            c3 = k4_fma(p2, _mm_set1_ps(x->tz[l]), k4_fma(p1, _mm_set1_ps(x->ty[l]), k4_fma(p0, _mm_set1_ps(x->tx[l]), p3)));
-            if (KILN__UNLIKELY(parent < i && (bones[i].flags & KILN_BONE_SEGMENT_SCALE_COMPENSATE))) {
-                const kiln_soa_xform *px = &local[parent / KILN__LANES];
-                unsigned pl = parent % KILN__LANES;
-                p0 = _mm_div_ps(p0, _mm_set1_ps(px->sx[pl]));
-                p1 = _mm_div_ps(p1, _mm_set1_ps(px->sy[pl]));
-                p2 = _mm_div_ps(p2, _mm_set1_ps(px->sz[pl]));
-            }
-            c0 = k4_fma(p2, _mm_set1_ps(m[2][l]), k4_fma(p1, _mm_set1_ps(m[1][l]), _mm_mul_ps(p0, _mm_set1_ps(m[0][l]))));
-            c1 = k4_fma(p2, _mm_set1_ps(m[5][l]), k4_fma(p1, _mm_set1_ps(m[4][l]), _mm_mul_ps(p0, _mm_set1_ps(m[3][l]))));
-            c2 = k4_fma(p2, _mm_set1_ps(m[8][l]), k4_fma(p1, _mm_set1_ps(m[7][l]), _mm_mul_ps(p0, _mm_set1_ps(m[6][l]))));
-            float *w = model + (size_t)i * 16u;
-            _mm_storeu_ps(w, c0), _mm_storeu_ps(w + 4, c1), _mm_storeu_ps(w + 8, c2), _mm_storeu_ps(w + 12, c3);
         }
     }
 }
+#undef KILN__L2M_SPAN
 
+#if KV_W <= 8 /* the AVX-512 row runs the AVX2 skinning-matrix kernel */
 /* ---- skinning matrices -------------------------------------------------------------------- */
 KILN__KERNEL void KILN__SFX(kiln__skin)(const float *model, const float *inverse_binds, float *skin, uint32_t count)
 {
@@ -199,3 +223,4 @@ KILN__KERNEL void KILN__SFX(kiln__skin)(const float *model, const float *inverse
         _mm_storeu_ps(s, c[0]), _mm_storeu_ps(s + 4, c[1]), _mm_storeu_ps(s + 8, c[2]), _mm_storeu_ps(s + 12, c[3]);
     }
 }
+#endif /* KV_W <= 8 */

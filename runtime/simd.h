@@ -5,7 +5,10 @@
  *   SSE2    x86-64 baseline, built on every x86-64 compiler we support;
  *   AVX2    AVX2 + FMA, built with a per-function target attribute (no global -mavx2), chosen
  *           at run time by cpuid (simd_dispatch.c), so one binary runs on every x86-64 CPU.
- *   AVX512  the same for AVX-512 F/VL/DQ/BW; the skinning kernels only (skin_avx512.c).
+ *   AVX512  the same for AVX-512 F/VL/DQ/BW: its own kernels where 16 lanes pay, the AVX2 ones
+ *           elsewhere.
+ * Every module's kernels of every path sit in one table (simd_table.h), one row per path,
+ * chosen once; kiln_simd_force picks the row for all of them.
  * KILN_FORCE_SCALAR=1 (CMake option of the same name) builds the scalar path alone, for
  * portability testing and for targets without intrinsics.
  */

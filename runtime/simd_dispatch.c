@@ -1,100 +1,166 @@
-/* SIMD path selection for the animation kernels: one table of function pointers per path,
- * the best one picked by cpuid on first use (AVX-512, then AVX2, SSE2, scalar).
+/* The kernel table (simd_table.h): one row per SIMD path holding every module's kernels, the
+ * best row picked by cpuid on first use (AVX-512, then AVX2, SSE2, scalar), replaced by
+ * kiln_simd_force. Adding an instruction set is one row here and its CPU check.
  *
- * The AVX-512 path has no animation kernels of its own: its table holds the AVX2 ones and only
- * reports KILN_SIMD_AVX512, which the modules with 16-lane kernels (skinning) switch on; every
- * other module runs its AVX2 kernels on that path.
+ * Rows reuse a narrower path's kernels where a module has none of their own: the AVX-512 row
+ * holds the AVX2 sampling, pose, blend-shape, instance and scanner kernels next to its own
+ * mesh-skinning ones.
  *
- * The current table is an atomic pointer so that concurrent first calls from several threads
- * are race-free (each computes the same answer); kiln_simd_force stores a new one, which is
- * why forcing during evaluation on another thread is unsupported (documented in anim.h).
+ * The current row is an atomic pointer so that concurrent first calls from several threads are
+ * race-free (each computes the same answer); kiln_simd_force stores a new one, which is why
+ * forcing during evaluation on another thread is unsupported (documented in anim.h).
  */
 #include <stdatomic.h>
 #include <stddef.h>
 
-#include "anim_internal.h"
+#include "simd_table.h"
 
-#define KILN__TABLE(path_, sfx)                                                                   \
-    {                                                                                            \
-        path_, kiln__decode_block_##sfx, kiln__sample_blocks_##sfx, kiln__blend_##sfx, kiln__add_##sfx, \
-            kiln__local_to_model_##sfx, kiln__skin_##sfx                                        \
+/* The animation kernels of one path: sampling (decode, sample) from `s`, pose math from `p`. */
+#define KILN__ANIM(path_, s, p)                                                                        \
+    {                                                                                                 \
+        path_, kiln__decode_block_##s, kiln__sample_blocks_##s, kiln__blend_##p, kiln__add_##p,        \
+            kiln__local_to_model_##p, kiln__skin_##p                                                  \
     }
 
-static const kiln__kernels kiln__kernels_scalar = KILN__TABLE(KILN_SIMD_SCALAR, scalar);
-#if KILN__SIMD_SSE2
-static const kiln__kernels kiln__kernels_sse2 = KILN__TABLE(KILN_SIMD_SSE2, sse2);
-#endif
-#if KILN__SIMD_AVX2
-static const kiln__kernels kiln__kernels_avx2 = KILN__TABLE(KILN_SIMD_AVX2, avx2);
-#endif
-#if KILN__SIMD_AVX512
-static const kiln__kernels kiln__kernels_avx512 = KILN__TABLE(KILN_SIMD_AVX512, avx2);
+static const kiln__simd_table kiln__row_scalar = {
+    KILN_SIMD_SCALAR,
+    "scalar",
+    KILN__ANIM(KILN_SIMD_SCALAR, scalar, scalar),
+    kiln__skin_lbs_scalar,
+    kiln__skin_dqs_scalar,
+    {kiln__bs_base_scalar, kiln__bs_add_scalar},
+    kiln__instance_world_scalar,
+    &kiln__scan_scalar,
+    kiln__crc32c_sw,
+};
+
+#if KILN__SIMD_SSE2 && KILN__X86_DISPATCH
+#define KILN__SCAN_SSE2 kiln__scan_sse2
+#define KILN__SCAN_AVX2 kiln__scan_avx2
+#define KILN__CRC_SSE42 kiln__crc32c_sse42
+#else /* intrinsics without the GCC/Clang dispatch helpers: portable scanners and CRC */
+#define KILN__SCAN_SSE2 kiln__scan_scalar
+#define KILN__SCAN_AVX2 kiln__scan_scalar
+#define KILN__CRC_SSE42 kiln__crc32c_sw
 #endif
 
-static _Atomic(const kiln__kernels *) kiln__current;
+#if KILN__SIMD_SSE2
+static const kiln__simd_table kiln__row_sse2 = {
+    KILN_SIMD_SSE2,
+    "sse2",
+    KILN__ANIM(KILN_SIMD_SSE2, sse2, sse2),
+    kiln__skin_lbs_sse2,
+    kiln__skin_dqs_sse2,
+    {kiln__bs_base_sse2, kiln__bs_add_sse2},
+    kiln__instance_world_sse2,
+    &KILN__SCAN_SSE2,
+    kiln__crc32c_sw, /* SSE2 has no crc32 instruction */
+};
+#endif
+
+#if KILN__SIMD_AVX2
+static const kiln__simd_table kiln__row_avx2 = {
+    KILN_SIMD_AVX2,
+    "avx2",
+    KILN__ANIM(KILN_SIMD_AVX2, avx2, avx2),
+    kiln__skin_lbs_avx2,
+    kiln__skin_dqs_avx2,
+    {kiln__bs_base_avx2, kiln__bs_add_avx2},
+    kiln__instance_world_avx2,
+    &KILN__SCAN_AVX2,
+    KILN__CRC_SSE42,
+};
+#endif
+
+#if KILN__SIMD_AVX512
+static const kiln__simd_table kiln__row_avx512 = {
+    KILN_SIMD_AVX512,
+    "avx512",
+    {KILN_SIMD_AVX512, kiln__decode_block_avx2, kiln__sample_blocks_avx2, kiln__blend_avx2, kiln__add_avx2,
+     kiln__local_to_model_avx2, kiln__skin_avx2},
+    kiln__skin_lbs_avx512,
+    kiln__skin_dqs_avx512,
+    {kiln__bs_base_avx2, kiln__bs_add_avx2},
+    kiln__instance_world_avx2,
+    &KILN__SCAN_AVX2,
+    KILN__CRC_SSE42,
+};
+#endif
+
+static _Atomic(const kiln__simd_table *) kiln__current;
 
 #if KILN__SIMD_AVX2
 static int kiln__cpu_has_avx2(void)
 {
-    /* libgcc/compiler-rt also check that the OS saves the YMM state (XGETBV). */
-    return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
+    /* libgcc/compiler-rt also check that the OS saves the YMM state (XGETBV). SSE4.2 and
+     * PCLMULQDQ (the CRC) come with every AVX2 CPU; they are checked all the same. */
+    return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma") && __builtin_cpu_supports("sse4.2") &&
+           __builtin_cpu_supports("pclmul");
 }
 #endif
 
 #if KILN__SIMD_AVX512
 static int kiln__cpu_has_avx512(void)
 {
-    /* The path runs AVX2 kernels too, hence AVX2+FMA; libgcc/compiler-rt also check that the
-     * OS saves the ZMM and opmask state. */
+    /* The row runs AVX2 kernels too, hence the AVX2 row's features; libgcc/compiler-rt also
+     * check that the OS saves the ZMM and opmask state. */
     return kiln__cpu_has_avx2() && __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512vl") &&
            __builtin_cpu_supports("avx512dq") && __builtin_cpu_supports("avx512bw");
 }
 #endif
 
-const kiln__kernels *kiln__kernels_for(kiln_simd path)
+const kiln__simd_table *kiln__simd_for(kiln_simd path)
 {
     switch (path) {
-    case KILN_SIMD_SCALAR: return &kiln__kernels_scalar;
+    case KILN_SIMD_SCALAR: return &kiln__row_scalar;
 #if KILN__SIMD_SSE2
-    case KILN_SIMD_SSE2: return &kiln__kernels_sse2;
+    case KILN_SIMD_SSE2: return &kiln__row_sse2;
 #endif
 #if KILN__SIMD_AVX2
-    case KILN_SIMD_AVX2: return kiln__cpu_has_avx2() ? &kiln__kernels_avx2 : NULL;
+    case KILN_SIMD_AVX2: return kiln__cpu_has_avx2() ? &kiln__row_avx2 : NULL;
 #endif
 #if KILN__SIMD_AVX512
-    case KILN_SIMD_AVX512: return kiln__cpu_has_avx512() ? &kiln__kernels_avx512 : NULL;
+    case KILN_SIMD_AVX512: return kiln__cpu_has_avx512() ? &kiln__row_avx512 : NULL;
 #endif
     default: return NULL;
     }
 }
 
-static const kiln__kernels *kiln__best(void)
+static const kiln__simd_table *kiln__best(void)
 {
-    const kiln__kernels *k = kiln__kernels_for(KILN_SIMD_AVX512);
-    if (!k) k = kiln__kernels_for(KILN_SIMD_AVX2);
-    if (!k) k = kiln__kernels_for(KILN_SIMD_SSE2);
-    return k ? k : &kiln__kernels_scalar;
+    const kiln__simd_table *t = kiln__simd_for(KILN_SIMD_AVX512);
+    if (!t) t = kiln__simd_for(KILN_SIMD_AVX2);
+    if (!t) t = kiln__simd_for(KILN_SIMD_SSE2);
+    return t ? t : &kiln__row_scalar;
 }
 
-const kiln__kernels *kiln__kernels_get(void)
+const kiln__simd_table *kiln__simd_get(void)
 {
-    const kiln__kernels *k = atomic_load_explicit(&kiln__current, memory_order_acquire);
-    if (KILN__UNLIKELY(!k)) {
-        k = kiln__best();
-        atomic_store_explicit(&kiln__current, k, memory_order_release);
+    const kiln__simd_table *t = atomic_load_explicit(&kiln__current, memory_order_acquire);
+    if (KILN__UNLIKELY(!t)) {
+        t = kiln__best();
+        atomic_store_explicit(&kiln__current, t, memory_order_release);
     }
-    return k;
+    return t;
+}
+
+const kiln__kernels *kiln__kernels_get(void) { return &kiln__simd_get()->anim; }
+
+const kiln__kernels *kiln__kernels_for(kiln_simd path)
+{
+    const kiln__simd_table *t = kiln__simd_for(path);
+    return t ? &t->anim : NULL;
 }
 
 kiln_simd kiln_simd_force(kiln_simd simd)
 {
-    const kiln__kernels *k = simd == KILN_SIMD_AUTO ? NULL : kiln__kernels_for(simd);
-    if (!k) k = kiln__best();
-    atomic_store_explicit(&kiln__current, k, memory_order_release);
-    return k->path;
+    const kiln__simd_table *t = simd == KILN_SIMD_AUTO ? NULL : kiln__simd_for(simd);
+    if (!t) t = kiln__best();
+    atomic_store_explicit(&kiln__current, t, memory_order_release);
+    return t->path;
 }
 
-kiln_simd kiln_simd_active(void) { return kiln__kernels_get()->path; }
+kiln_simd kiln_simd_active(void) { return kiln__simd_get()->path; }
 
 const char *kiln_simd_name(kiln_simd simd)
 {

@@ -100,6 +100,17 @@ KILN__FN kv kv_sel(kv mask, kv a, kv b) /* mask ? a : b */
 KILN__FN kv kv_ldmask(const uint32_t *p) { return _mm512_castsi512_ps(_mm512_loadu_si512((const void *)p)); }
 KILN__FN int kv_any(kv mask) { return _mm512_movepi32_mask(_mm512_castps_si512(mask)) != 0; }
 KILN__FN kv kv_cvt_u(kvi q) { return _mm512_cvtepi32_ps(q); } /* lanes < 2^31 */
+/* 8 lanes from a and 8 from b (one component of two SoA blocks), and back. With a == b the
+ * upper lanes repeat the lower ones, and storing both halves writes the same values twice. */
+KILN__FN kv kv_ld2(const float *a, const float *b)
+{
+    return _mm512_insertf32x8(_mm512_castps256_ps512(_mm256_loadu_ps(a)), _mm256_loadu_ps(b), 1);
+}
+KILN__FN void kv_st2(float *a, float *b, kv v)
+{
+    _mm256_storeu_ps(a, _mm512_castps512_ps256(v));
+    _mm256_storeu_ps(b, _mm512_extractf32x8_ps(v, 1));
+}
 
 typedef __m128 k4;
 KILN__FN k4 k4_fma(k4 a, k4 b, k4 c) { return _mm_fmadd_ps(a, b, c); }
@@ -149,6 +160,49 @@ KILN__FN k4 k4_fma(k4 a, k4 b, k4 c) { return _mm_add_ps(_mm_mul_ps(a, b), c); }
 #define KV_PER_BLOCK (8 / KV_W) /* vectors per 8-lane SoA component (the animation templates) */
 #endif
 
+/* A lane group of a SoA pose: the KV_W lanes one vector holds. Up to 8 lanes: part o of block
+ * b0 (KV_PER_BLOCK parts per block). 16 lanes: blocks b0 and b1 = b0 + 1, or b1 = b0 for an
+ * odd last block, whose lanes are then computed twice and stored twice, identically. */
+typedef struct kv_grp {
+    uint32_t b0, b1;
+    unsigned o;
+} kv_grp;
+
+#if KV_W == 16
+#define KV_GROUPS(blocks) (((blocks) + 1u) / 2u)
+KILN__FN kv_grp kv_grp_at(uint32_t g, uint32_t blocks)
+{
+    kv_grp r = {2u * g, 2u * g + 1u < blocks ? 2u * g + 1u : 2u * g, 0};
+    return r;
+}
+/* Component c of group g of a pose; a per-lane float array with 8 floats per block. */
+KILN__FN kv kv_gld(const kiln_soa_xform *x, kv_grp g, unsigned c)
+{
+    return kv_ld2((const float *)(const void *)&x[g.b0] + 8u * c, (const float *)(const void *)&x[g.b1] + 8u * c);
+}
+KILN__FN void kv_gst(kiln_soa_xform *x, kv_grp g, unsigned c, kv v)
+{
+    kv_st2((float *)(void *)&x[g.b0] + 8u * c, (float *)(void *)&x[g.b1] + 8u * c, v);
+}
+KILN__FN kv kv_gldf(const float *lanes, kv_grp g) { return kv_ld2(lanes + 8u * g.b0, lanes + 8u * g.b1); }
+#else
+#define KV_GROUPS(blocks) ((blocks) * (uint32_t)KV_PER_BLOCK)
+KILN__FN kv_grp kv_grp_at(uint32_t g, uint32_t blocks)
+{
+    kv_grp r = {g / KV_PER_BLOCK, g / KV_PER_BLOCK, (g % KV_PER_BLOCK) * KV_W};
+    (void)blocks;
+    return r;
+}
+KILN__FN kv kv_gld(const kiln_soa_xform *x, kv_grp g, unsigned c)
+{
+    return kv_ld((const float *)(const void *)&x[g.b0] + 8u * c + g.o);
+}
+KILN__FN void kv_gst(kiln_soa_xform *x, kv_grp g, unsigned c, kv v) { kv_st((float *)(void *)&x[g.b0] + 8u * c + g.o, v); }
+KILN__FN kv kv_gldf(const float *lanes, kv_grp g) { return kv_ld(lanes + 8u * g.b0 + g.o); }
+#endif
+
+
+
 /* 1/sqrt(a) to ~23 bits: the estimate plus one Newton-Raphson step. */
 KILN__FN kv kv_rsqrt(kv a)
 {
@@ -193,6 +247,23 @@ KILN__FN void kv_xf_store(kiln_soa_xform *x, unsigned o, kv_xf r)
     kv_st(x->tx + o, r.tx), kv_st(x->ty + o, r.ty), kv_st(x->tz + o, r.tz);
     kv_st(x->qx + o, r.q.x), kv_st(x->qy + o, r.q.y), kv_st(x->qz + o, r.q.z), kv_st(x->qw + o, r.q.w);
     kv_st(x->sx + o, r.sx), kv_st(x->sy + o, r.sy), kv_st(x->sz + o, r.sz);
+}
+
+/* One lane group (kv_grp) of a SoA pose, in registers, and back. */
+KILN__FN kv_xf kv_xf_gload(const kiln_soa_xform *x, kv_grp g)
+{
+    kv_xf r;
+    r.tx = kv_gld(x, g, 0), r.ty = kv_gld(x, g, 1), r.tz = kv_gld(x, g, 2);
+    r.q.x = kv_gld(x, g, 3), r.q.y = kv_gld(x, g, 4), r.q.z = kv_gld(x, g, 5), r.q.w = kv_gld(x, g, 6);
+    r.sx = kv_gld(x, g, 7), r.sy = kv_gld(x, g, 8), r.sz = kv_gld(x, g, 9);
+    return r;
+}
+
+KILN__FN void kv_xf_gstore(kiln_soa_xform *x, kv_grp g, kv_xf r)
+{
+    kv_gst(x, g, 0, r.tx), kv_gst(x, g, 1, r.ty), kv_gst(x, g, 2, r.tz);
+    kv_gst(x, g, 3, r.q.x), kv_gst(x, g, 4, r.q.y), kv_gst(x, g, 5, r.q.z), kv_gst(x, g, 6, r.q.w);
+    kv_gst(x, g, 7, r.sx), kv_gst(x, g, 8, r.sy), kv_gst(x, g, 9, r.sz);
 }
 
 /* a ⊗ b, Hamilton product (x, y, z, w). */

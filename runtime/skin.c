@@ -11,6 +11,7 @@
 
 #include "anim_internal.h"
 #include "kiln/anim.h"
+#include "simd_table.h"
 #include "skin_internal.h"
 #include "error_detail.h"
 
@@ -279,18 +280,8 @@ static kiln_result kiln__skin_weights(const kiln_blob *blob, const kiln_blob_mes
 
 static kiln__skin_fn kiln__skin_kernel(int dual_quat)
 {
-    switch (kiln_simd_active()) {
-#if KILN__SIMD_AVX512
-    case KILN_SIMD_AVX512: return dual_quat ? kiln__skin_dqs_avx512 : kiln__skin_lbs_avx512;
-#endif
-#if KILN__SIMD_AVX2
-    case KILN_SIMD_AVX2: return dual_quat ? kiln__skin_dqs_avx2 : kiln__skin_lbs_avx2;
-#endif
-#if KILN__SIMD_SSE2
-    case KILN_SIMD_SSE2: return dual_quat ? kiln__skin_dqs_sse2 : kiln__skin_lbs_sse2;
-#endif
-    default: return dual_quat ? kiln__skin_dqs_scalar : kiln__skin_lbs_scalar;
-    }
+    const kiln__simd_table *t = kiln__simd_get();
+    return dual_quat ? t->skin_dqs : t->skin_lbs;
 }
 
 kiln_result kiln_skin_mesh(const kiln_skin_desc *d)

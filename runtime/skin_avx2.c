@@ -1,5 +1,5 @@
 /* Skinning kernels, AVX2 + FMA: 8 vertices per iteration. Compiled for that target per
- * function (simd.h) and selected at run time (skin.c, through kiln_simd_active).
+ * function (simd.h) and selected at run time (the kernel table, simd_table.h).
  *
  * The linear blend (and the dual quaternions' stretch) blends the influences of each vertex in
  * AoS form: a column-major skinning matrix is two 256-bit rows ([c0|c1], [c2|c3]), so each

@@ -1,5 +1,5 @@
 /* Skinning kernels, AVX-512 (F, VL, DQ, BW): 16 vertices per iteration. Compiled for that
- * target per function (simd.h) and selected at run time (skin.c, through kiln_simd_active).
+ * target per function (simd.h) and selected at run time (the kernel table, simd_table.h).
  *
  * The scheme of skin_avx2.c at twice the width, where the wider registers pay:
  *   - a bone's skinning matrix (16 floats, one column per 128-bit lane) is one register, so the

@@ -4,6 +4,10 @@
  * every other runtime evaluation work in caller memory. Wherever a kiln call may allocate it
  * takes a `const kiln_allocator *`; NULL, or a zero-initialised struct, means the C library's
  * realloc/free.
+ *
+ * Thread safety: kiln calls on different threads may be handed the same allocator, and then
+ * call its functions concurrently: give each thread its own, or make the functions
+ * thread-safe (the C library's are).
  */
 #ifndef KILN_ALLOC_H
 #define KILN_ALLOC_H

@@ -33,14 +33,21 @@
  * (Tc + a·k, Rc ⊗ slerp(I, k, a), Sc · (1 + a·(k − 1))). A channel without a curve passes the
  * pose underneath through: the rest pose, or `base` when the caller layers the clip on one.
  *
- * SIMD: every entry point runs the AVX-512 path when the CPU has AVX-512 F/VL/DQ/BW (these
- * entry points run their AVX2 kernels on it; only skinning, kiln/skin.h, has 16-lane ones),
+ * SIMD: every entry point runs the AVX-512 path when the CPU has AVX-512 F/VL/DQ/BW (mesh
+ * skinning, kiln/skin.h, has 16-lane kernels there; the functions here run their AVX2 kernels
+ * on it),
  * otherwise AVX2+FMA when it has that, otherwise SSE2 (on x86-64), otherwise the scalar
  * reference; kiln_simd_force() selects one for testing. The paths agree within 1e-5. Building
  * with KILN_FORCE_SCALAR compiles the scalar path alone.
- * Sampling, blending and the matrix functions are thread-safe on distinct outputs (a binding
- * is read-only after kiln_anim_bind; a context belongs to one playback cursor: one playing
- * clip of one character).
+ *
+ * Thread safety: a loaded blob (clips, skeletons, rest poses) and a binding (read-only once
+ * kiln_anim_bind returns) may be shared by any number of threads; many characters can play
+ * the same clip through one binding. A sampling context belongs to one playback cursor (one
+ * playing clip of one character): give each its own, used by one thread at a time. Poses,
+ * matrices and scalar tracks are the caller's memory: calls run together safely as long as
+ * none writes what another reads or writes. kiln_simd_force switches every thread's path at
+ * once: call it only while no other thread evaluates. kiln_simd_active and kiln_simd_name may
+ * be called at any time.
  */
 #ifndef KILN_ANIM_H
 #define KILN_ANIM_H
@@ -59,12 +66,16 @@ typedef enum kiln_simd {
     KILN_SIMD_SCALAR = 1,
     KILN_SIMD_SSE2 = 2,
     KILN_SIMD_AVX2 = 3,
-    KILN_SIMD_AVX512 = 4  /* AVX-512 F/VL/DQ/BW (with AVX2+FMA): the skinning kernels have
-                             16-lane versions; every other entry point runs its AVX2 kernels */
+    KILN_SIMD_AVX512 = 4  /* AVX-512 F/VL/DQ/BW (with AVX2+FMA): blending, local -> model and
+                             mesh skinning have 16-lane kernels; every other entry point runs
+                             its AVX2 kernels */
 } kiln_simd;
-/* Forces a path for the whole process (tests, benchmarks). Returns the path now in use: a path
- * the CPU (or build) lacks falls back to the best available one; KILN_SIMD_AUTO restores the
- * default. Not thread-safe against concurrent evaluation on other threads. */
+/* Forces a path for the whole process (tests, benchmarks): every module's kernels follow it
+ * (sampling, pose math, skinning, blend shapes, instance matrices, and blob loading's payload
+ * scans and CRC, which has no SSE2 form and runs the portable one on the scalar and SSE2
+ * paths). Returns the path now in use: a path the CPU (or build) lacks falls back to the best
+ * available one; KILN_SIMD_AUTO restores the default. Not thread-safe against concurrent
+ * evaluation on other threads. */
 KILN_EXPERIMENTAL kiln_simd kiln_simd_force(kiln_simd simd);
 /* The path the kernels use now (never KILN_SIMD_AUTO). */
 KILN_EXPERIMENTAL kiln_simd kiln_simd_active(void);

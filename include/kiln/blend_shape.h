@@ -27,7 +27,10 @@
  * SIMD: kiln_blend_shapes_apply runs the path kiln_simd_active() names (kiln/anim.h:
  * AVX2+FMA, whose kernels the AVX-512 path runs too, SSE2 or the scalar reference;
  * kiln_simd_force selects one). The paths agree within 1e-6 relative to the magnitudes summed.
- * Thread-safe on distinct outputs.
+ *
+ * Thread safety: the blob's shapes and the weights are only read, so any number of threads
+ * may apply shapes at once, each to an output no other call reads or writes (one mesh, or one
+ * vertex range, per thread). kiln_simd_force (kiln/anim.h) must not run meanwhile.
  */
 #ifndef KILN_BLEND_SHAPE_H
 #define KILN_BLEND_SHAPE_H

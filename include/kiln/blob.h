@@ -14,6 +14,11 @@
  * table) and that every float is finite, so that after KILN_OK no accessor can read out of
  * bounds. KILN_BLOB_LOAD_TRUSTED checks only the header (O(1)) for content the caller has
  * verified before (a shipping build's own files).
+ *
+ * Thread safety: loading only reads `mem`, so threads may load the same bytes at once; a
+ * loaded blob is read-only, and every view and lookup here may be called from any number of
+ * threads together, as may kiln_crc32c. A kiln_blob_file belongs to its opener: close it once,
+ * after every thread has finished with the blob it holds.
  */
 #ifndef KILN_BLOB_H
 #define KILN_BLOB_H

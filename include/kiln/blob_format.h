@@ -6,6 +6,9 @@
  * enums, no bitfields, no pointers, and explicit padding, so its size is the same on every
  * compiler (checked by static assertions in the runtime).
  *
+ * Thread safety: these are plain data definitions; a verified blob is read-only (kiln/blob.h),
+ * so its records may be read from any number of threads.
+ *
  *   offset 0            kiln_blob_header (64 bytes)
  *   offset 64           kiln_blob_section[section_count] (32 bytes each)
  *   64-byte aligned     sections, in ascending offset order, zero padding between them

@@ -24,8 +24,12 @@
  * Nothing here allocates. The matrix functions run the AVX2+FMA kernels when the CPU has them
  * (on the AVX2 and AVX-512 paths alike), otherwise SSE2 (x86-64), otherwise the scalar
  * reference, like the animation kernels (kiln_simd_force and kiln_simd_active in anim.h govern
- * them too); the paths agree within 1e-6 of each matrix column's magnitude. They are
- * thread-safe on distinct outputs. `out` needs float alignment only (16 or 64 bytes is faster).
+ * them too); the paths agree within 1e-6 of each matrix column's magnitude. `out` needs float
+ * alignment only (16 or 64 bytes is faster).
+ *
+ * Thread safety: instances, references and the parent and model matrices are only read, so
+ * threads may compute world matrices from one blob at once, each into its own `out` (ranges of
+ * one array that do not overlap are fine). kiln_simd_force (kiln/anim.h) must not run meanwhile.
  */
 #ifndef KILN_INSTANCE_H
 #define KILN_INSTANCE_H

@@ -6,6 +6,9 @@
  *
  * Calls that read files also fill a kiln_diag with the place of the failure: the byte offset
  * in the input and, for Cast files, the node path (for example `Root[0]/Model[0]/Mesh[1].vp`).
+ *
+ * Thread safety: the descriptions are static strings, safe to read from any thread; a
+ * kiln_diag is written by the one call it is passed to.
  */
 #ifndef KILN_RESULT_H
 #define KILN_RESULT_H

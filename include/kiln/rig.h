@@ -11,6 +11,10 @@
  *   kiln_rig_solve(&r);          // IK handles, then constraints; pose and object matrices updated
  *   kiln_pose_skin_matrices(blob, skeleton, object, skin, bone_count);
  *
+ * Thread safety: the blob's IK handles and constraints are only read; a solve writes only the
+ * pose, model matrices and scratch it is given. Threads may solve at once from one blob, each
+ * with its own pose, matrices and scratch (one scratch buffer per thread or per character).
+ *
  * Semantics (the Cast reference, section E, as its "Rec." column recommends; D.10 for the
  * order): Maya-like, in object space, after FK. The skeleton's IK handles are solved first, in
  * file order, then its constraints are applied, in file order; each one sees the pose the

@@ -16,8 +16,13 @@
  * The mesh's streams are read in place from the blob: float positions, normals and tangents,
  * or their quantised forms (UNORM16x4 positions, OCT16x2 directions), decoded on the fly; the
  * joints and weights (up to 8 influences per vertex, heaviest first) as baked. Nothing here
- * allocates; calls are thread-safe as long as their outputs do not overlap, so a mesh can be
- * split into vertex ranges skinned in parallel.
+ * allocates.
+ *
+ * Thread safety: the blob's meshes and the skinning matrices or dual quaternions are only
+ * read, so calls may run on any number of threads at once as long as their outputs do not
+ * overlap: a mesh can be split into vertex ranges skinned in parallel, and characters sharing
+ * a mesh each skin into their own buffers. kiln_simd_force (kiln/anim.h) must not run
+ * meanwhile.
  *
  * Methods (per mesh, kiln_blob_mesh.skinning, from the Cast `sm` property; flags can force one):
  *   linear (LBS)     M = Σ w_i K_i;  p' = M p,  n' = normalise(M^-T n),  t' = normalise(M t).

@@ -2,6 +2,8 @@
  *
  * KILN_VERSION encodes major*1000 + minor*10 + patch, so that version checks are
  * plain integer comparisons: `#if KILN_VERSION >= 1000`.
+ *
+ * Thread safety: kiln_build_info returns a static string; call it from any thread.
  */
 #ifndef KILN_VERSION_H
 #define KILN_VERSION_H

@@ -3,8 +3,8 @@
  * compared, frame by frame and bone by bone, with expected/<case>.json: Blender's importer,
  * cross-checked by an independent evaluation of the spec formulas, with ref_* values where
  * Blender deviates from the spec (expected/README.md). The same clips and the benchmark
- * anchors (bench/) then check that the SIMD paths agree and that a lossy bake stays within its
- * error bound. The case list is read at run time: cases added to cases.json are picked up
+ * anchors (bench/) then check that the SIMD paths agree (sampling, local -> model, and a blend
+ * of two sampled poses) and that a lossy bake stays within its error bound. The case list is read at run time: cases added to cases.json are picked up
  * without code changes.
  *
  * Each test prints its measured maxima per clip to stderr, so that the numbers can be quoted.
@@ -855,6 +855,7 @@ static size_t sample_times(const kiln_blob_animation *a, const jr_value *frames,
 
 typedef struct simd_stats {
     double pose, model, scalar;   /* largest disagreement: tolerance-scaled error below */
+    double blend, blend_model;    /* the same for a blend of two sampled poses and its model matrices */
     double pose_abs, model_abs;   /* largest absolute difference */
     uint64_t failed;
     char first[256];
@@ -880,8 +881,45 @@ static void simd_fail(simd_stats *st, const char *path, double t, const char *wh
                  got);
 }
 
+/* Blends the scalar path's poses at this time and the previous one (0.35 / 0.65, below the
+ * rest threshold nowhere) on the path in use and takes the result to model space, so that the
+ * blend and local -> model kernels of every path see the corpus poses themselves. */
+static void simd_blend(const player *ref, const kiln_soa_xform *prev, kiln_soa_xform *out, float *model)
+{
+    kiln_blend_layer ly[2] = {{ref->pose, 0.35f, NULL}, {prev, 0.65f, NULL}};
+    kiln_result r = kiln_pose_blend(ly, 2, NULL, 0.1f, out, ref->soa_count);
+    cr_assert_eq(r, KILN_OK, "kiln_pose_blend: %s", kiln_result_name(r));
+    r = kiln_pose_local_to_model(ref->blob, 0, out, NULL, model, ref->bone_count);
+    cr_assert_eq(r, KILN_OK, "kiln_pose_local_to_model: %s", kiln_result_name(r));
+}
+
+/* Largest tolerance-scaled difference between two poses (quaternions up to sign) and between
+ * two sets of model matrices of `bones` bones; the first beyond TOL_SIMD is recorded. */
+static void simd_compare_blend(simd_stats *st, const char *pn, double t, uint32_t bones, const kiln_soa_xform *rp,
+                               const kiln_soa_xform *gp, const float *rm, const float *gm)
+{
+    double scratch = 0;
+    for (uint32_t b = 0; b < bones; b++) {
+        double dp = 0, dn = 0;
+        for (unsigned c = 0; c < 10; c++) {
+            double e = simd_err(lane(rp, b, c), lane(gp, b, c), &scratch);
+            if (c >= 3 && c < 7) dp = fmax(dp, e), dn = fmax(dn, simd_err(lane(rp, b, c), -lane(gp, b, c), &scratch));
+            else st->blend = fmax(st->blend, e);
+            if (e > TOL_SIMD && (c < 3 || c >= 7)) simd_fail(st, pn, t, "blended pose of bone", b, lane(rp, b, c), lane(gp, b, c));
+        }
+        st->blend = fmax(st->blend, fmin(dp, dn));
+        if (fmin(dp, dn) > TOL_SIMD) simd_fail(st, pn, t, "blended rotation (qw) of bone", b, lane(rp, b, 6), lane(gp, b, 6));
+        for (unsigned k = 0; k < 16; k++) {
+            double e = simd_err(rm[b * 16 + k], gm[b * 16 + k], &scratch);
+            st->blend_model = fmax(st->blend_model, e);
+            if (e > TOL_SIMD) simd_fail(st, pn, t, "blended model matrix of bone", b, rm[b * 16 + k], gm[b * 16 + k]);
+        }
+    }
+}
+
 /* Samples blob's clip 0 at every time on every path and compares each path with the scalar
- * one: local pose (quaternions up to sign), model matrices and scalar tracks. */
+ * one: local pose (quaternions up to sign), model matrices and scalar tracks; then a blend of
+ * two of those poses and its model matrices (simd_blend). */
 static void simd_check(const kiln_blob *blob, const jr_value *frames, const kiln_simd *paths, int np, simd_stats *st,
                        const char *label)
 {
@@ -890,13 +928,23 @@ static void simd_check(const kiln_blob *blob, const jr_value *frames, const kiln
     player_init(&got, blob, label);
     double *times;
     size_t nt = sample_times(ref.clip, frames, &times);
+    size_t pose_bytes = round64(sizeof(kiln_soa_xform) * ref.soa_count);
+    size_t model_bytes = round64(sizeof(float) * 16 * (ref.bone_count ? ref.bone_count : 1));
+    kiln_soa_xform *prev = aligned_alloc(64, pose_bytes), *rbl = aligned_alloc(64, pose_bytes);
+    kiln_soa_xform *gbl = aligned_alloc(64, pose_bytes);
+    float *rblm = aligned_alloc(64, model_bytes), *gblm = aligned_alloc(64, model_bytes);
+    cr_assert(prev && rbl && gbl && rblm && gblm);
+    kiln_pose_identity(prev, ref.soa_count);
     for (size_t i = 0; i < nt; i++) {
         kiln_simd_force(KILN_SIMD_SCALAR);
         player_eval(&ref, times[i]);
+        simd_blend(&ref, prev, rbl, rblm);
         for (int pi = 1; pi < np; pi++) {
             kiln_simd_force(paths[pi]);
             player_eval(&got, times[i]);
             const char *pn = kiln_simd_name(paths[pi]);
+            simd_blend(&ref, prev, gbl, gblm);
+            simd_compare_blend(st, pn, times[i], ref.bone_count, rbl, gbl, rblm, gblm);
             for (uint32_t b = 0; b < ref.bone_count; b++) {
                 for (unsigned c = 0; c < 10; c++) {
                     if (c >= 3 && c < 7) continue;
@@ -928,8 +976,10 @@ static void simd_check(const kiln_blob *blob, const jr_value *frames, const kiln
                 if (e > TOL_SIMD) simd_fail(st, pn, times[i], "scalar track", k, ref.scalars[k], got.scalars[k]);
             }
         }
+        memcpy(prev, ref.pose, sizeof(kiln_soa_xform) * ref.soa_count);
     }
     kiln_simd_force(KILN_SIMD_AUTO);
+    free(prev), free(rbl), free(gbl), free(rblm), free(gblm);
     free(times);
     player_free(&ref);
     player_free(&got);
@@ -962,9 +1012,9 @@ static int simd_clip(const char *dir, const clip_case *c, const jr_value *frames
         }
         fprintf(stderr,
                 "anim_corpus simd %-24s %-8s [%s vs scalar]: local max %.2e (abs %.2e), model max %.2e (abs %.2e), "
-                "scalars %.2e%s%s\n",
+                "scalars %.2e, blend-2 %.2e, its model %.2e%s%s\n",
                 c->name, lossy ? "lossy" : "lossless", np > 1 ? list : "no SIMD path", st.pose, st.pose_abs, st.model,
-                st.model_abs, st.scalar, st.failed ? "  => FAIL: " : "", st.first);
+                st.model_abs, st.scalar, st.blend, st.blend_model, st.failed ? "  => FAIL: " : "", st.first);
         ok &= st.failed == 0;
         baked_free(&bk);
     }
