@@ -333,6 +333,10 @@ void kiln__ik_solve(kiln__rig *r, const kiln_blob_ik_handle *h, double w)
         rep->ik_skipped++;
         return;
     }
+    if (n == 3) {
+        kiln__ik_two_bone_solve(r, h, w);
+        return;
+    }
     /* goal = W(target) · to */
     const float *tm = r->model + (size_t)h->target_bone * 16u;
     double g[3];
