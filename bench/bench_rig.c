@@ -18,7 +18,7 @@
  * a plain copy of that traffic takes at memory speed (bench_bandwidth_seconds). Figures are
  * ns per solve, best of 40 repetitions (5 with --quick).
  * The corpus rigs are left out (with a note) when the corpus is absent.
- * Usage: kiln_bench_rig [--quick]
+ * Usage: kiln_bench_rig [--quick] [--rig NAME]   (--rig: only that rig, e.g. for callgrind)
  */
 #include <math.h>
 #include <stdint.h>
@@ -313,6 +313,9 @@ static void emit(rig_case *c, const char *stage, uint32_t stages, int reps, int 
 int main(int argc, char **argv)
 {
     int quick = bench_quick(argc, argv);
+    const char *only = NULL;
+    for (int i = 1; i + 1 < argc; i++)
+        if (strcmp(argv[i], "--rig") == 0) only = argv[i + 1];
     const int reps = quick ? 5 : 40, calls = quick ? 256 : 2048;
     fprintf(stderr, "bench_rig: %s; the solver is scalar double precision on every path\n", kiln_build_info());
     rig_case cases[5];
@@ -326,6 +329,10 @@ int main(int argc, char **argv)
     tails_case(&cases[n++]);
     for (int i = 0; i < n; i++) {
         rig_case *c = &cases[i];
+        if (only && strcmp(only, c->name) != 0) {
+            case_free(c);
+            continue;
+        }
         emit(c, "all", 0, reps, calls);
         if (c->nik && c->ncn) {
             emit(c, "ik", KILN_RIG_IK, reps, calls);
