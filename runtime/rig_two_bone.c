@@ -20,10 +20,11 @@ typedef struct kiln__ik3 {
     float l1, l2;   /* bone lengths */
 } kiln__ik3;
 
-/* Turns joint `from` (0 or 1) and the joints after it by q about the joint's own position. */
-static void kiln__ik3_turn(kiln__ik3 *c, int from, const versor q)
+/* Turns joint `from` (0 or 1) and the joints after it by q about the joint's own position;
+ * the positions only when `move` (the last turn of a solve needs the rotations alone). */
+static void kiln__ik3_turn(kiln__ik3 *c, int from, const versor q, int move)
 {
-    for (int j = from + 1; j < 3; j++) {
+    for (int j = from + 1; move && j < 3; j++) {
         vec3 d;
         glm_vec3_sub(c->p[j], c->p[from], d);
         kiln__qrot_f(q, d, d);
@@ -75,19 +76,19 @@ static void kiln__ik3_toward(kiln__ik3 *c, const vec3 g)
         float cc = want_c * cur_c + want_s * cur_s, ss = want_s * cur_c - want_c * cur_s;
         versor q;
         kiln__qaxis_cs_f(hinge, cc, ss, q);
-        kiln__ik3_turn(c, 1, q);
+        kiln__ik3_turn(c, 1, q, 1);
     }
     vec3 ac;
     versor q;
     glm_vec3_sub(c->p[2], c->p[0], ac);
     kiln__qfrom_to_f(ac, ag, hinge, q);
-    kiln__ik3_turn(c, 0, q);
+    kiln__ik3_turn(c, 0, q, 1);
 }
 
 /* Turns the chain about the start->g axis: the middle joint into the half-plane of the pole
  * direction (with a pole vector bone), plus the twist given as (cos, sin) (kiln__ik_pole). */
 static void kiln__ik3_pole(kiln__ik3 *c, const kiln__rig *r, const kiln_blob_ik_handle *h, const vec3 g,
-                           const float twist_cs[2])
+                           const float twist_cs[2], int move)
 {
     vec3 a, u;
     glm_vec3_sub(KILN__GLM(g), c->p[0], a);
@@ -118,7 +119,7 @@ static void kiln__ik3_pole(kiln__ik3 *c, const kiln__rig *r, const kiln_blob_ik_
         kiln__qmul_f(t, q, q);
         turn = 1;
     }
-    if (turn) kiln__ik3_turn(c, 0, q);
+    if (turn) kiln__ik3_turn(c, 0, q, move);
 }
 
 /* The X angle of the XYZ Euler decomposition of q (kiln__qto_euler_xyz) as (cos, sin) up to
@@ -167,12 +168,12 @@ void kiln__ik_two_bone_solve(kiln__rig *r, const kiln_blob_ik_handle *h, double 
     for (int i = 0; i < 3; i++) {
         const float *m = r->model + (size_t)chain[i] * 16u;
         c.p[i][0] = m[12], c.p[i][1] = m[13], c.p[i][2] = m[14];
-        kiln__local_rotation_f(r, chain[i], fk[i]);
     }
+    int use_target = (h->flags & KILN_IK_USE_TARGET_ROTATION) != 0;
+    for (int i = 0; i < 2 + use_target; i++) kiln__local_rotation_f(r, chain[i], fk[i]);
+    /* products of unit quaternions: renormalised once, when written back */
     kiln__qmul_f(frame, fk[0], c.rot[0]);
-    kiln__qnorm_f(c.rot[0]);
     kiln__qmul_f(c.rot[0], fk[1], c.rot[1]);
-    kiln__qnorm_f(c.rot[1]);
     vec3 d, ag;
     glm_vec3_sub(c.p[1], c.p[0], d);
     c.l1 = glm_vec3_norm(d);
@@ -203,18 +204,18 @@ void kiln__ik_two_bone_solve(kiln__rig *r, const kiln_blob_ik_handle *h, double 
         glm_vec3_copy(c.p[0], inside);
         glm_vec3_muladds(ag, s, inside);
         kiln__ik3_toward(&c, inside);
-        kiln__ik3_pole(&c, r, h, inside, tw);
+        kiln__ik3_pole(&c, r, h, inside, tw, 1);
         kiln__ik3_toward(&c, g);
     } else {
         kiln__ik3_toward(&c, g);
-        kiln__ik3_pole(&c, r, h, g, tw);
+        kiln__ik3_pole(&c, r, h, g, tw, 0);
     }
     versor q;
     kiln__qconj_mul_f(frame, c.rot[0], q);
     kiln__set_rotation_f(r, chain[0], q, fk[0], w);
     kiln__qconj_mul_f(c.rot[0], c.rot[1], q);
     kiln__set_rotation_f(r, chain[1], q, fk[1], w);
-    if (h->flags & KILN_IK_USE_TARGET_ROTATION) {
+    if (use_target) {
         versor rt;
         kiln__qfrom_matrix_f(tm, rt);
         kiln__qconj_mul_f(c.rot[1], rt, q);
