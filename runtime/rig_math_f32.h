@@ -119,19 +119,20 @@ static inline void kiln__qfrom_matrix_f(const float m[16], versor q)
     glm_vec3_muladds(x, -glm_vec3_dot(x, y), y);
     if (kiln__unit3f(y, y) == 0.0f) kiln__any_perpendicular_f(x, y);
     glm_vec3_cross(x, y, z);
-    float tr = x[0] + y[1] + z[2];
+    /* Shepperd: the largest of 4w², 4x², 4y², 4z² gives the component to divide by */
+    float tr = x[0] + y[1] + z[2], s, inv;
     if (tr > 0.0f) {
-        float s = 2.0f * sqrtf(1.0f + tr);
-        q[3] = 0.25f * s, q[0] = (y[2] - z[1]) / s, q[1] = (z[0] - x[2]) / s, q[2] = (x[1] - y[0]) / s;
+        s = 2.0f * sqrtf(1.0f + tr), inv = 1.0f / s;
+        q[3] = 0.25f * s, q[0] = (y[2] - z[1]) * inv, q[1] = (z[0] - x[2]) * inv, q[2] = (x[1] - y[0]) * inv;
     } else if (x[0] > y[1] && x[0] > z[2]) {
-        float s = 2.0f * sqrtf(1.0f + x[0] - y[1] - z[2]);
-        q[3] = (y[2] - z[1]) / s, q[0] = 0.25f * s, q[1] = (y[0] + x[1]) / s, q[2] = (z[0] + x[2]) / s;
+        s = 2.0f * sqrtf(1.0f + x[0] - y[1] - z[2]), inv = 1.0f / s;
+        q[3] = (y[2] - z[1]) * inv, q[0] = 0.25f * s, q[1] = (y[0] + x[1]) * inv, q[2] = (z[0] + x[2]) * inv;
     } else if (y[1] > z[2]) {
-        float s = 2.0f * sqrtf(1.0f + y[1] - x[0] - z[2]);
-        q[3] = (z[0] - x[2]) / s, q[0] = (y[0] + x[1]) / s, q[1] = 0.25f * s, q[2] = (z[1] + y[2]) / s;
+        s = 2.0f * sqrtf(1.0f + y[1] - x[0] - z[2]), inv = 1.0f / s;
+        q[3] = (z[0] - x[2]) * inv, q[0] = (y[0] + x[1]) * inv, q[1] = 0.25f * s, q[2] = (z[1] + y[2]) * inv;
     } else {
-        float s = 2.0f * sqrtf(1.0f + z[2] - x[0] - y[1]);
-        q[3] = (x[1] - y[0]) / s, q[0] = (z[0] + x[2]) / s, q[1] = (z[1] + y[2]) / s, q[2] = 0.25f * s;
+        s = 2.0f * sqrtf(1.0f + z[2] - x[0] - y[1]), inv = 1.0f / s;
+        q[3] = (x[1] - y[0]) * inv, q[0] = (z[0] + x[2]) * inv, q[1] = (z[1] + y[2]) * inv, q[2] = 0.25f * s;
     }
     kiln__qnorm_f(q);
 }
