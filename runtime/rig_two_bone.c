@@ -35,7 +35,7 @@ static void kiln__ik3_turn(kiln__ik3 *c, int from, const versor q, int move)
 
 /* The middle joint's hinge: the normal of the (start, middle, end) triangle, or for a straight
  * or folded chain the middle bone's model X axis made perpendicular to the upper bone, or any
- * perpendicular (kiln__ik_hinge). */
+ * perpendicular (kiln/rig.h). */
 static void kiln__ik3_hinge(const kiln__ik3 *c, const vec3 ba, const vec3 cr, float l1l2, vec3 axis)
 {
     if (glm_vec3_norm2(KILN__GLM(cr)) > 1e-12f * l1l2 * l1l2 && kiln__unit3f(cr, axis) > 0.0f) return;
