@@ -18,7 +18,7 @@
  * a plain copy of that traffic takes at memory speed (bench_bandwidth_seconds). Figures are
  * ns per solve, best of 40 repetitions (5 with --quick).
  * The corpus rigs are left out (with a note) when the corpus is absent.
- * Usage: kiln_bench_rig [--quick]
+ * Usage: kiln_bench_rig [--quick] [--rig NAME]   (--rig: only that rig, e.g. for callgrind)
  */
 #include <math.h>
 #include <stdint.h>
@@ -33,6 +33,13 @@
 #include "kiln/rig.h"
 
 #define POSES 32
+/* The solver's float math: cglm's routines, with SSE2 where the compiler targets it (x86-64
+ * always). It has no per-path kernel, so kiln_simd_force does not change it. */
+#if defined(__SSE2__)
+#define BENCH_RIG_MATH "sse2"
+#else
+#define BENCH_RIG_MATH "scalar"
+#endif
 
 static volatile float bench_sink;
 
@@ -303,7 +310,7 @@ static void emit(rig_case *c, const char *stage, uint32_t stages, int reps, int 
     printf("{\"bench\":\"rig\",\"case\":\"solve\",\"rig\":\"%s\",\"data\":\"%s\",\"stage\":\"%s\",\"bones\":%u,"
            "\"ik_handles\":%u,\"constraints\":%u,\"simd\":\"%s\",\"ns_per_solve\":%.1f,\"ns_per_item\":%.1f,"
            "\"ns_copy\":%.1f,\"ns_copy_bandwidth\":%.1f,\"iters\":%ld}\n",
-           c->name, c->data, stage, c->bones, nik, ncn, "scalar", t.ns_solve, t.ns_solve / (nik + ncn ? nik + ncn : 1),
+           c->name, c->data, stage, c->bones, nik, ncn, BENCH_RIG_MATH, t.ns_solve, t.ns_solve / (nik + ncn ? nik + ncn : 1),
            t.ns_copy, bw_ns, t.iters);
     fprintf(stderr, "  %-12s %-11s %3u bones %2u IK %2u constraints  %9.1f ns/solve  %7.1f ns/item  (reset copy %.1f ns)\n",
             c->name, stage, c->bones, nik, ncn, t.ns_solve, t.ns_solve / (nik + ncn ? nik + ncn : 1), t.ns_copy);
@@ -313,8 +320,12 @@ static void emit(rig_case *c, const char *stage, uint32_t stages, int reps, int 
 int main(int argc, char **argv)
 {
     int quick = bench_quick(argc, argv);
+    const char *only = NULL;
+    for (int i = 1; i + 1 < argc; i++)
+        if (strcmp(argv[i], "--rig") == 0) only = argv[i + 1];
     const int reps = quick ? 5 : 40, calls = quick ? 256 : 2048;
-    fprintf(stderr, "bench_rig: %s; the solver is scalar double precision on every path\n", kiln_build_info());
+    fprintf(stderr, "bench_rig: %s; two-bone IK and constraints in float (%s), FABRIK in double, on every path\n",
+            kiln_build_info(), BENCH_RIG_MATH);
     rig_case cases[5];
     int n = 0;
     if (corpus_case(&cases[n], "ik_polevec", "ik_polevec_model.cast", "anim_ik_polevec.cast")) n++;
@@ -326,6 +337,10 @@ int main(int argc, char **argv)
     tails_case(&cases[n++]);
     for (int i = 0; i < n; i++) {
         rig_case *c = &cases[i];
+        if (only && strcmp(only, c->name) != 0) {
+            case_free(c);
+            continue;
+        }
         emit(c, "all", 0, reps, calls);
         if (c->nik && c->ncn) {
             emit(c, "ik", KILN_RIG_IK, reps, calls);

@@ -2,33 +2,67 @@
  * computes the owner's desired local channel from the target's current model transform and
  * the offset the baker resolved, keeps the FK value on skipped axes, blends with FK by weight
  * and writes the local back. See kiln/rig.h for the formulas.
+ *
+ * Single precision on cglm (rig_math_f32.h): rotations come from the model matrices' columns
+ * (Gram-Schmidt, Shepperd) and the only transcendental functions left are those of the Euler
+ * round trip of an ORIENT with skipped axes and of a slerp with a weight below 1.
  */
-#include <math.h>
+#include "rig_math_f32.h"
 
 #include "rig_internal.h"
 
-/* Orient: q_des = conj(R(parent frame)) ⊗ R(target) ⊗ offset, skipped XYZ Euler angles from FK. */
-static void kiln__orient(const kiln__rig *r, const kiln_blob_constraint *c, const double fk[4], double out[4])
+/* XYZ Euler angles (R = Rz(e[2]) · Ry(e[1]) · Rx(e[0])) of a unit quaternion: R20 = -sin b,
+ * R21 = cos b sin a, R22 = cos b cos a, R10 = cos b sin c, R00 = cos b cos c; at cos b = 0 only
+ * a - c (or a + c) is defined, and c = 0 is chosen: then R11 = cos a, R12 = -sin a
+ * (kiln__qto_euler_xyz). */
+static void kiln__qto_euler_xyz_f(const versor q, vec3 e)
 {
-    double frame[4], inv[4], tr[4], off[4] = {c->offset[0], c->offset[1], c->offset[2], c->offset[3]}, t[4];
-    kiln__rig_frame(r, c->bone, frame);
-    kiln__rig_rotation(r, c->target, tr);
-    kiln__qnorm(off);
-    kiln__qconj(frame, inv);
-    kiln__qmul(inv, tr, t);
-    kiln__qmul(t, off, out);
-    kiln__qnorm(out);
-    uint32_t skip = c->flags & (KILN_CONSTRAINT_SKIP_X | KILN_CONSTRAINT_SKIP_Y | KILN_CONSTRAINT_SKIP_Z);
-    if (!skip) return; /* no round trip through angles when nothing is skipped */
-    double ef[3], ed[3];
-    kiln__qto_euler_xyz(fk, ef);
-    kiln__qto_euler_xyz(out, ed);
-    for (int k = 0; k < 3; k++)
-        if (skip & (1u << k)) ed[k] = ef[k];
-    kiln__qfrom_euler_xyz(ed, out);
+    float x = q[0], y = q[1], z = q[2], w = q[3];
+    float r00 = 1.0f - 2.0f * (y * y + z * z), r10 = 2.0f * (x * y + w * z), r20 = 2.0f * (x * z - w * y);
+    float cb = sqrtf(r00 * r00 + r10 * r10);
+    e[1] = atan2f(-r20, cb);
+    if (cb > 1e-6f) {
+        e[0] = atan2f(2.0f * (y * z + w * x), 1.0f - 2.0f * (x * x + y * y));
+        e[2] = atan2f(r10, r00);
+    } else {
+        e[0] = atan2f(-2.0f * (y * z - w * x), 1.0f - 2.0f * (x * x + z * z));
+        e[2] = 0.0f;
+    }
 }
 
-void kiln__constraint_apply(kiln__rig *r, const kiln_blob_constraint *c, double w)
+static void kiln__qfrom_euler_xyz_f(const vec3 e, versor q)
+{
+    float sa = sinf(0.5f * e[0]), ca = cosf(0.5f * e[0]), sb = sinf(0.5f * e[1]), cb = cosf(0.5f * e[1]);
+    float sc = sinf(0.5f * e[2]), cc = cosf(0.5f * e[2]);
+    /* Rz ⊗ Ry ⊗ Rx multiplied out */
+    q[0] = cc * cb * sa - sc * sb * ca;
+    q[1] = cc * sb * ca + sc * cb * sa;
+    q[2] = sc * cb * ca - cc * sb * sa;
+    q[3] = cc * cb * ca + sc * sb * sa;
+    kiln__qnorm_f(q);
+}
+
+/* Orient: q_des = conj(R(parent frame)) ⊗ R(target) ⊗ offset, skipped XYZ Euler angles from FK. */
+static void kiln__orient(const kiln__rig *r, const kiln_blob_constraint *c, const versor fk, versor out)
+{
+    versor frame, tr, off = {c->offset[0], c->offset[1], c->offset[2], c->offset[3]};
+    kiln__qfrom_matrix_f(kiln__rig_parent_matrix(r, c->bone), frame);
+    kiln__qfrom_matrix_f(r->model + (size_t)c->target * 16u, tr);
+    kiln__qnorm_f(off);
+    kiln__qconj_mul_f(frame, tr, out);
+    kiln__qmul_f(out, off, out);
+    kiln__qnorm_f(out);
+    uint32_t skip = c->flags & (KILN_CONSTRAINT_SKIP_X | KILN_CONSTRAINT_SKIP_Y | KILN_CONSTRAINT_SKIP_Z);
+    if (!skip) return; /* no round trip through angles when nothing is skipped */
+    vec3 ef, ed;
+    kiln__qto_euler_xyz_f(fk, ef);
+    kiln__qto_euler_xyz_f(out, ed);
+    for (int k = 0; k < 3; k++)
+        if (skip & (1u << k)) ed[k] = ef[k];
+    kiln__qfrom_euler_xyz_f(ed, out);
+}
+
+void kiln__constraint_apply(kiln__rig *r, const kiln_blob_constraint *c, double weight)
 {
     kiln_rig_report *rep = r->report;
     if (c->bone >= r->bone_count || c->target >= r->bone_count || c->bone == c->target ||
@@ -36,37 +70,49 @@ void kiln__constraint_apply(kiln__rig *r, const kiln_blob_constraint *c, double 
         rep->constraints_skipped++;
         return;
     }
-    double t[3], q[4], s[3];
-    kiln__rig_get_local(r, c->bone, t, q, s);
+    kiln_soa_xform *x = &r->local[c->bone / KILN_SOA_WIDTH];
+    unsigned l = c->bone % KILN_SOA_WIDTH;
+    float w = (float)weight;
     if (c->type == KILN_CONSTRAINT_ORIENT) {
-        double want[4];
+        versor q = {x->qx[l], x->qy[l], x->qz[l], x->qw[l]}, want;
+        kiln__qnorm_f(q);
         kiln__orient(r, c, q, want);
-        kiln__qslerp(q, want, w, q);
-        kiln__rig_set_local(r, c->bone, NULL, q, NULL);
+        if (w < 1.0f) {
+            kiln__qslerp_f(q, want, w, q);
+        } else {
+            /* slerp at 1: the target on the FK rotation's side of the sphere */
+            float s = glm_vec4_dot(q, want) < 0.0f ? -1.0f : 1.0f;
+            glm_vec4_scale(want, s, q);
+            kiln__qnorm_f(q);
+        }
+        x->qx[l] = q[0], x->qy[l] = q[1], x->qz[l] = q[2], x->qw[l] = q[3];
     } else {
         double want[3];
+        float *fk[3];
         if (c->type == KILN_CONSTRAINT_POINT) {
             /* the target's position in the owner's parent space: the local translation that puts
              * the owner there, whatever the parent's scale and the owner's SSC (translation is
              * composed before either) */
-            double p[3];
-            kiln__rig_position(r, c->target, p);
+            const float *tm = r->model + (size_t)c->target * 16u;
+            double p[3] = {tm[12], tm[13], tm[14]};
             if (!kiln__affine_solve_f(kiln__rig_parent_matrix(r, c->bone), p, want)) {
                 rep->constraints_skipped++;
                 return;
             }
             for (int k = 0; k < 3; k++) want[k] += c->offset[k];
+            fk[0] = &x->tx[l], fk[1] = &x->ty[l], fk[2] = &x->tz[l];
+            r->moved = 1;
         } else {
-            double ts[3];
-            kiln__rig_get_local(r, c->target, NULL, NULL, ts);
-            for (int k = 0; k < 3; k++) want[k] = ts[k] * c->offset[k];
+            const kiln_soa_xform *tx = &r->local[c->target / KILN_SOA_WIDTH];
+            unsigned tl = c->target % KILN_SOA_WIDTH;
+            want[0] = (double)tx->sx[tl] * c->offset[0], want[1] = (double)tx->sy[tl] * c->offset[1];
+            want[2] = (double)tx->sz[tl] * c->offset[2];
+            fk[0] = &x->sx[l], fk[1] = &x->sy[l], fk[2] = &x->sz[l];
         }
-        double *fk = c->type == KILN_CONSTRAINT_POINT ? t : s;
         for (int k = 0; k < 3; k++)
-            if (!(c->flags & (1u << k))) fk[k] += w * (want[k] - fk[k]);
-        if (c->type == KILN_CONSTRAINT_POINT) kiln__rig_set_local(r, c->bone, t, NULL, NULL);
-        else kiln__rig_set_local(r, c->bone, NULL, NULL, s);
+            if (!(c->flags & (1u << k))) *fk[k] = (float)(*fk[k] + weight * (want[k] - *fk[k]));
     }
+    r->stamp[c->bone] = r->epoch;
     kiln__rig_update(r, c->bone);
     rep->constraints_applied++;
 }

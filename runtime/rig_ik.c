@@ -1,5 +1,7 @@
 /* IK handles (Cast reference E.1): the chain's joints are gathered into model-space positions
- * and rotations (double), turned by the solver, and written back as local rotations.
+ * and rotations (double), turned by the solver, and written back as local rotations. Chains
+ * of three joints go to the single-precision analytic solve of rig_two_bone.c instead; this
+ * file solves the others (two joints: aim; four or more: FABRIK).
  *
  * Everything the solver does is a rotation of one joint about its own position, applied to
  * that joint and every joint after it in the chain (kiln__ik_turn; kiln__ik_apply does all of a
@@ -54,48 +56,6 @@ static uint32_t kiln__ik_chain(kiln__rig *r, const kiln_blob_ik_handle *h)
         b = (uint32_t)p;
     }
     return r->chain[0] == h->start_bone ? n : 0;
-}
-
-/* The middle joint's hinge: the normal of the (start, middle, end) triangle, or for a straight
- * or folded chain the middle bone's model X axis made perpendicular to the upper bone (rigs
- * conventionally bend knees and elbows about a local axis), or any perpendicular. */
-static void kiln__ik_hinge(const kiln__rig *r, const double ba[3], const double bc[3], double axis[3])
-{
-    double c[3], u[3];
-    kiln__cross3(ba, bc, c);
-    if (kiln__len3(c) > 1e-9 * (kiln__len3(ba) * kiln__len3(bc)) && kiln__unit3(c, axis) > KILN__RIG_EPS) return;
-    static const double x[3] = {1, 0, 0};
-    double hx[3];
-    kiln__qrot(r->rot[1], x, hx);
-    if (kiln__unit3(ba, u) <= KILN__RIG_EPS && kiln__unit3(bc, u) <= KILN__RIG_EPS) u[0] = 0, u[1] = 1, u[2] = 0;
-    double along = kiln__dot3(hx, u);
-    hx[0] -= along * u[0], hx[1] -= along * u[1], hx[2] -= along * u[2];
-    if (kiln__unit3(hx, axis) > 1e-6) return;
-    kiln__any_perpendicular(u, axis);
-}
-
-/* Analytic two-bone solve of joints 0, 1, 2 toward g (see kiln/rig.h). */
-static void kiln__ik_two_bone(kiln__rig *r, const double g[3])
-{
-    double l1 = r->len[0], l2 = r->len[1], ag[3];
-    kiln__sub3(g, r->pos[0], ag);
-    double dg = kiln__len3(ag), hinge[3] = {0, 0, 0};
-    if (l1 > KILN__RIG_EPS && l2 > KILN__RIG_EPS) {
-        double ba[3], bc[3];
-        kiln__sub3(r->pos[0], r->pos[1], ba);
-        kiln__sub3(r->pos[2], r->pos[1], bc);
-        double cur = kiln__dot3(ba, bc) / (l1 * l2);
-        double want = (l1 * l1 + l2 * l2 - dg * dg) / (2.0 * l1 * l2);
-        cur = cur < -1.0 ? -1.0 : (cur > 1.0 ? 1.0 : cur);
-        want = want < -1.0 ? -1.0 : (want > 1.0 ? 1.0 : want); /* out of reach: straight; too close: folded */
-        kiln__ik_hinge(r, ba, bc, hinge);
-        /* rotating bc about ba × bc by +x opens the angle at the middle joint by x */
-        kiln__ik_turn_axis(r, 3, 1, hinge, acos(want) - acos(cur));
-    }
-    double ac[3], q[4];
-    kiln__sub3(r->pos[2], r->pos[0], ac);
-    kiln__qfrom_to(ac, ag, hinge, q);
-    kiln__ik_turn(r, 3, 0, q);
 }
 
 /* The unit direction from b to a; for coincident points the direction the bone had before
@@ -282,12 +242,6 @@ static void kiln__ik_fabrik(kiln__rig *r, uint32_t n, const double g[3], double 
     kiln__ik_apply(r, n);
 }
 
-/* Chains of three joints solve analytically, longer ones with FABRIK. */
-static void kiln__ik_chain_toward(kiln__rig *r, uint32_t n, const double g[3], double total)
-{
-    if (n == 3) kiln__ik_two_bone(r, g);
-    else kiln__ik_fabrik(r, n, g, total);
-}
 
 /* Turns the whole chain about the start->goal axis: the joint farthest from that axis into the
  * half-plane of the pole direction (when the handle has a pole vector bone), plus the twist. */
@@ -331,6 +285,10 @@ void kiln__ik_solve(kiln__rig *r, const kiln_blob_ik_handle *h, double w)
     uint32_t n = h->target_bone == KILN_BLOB_NONE ? 0 : kiln__ik_chain(r, h);
     if (!n) {
         rep->ik_skipped++;
+        return;
+    }
+    if (n == 3) {
+        kiln__ik_two_bone_solve(r, h, w);
         return;
     }
     /* goal = W(target) · to */
@@ -382,11 +340,11 @@ void kiln__ik_solve(kiln__rig *r, const kiln_blob_ik_handle *h, double w)
          * across the reach limit and follows the pole beyond it. */
         double inside[3], s = total * (1.0 - KILN__RIG_IK_REACH_INSET) / dg;
         for (int k = 0; k < 3; k++) inside[k] = r->pos[0][k] + ag[k] * s;
-        kiln__ik_chain_toward(r, n, inside, total);
+        kiln__ik_fabrik(r, n, inside, total);
         kiln__ik_pole(r, n, h, inside, twist);
-        kiln__ik_chain_toward(r, n, g, total);
+        kiln__ik_fabrik(r, n, g, total);
     } else {
-        kiln__ik_chain_toward(r, n, g, total);
+        kiln__ik_fabrik(r, n, g, total);
         kiln__ik_pole(r, n, h, g, twist);
     }
     int use_target = (h->flags & KILN_IK_USE_TARGET_ROTATION) != 0;

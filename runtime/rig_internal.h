@@ -75,6 +75,9 @@ void kiln__rig_update(kiln__rig *r, uint32_t first);
 /* ---- the two stages ------------------------------------------------------------------------ */
 /* Solves one handle with weight w in (0, 1] and updates the model matrices. */
 void kiln__ik_solve(kiln__rig *r, const kiln_blob_ik_handle *h, double w);
+/* The same for a chain of three joints (the caller gathered it into r->chain): the analytic
+ * two-bone solve in single precision (rig_two_bone.c). */
+void kiln__ik_two_bone_solve(kiln__rig *r, const kiln_blob_ik_handle *h, double w);
 /* Applies one constraint with total weight w in (0, 1] and updates the model matrices. */
 void kiln__constraint_apply(kiln__rig *r, const kiln_blob_constraint *c, double w);
 

@@ -32,7 +32,11 @@
  *              pole direction P(pole_vector_bone) - P(start) (when the handle has one; without
  *              it the plane FK gives is kept), plus the twist: the X angle of the pole bone's
  *              local rotation in XYZ Euler order (R = Rz · Ry · Rx), right-handed about the
- *              start->G axis.
+ *              start->G axis. Solved in single precision with no transcendental function
+ *              (each turn is built from its angle's cosine and sine); goals within 1e-4 of
+ *              the reach go through the same inset point as goals beyond it (below), since
+ *              the chain there is straight to float precision and the pole alone sets the
+ *              plane. Reachable goals: end within 1e-5 m, bone lengths within 1e-5 relative.
  *   4+ joints  FABRIK from the current positions, at most KILN_RIG_IK_ITERATIONS iterations,
  *              stopping once the end is within KILN_RIG_IK_TOLERANCE × (chain length) of G.
  *              FABRIK closes in slowly near full extension, so when it has not converged its
@@ -76,8 +80,10 @@
  * more passes at most for goals near the folded reach) plus
  * the object matrix update, which scans from the chain start (or the constraint's owner) to the last
  * bone of its subtree in index order; one O(bones) pass per call finds those subtree ends.
- * Serial by nature (each step reads the previous one's result), scalar, double precision
- * inside. Nothing allocates. The solver is thread-safe on distinct poses and scratch buffers.
+ * Serial by nature (each step reads the previous one's result). Two-bone handles and
+ * constraints compute in single precision (cglm's float routines, which use SSE2 on x86-64),
+ * FABRIK chains and one- and four-or-more-joint chains in double; the same code runs whatever
+ * kiln_simd_force selects (the solver has no per-path kernel). Nothing allocates. The solver is thread-safe on distinct poses and scratch buffers.
  */
 #ifndef KILN_RIG_H
 #define KILN_RIG_H

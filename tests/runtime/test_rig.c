@@ -289,6 +289,65 @@ Test(rig_ik, two_bone_without_pole_keeps_the_fk_plane)
     rig_free(&r);
 }
 
+Test(rig_ik, two_bone_meets_the_float_accuracy_bounds)
+{
+    /* The two-bone solve runs in single precision: over goals in 14 directions at 0.15 to
+     * 0.999 of the reach of an uneven leg (0.45 + 0.55 m, folded reach 0.1 m), the end lands
+     * within 1e-5 m of the goal, each bone keeps its length within 1e-5 of it, and the knee sits
+     * where the law of cosines puts it in the half-plane of the pole: a = (l1² - l2² + d²) / 2d
+     * along the hip->goal axis u, h = sqrt(l1² - a²) toward the pole's part normal to u. */
+    static const double fractions[5] = {0.15, 0.4, 0.7, 0.95, 0.999};
+    const double l1 = 0.45, l2 = 0.55, hip[3] = {0, 1, 0}, pole[3] = {0.3, 0.5, 2};
+    double worst_end = 0, worst_len = 0, worst_knee = 0;
+    int checked = 0;
+    for (int i = 0; i < 14; i++) {
+        /* a spiral over the sphere */
+        double z = 1.0 - (2.0 * i + 1.0) / 14.0, rr = sqrt(1.0 - z * z), phi = 2.399963229728653 * i;
+        double dir[3] = {rr * cos(phi), z, rr * sin(phi)};
+        for (int f = 0; f < 5; f++) {
+            double d = fractions[f] * (l1 + l2), goal[3];
+            for (int k = 0; k < 3; k++) goal[k] = hip[k] + d * dir[k];
+            af_bone b[L_COUNT];
+            leg_bones(b, 20);
+            b[L_KNEE].t[1] = -(float)l1, b[L_ANKLE].t[1] = -(float)l2;
+            for (int k = 0; k < 3; k++) b[L_TARGET].t[k] = (float)goal[k], b[L_POLE].t[k] = (float)pole[k];
+            for (int k = 0; k < 3; k++) goal[k] = b[L_TARGET].t[k]; /* the goal as stored */
+            kiln_blob_ik_handle h = leg_ik();
+            h.pole_vector_bone = L_POLE;
+            rig r;
+            rig_make(&r, b, L_COUNT, NULL, 0, &h, 1);
+            double before[3][3], after[3][3];
+            chain_pos(&r, leg_chain, 3, before);
+            cr_assert_eq(rf_solve(&r.pose, NULL), KILN_OK);
+            check_consistent(&r, "two-bone accuracy");
+            chain_pos(&r, leg_chain, 3, after);
+            worst_end = fmax(worst_end, rf_dist(after[2], goal));
+            for (int k = 0; k < 2; k++) {
+                double lb = rf_dist(before[k], before[k + 1]);
+                worst_len = fmax(worst_len, fabs(rf_dist(after[k], after[k + 1]) - lb) / lb);
+            }
+            double u[3], vp[3], dg = rf_dist(goal, hip), along = 0, lp = 0;
+            for (int k = 0; k < 3; k++) u[k] = (goal[k] - hip[k]) / dg;
+            for (int k = 0; k < 3; k++) along += (pole[k] - hip[k]) * u[k];
+            for (int k = 0; k < 3; k++) vp[k] = pole[k] - hip[k] - along * u[k], lp += vp[k] * vp[k];
+            lp = sqrt(lp);
+            if (lp > 0.1) { /* a pole well off the axis: the knee is defined */
+                double a = (l1 * l1 - l2 * l2 + dg * dg) / (2.0 * dg), hh = sqrt(fmax(0.0, l1 * l1 - a * a)), knee[3];
+                for (int k = 0; k < 3; k++) knee[k] = hip[k] + a * u[k] + hh * vp[k] / lp;
+                worst_knee = fmax(worst_knee, rf_dist(after[1], knee));
+                checked++;
+            }
+            rig_free(&r);
+        }
+    }
+    fprintf(stderr, "rig two-bone float accuracy: end %.2e m, length %.2e relative, knee %.2e m (%d knees)\n",
+            worst_end, worst_len, worst_knee, checked);
+    cr_assert(checked >= 50, "only %d goals had a pole off the axis", checked);
+    cr_assert(worst_end <= 1e-5, "the end missed a reachable goal by %.3g m", worst_end);
+    cr_assert(worst_len <= 1e-5, "a bone length changed by %.3g of itself", worst_len);
+    cr_assert(worst_knee <= 1e-5, "the knee is %.3g m from where the law of cosines puts it", worst_knee);
+}
+
 Test(rig_ik, use_target_rotation_sets_the_end_rotation)
 {
     af_bone b[L_COUNT];
