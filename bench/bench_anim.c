@@ -262,7 +262,7 @@ static void *frame_worker_run(void *arg)
             }
             kiln_blend_layer layers[2] = {{in->pose[i][0], 0.7f, NULL}, {in->pose[i][1], 0.3f, NULL}};
             kiln_pose_blend(layers, 2, w->rest, 0.1f, in->pose[i][2], J / 8);
-            kiln_pose_local_to_model(w->skel, 0, in->pose[i][2], NULL, in->model[i], J);
+            kiln_pose_local_to_object(w->skel, 0, in->pose[i][2], NULL, in->model[i], J);
         }
     w->cpu_ns = thread_cpu_ns() - c0;
     return NULL;

@@ -889,8 +889,8 @@ static void simd_blend(const player *ref, const kiln_soa_xform *prev, kiln_soa_x
     kiln_blend_layer ly[2] = {{ref->pose, 0.35f, NULL}, {prev, 0.65f, NULL}};
     kiln_result r = kiln_pose_blend(ly, 2, NULL, 0.1f, out, ref->soa_count);
     cr_assert_eq(r, KILN_OK, "kiln_pose_blend: %s", kiln_result_name(r));
-    r = kiln_pose_local_to_model(ref->blob, 0, out, NULL, model, ref->bone_count);
-    cr_assert_eq(r, KILN_OK, "kiln_pose_local_to_model: %s", kiln_result_name(r));
+    r = kiln_pose_local_to_object(ref->blob, 0, out, NULL, model, ref->bone_count);
+    cr_assert_eq(r, KILN_OK, "kiln_pose_local_to_object: %s", kiln_result_name(r));
 }
 
 /* Largest tolerance-scaled difference between two poses (quaternions up to sign) and between

@@ -59,7 +59,7 @@ static void *play(void *arg)
             }
             kiln_blend_layer ly[2] = {{p->pose[0], 0.6f, NULL}, {p->pose[1], 0.4f, NULL}};
             w->failed |= kiln_pose_blend(ly, 2, w->sh->rest, 0.1f, p->pose[2], SOA) != KILN_OK;
-            w->failed |= kiln_pose_local_to_model(w->sh->blob, 0, p->pose[2], NULL, p->model, JOINTS) != KILN_OK;
+            w->failed |= kiln_pose_local_to_object(w->sh->blob, 0, p->pose[2], NULL, p->model, JOINTS) != KILN_OK;
         }
     return NULL;
 }
