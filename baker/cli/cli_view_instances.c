@@ -3,8 +3,10 @@
  * of the referenced file (baked here, quietly, when it can be read), else a unit box. */
 #define _XOPEN_SOURCE 700 /* realpath */
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "cli_view.h"
 #include "inspect_blob.h"
@@ -106,6 +108,32 @@ static int kiln__view_ref_file(const char *path, kiln__view_ref *r)
     return ok;
 }
 
+/* A reference's path on this machine: blobs store it relative to the scene root (the folder of
+ * the input that placed it), so it is looked for beside each input of `blob`, the first that
+ * exists winning (malloc'd; NULL when out of memory). */
+static char *kiln__view_ref_path(const kiln__view_writer *w, const kiln_blob *blob, const char *resolved)
+{
+    if (resolved[0] == '/') return strdup(resolved);
+    char *first = NULL;
+    for (uint32_t i = 0; i < w->v->args.input_count; i++) {
+        const kiln__view_input *in = &w->v->in[i];
+        if (in->blob != blob) continue;
+        const char *slash = strrchr(in->path, '/');
+        int dir = slash ? (int)(slash - in->path) : 1;
+        size_t n = (size_t)dir + strlen(resolved) + 2;
+        char *path = malloc(n);
+        if (!path) break;
+        snprintf(path, n, "%.*s/%s", dir, slash ? in->path : ".", resolved);
+        if (access(path, F_OK) == 0) {
+            free(first);
+            return path;
+        }
+        if (!first) first = path;
+        else free(path);
+    }
+    return first ? first : strdup(resolved);
+}
+
 static void kiln__view_ref_info(kiln__view_writer *w, const char *resolved, kiln__view_ref *r)
 {
     const kiln_blob *mb = NULL;
@@ -152,7 +180,9 @@ void kiln__view_instances(kiln__view_writer *w)
             kiln_reference_info info;
             memset(&info, 0, sizeof info);
             kiln_reference_get(w->blobs[b], r, &info);
-            kiln__view_ref_info(w, info.resolved_path ? info.resolved_path : "", &refs[k]);
+            char *where = kiln__view_ref_path(w, w->blobs[b], info.resolved_path ? info.resolved_path : "");
+            kiln__view_ref_info(w, where ? where : "", &refs[k]);
+            free(where);
             fputs(k ? ",{\"path\":" : "{\"path\":", out);
             kiln__view_str(out, info.path);
             fprintf(out, ",\"model\":%d,\"from\":\"%s\",",
