@@ -44,8 +44,8 @@ kiln_result kiln_pose_local_to_object(const kiln_blob *skel_blob, uint32_t skele
         return kiln__fail(KILN_ERR_INVALID_ARGUMENT,
                           !local ? "kiln_pose_local_to_object: local" : "kiln_pose_local_to_object: object", "%s is NULL",
                           !local ? "local" : "object");
-    const kiln_blob_skeleton *sk;
-    const kiln_blob_bone *bones;
+    const kiln_blob_skeleton *sk = NULL;
+    const kiln_blob_bone *bones = NULL;
     kiln_result r = kiln__skeleton_bones(skel_blob, skeleton, bone_count, &sk, &bones);
     if (r != KILN_OK) return r;
     kiln__model_job job = {bones, sk->bone_count, local, root ? root : kiln__identity16, object};
@@ -60,8 +60,8 @@ kiln_result kiln_pose_skin_matrices(const kiln_blob *skel_blob, uint32_t skeleto
         return kiln__fail(KILN_ERR_INVALID_ARGUMENT,
                           !object ? "kiln_pose_skin_matrices: object" : "kiln_pose_skin_matrices: skin", "%s is NULL",
                           !object ? "object" : "skin");
-    const kiln_blob_skeleton *sk;
-    const kiln_blob_bone *bones;
+    const kiln_blob_skeleton *sk = NULL;
+    const kiln_blob_bone *bones = NULL;
     kiln_result r = kiln__skeleton_bones(skel_blob, skeleton, bone_count, &sk, &bones);
     if (r != KILN_OK) return r;
     uint32_t ni;

@@ -249,8 +249,8 @@ const char *kiln__lod_decode(kiln__lod *c, uint64_t offset, uint64_t len, const 
 
 kiln_result kiln__lod_lstr(kiln__lod *c, kiln__lod_rd *rd, const char *what, const char **out)
 {
-    uint32_t len;
-    uint64_t at;
+    uint32_t len = 0;
+    uint64_t at = 0;
     kiln_result r = kiln__lod_count(c, rd, what, &len);
     if (r == KILN_OK) r = kiln__lod_span(c, rd, what, len, 1, &at);
     if (r != KILN_OK) return r;

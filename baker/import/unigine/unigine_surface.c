@@ -184,7 +184,7 @@ static kiln_result kiln__ug_read_indices(kiln__ug *ctx, uint32_t si, kiln__ug_ge
     }
     kiln__ug_at(ctx, "surface[%u]/triangle_indices", si);
     at = ctx->pos;
-    uint32_t nti;
+    uint32_t nti = 0;
     r = kiln__ug_raw_count(ctx, "triangle index count", &nti);
     if (r != KILN_OK) return r;
     if (nti != g->index_count)
