@@ -109,56 +109,6 @@ static void kiln__convert_export_sink(void *user, const kiln_diag *d)
 
 /* ---- scene roots ------------------------------------------------------------------------------ */
 
-/* `path` made absolute against the working directory and normalised; NULL when out of memory
- * or the working directory is unknown. */
-static char *kiln__absolute(const char *path)
-{
-    if (kiln__path_is_absolute(path)) return kiln__path_normalise(NULL, path);
-    char cwd[4096];
-    if (!getcwd(cwd, sizeof cwd)) return NULL;
-    return kiln__path_join(NULL, cwd, path);
-}
-
-/* The length of the path component at *p after skipping separators (advancing *p to it). */
-static size_t kiln__component(const char **p)
-{
-    while (**p == '/') (*p)++;
-    size_t n = 0;
-    while ((*p)[n] && (*p)[n] != '/') n++;
-    return n;
-}
-
-/* The relative path from directory `from` to `to` (both absolute and normalised): one ".."
- * per component of `from` after the common ones, then the rest of `to`; "." when equal. */
-static char *kiln__relative(const char *from, const char *to)
-{
-    for (;;) {
-        const char *f = from, *t = to;
-        size_t nf = kiln__component(&f), nt = kiln__component(&t);
-        if (!nf || nf != nt || memcmp(f, t, nf) != 0) break;
-        from = f + nf;
-        to = t + nt;
-    }
-    size_t ups = 0;
-    for (const char *f = from;;) {
-        size_t n = kiln__component(&f);
-        if (!n) break;
-        ups++;
-        f += n;
-    }
-    while (*to == '/') to++;
-    size_t rest = strlen(to);
-    char *out = malloc(ups * 3 + rest + 2);
-    if (!out) return NULL;
-    size_t n = 0;
-    for (size_t k = 0; k < ups; k++, n += 3) memcpy(out + n, "../", 3);
-    memcpy(out + n, to, rest + 1);
-    n += rest;
-    if (n == 0) memcpy(out, ".", 2);
-    else if (out[n - 1] == '/') out[n - 1] = 0;
-    return out;
-}
-
 /* A relative scene root means "relative to the file that holds it": rewrite it for the
  * output's directory when that differs from the input's. Returns 0 when out of memory. */
 static int kiln__rebase_scene_root(kiln_source_scene *s, const char *input, const char *output)
@@ -167,12 +117,12 @@ static int kiln__rebase_scene_root(kiln_source_scene *s, const char *input, cons
     if (!sr || kiln__path_is_absolute(sr)) return 1;
     char *in_dir = kiln__path_dirname(NULL, strcmp(input, "-") == 0 ? "./-" : input);
     char *out_dir = kiln__path_dirname(NULL, output);
-    char *in_abs = in_dir ? kiln__absolute(in_dir) : NULL;
-    char *out_abs = out_dir ? kiln__absolute(out_dir) : NULL;
+    char *in_abs = in_dir ? kiln__path_absolute(NULL, in_dir) : NULL;
+    char *out_abs = out_dir ? kiln__path_absolute(NULL, out_dir) : NULL;
     char *target = in_abs ? kiln__path_join(NULL, in_abs, sr) : NULL;
     int ok = in_abs && out_abs && target;
     if (ok && strcmp(in_abs, out_abs) != 0) {
-        char *rel = kiln__relative(out_abs, target);
+        char *rel = kiln__path_relative(NULL, out_abs, target);
         const char *kept = rel ? kiln_source_strdup(s, rel) : NULL;
         if (kept) s->metadata.scene_root = kept;
         ok = kept != NULL;
