@@ -61,6 +61,10 @@ int kiln__cli_usage_error(const char *verb, const char *fmt, ...)
  * and offset parts are left out when unknown. `file` may be NULL. */
 void kiln__cli_print_diag(FILE *out, const char *file, const kiln_diag *d);
 
+/* A bake diagnostic carries "input:node" in its path: when it belongs to input `file`, prints it
+ * as kiln__cli_print_diag with that file first and returns 1; else prints nothing, returns 0. */
+int kiln__cli_print_input_diag(FILE *out, const char *file, const kiln_diag *d);
+
 /* Prints a diagnostic of the runtime's blob loader (kiln_blob_load, kiln_blob_open_file) as
  * `file: severity: message`. The loader's messages are complete on their own (a game prints
  * err.message alone): they already start with the check's path and end with its byte offset,

@@ -19,16 +19,8 @@ void kiln__pose_out_of_memory(void) { fprintf(stderr, KILN_CLI_NAME ": " KILN__P
 static void kiln__pose_sink(void *user, const kiln_diag *d)
 {
     const kiln__pose *p = user;
-    for (uint32_t i = 0; i < p->input_count; i++) {
-        const char *path = p->in[i].path;
-        size_t n = strlen(path);
-        if (strncmp(d->path, path, n) != 0 || (d->path[n] != ':' && d->path[n] != 0)) continue;
-        kiln_diag local = *d;
-        const char *rest = d->path + n + (d->path[n] == ':');
-        memmove(local.path, rest, strlen(rest) + 1);
-        kiln__cli_print_diag(stderr, path, &local);
-        return;
-    }
+    for (uint32_t i = 0; i < p->input_count; i++)
+        if (kiln__cli_print_input_diag(stderr, p->in[i].path, d)) return;
     kiln__cli_print_diag(stderr, NULL, d);
 }
 

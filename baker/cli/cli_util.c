@@ -68,6 +68,17 @@ void kiln__cli_print_diag(FILE *out, const char *file, const kiln_diag *d)
     fputc('\n', out);
 }
 
+int kiln__cli_print_input_diag(FILE *out, const char *file, const kiln_diag *d)
+{
+    size_t n = strlen(file);
+    if (strncmp(d->path, file, n) != 0 || (d->path[n] != ':' && d->path[n] != 0)) return 0;
+    kiln_diag local = *d;
+    const char *rest = d->path + n + (d->path[n] == ':');
+    memmove(local.path, rest, strlen(rest) + 1);
+    kiln__cli_print_diag(out, file, &local);
+    return 1;
+}
+
 void kiln__cli_print_blob_diag(FILE *out, const char *file, const kiln_diag *d)
 {
     const char *message = d->message[0] ? d->message : kiln_result_str(d->code);

@@ -14,16 +14,8 @@
 static void kiln__view_sink(void *user, const kiln_diag *d)
 {
     const kiln__view *v = user;
-    for (uint32_t i = 0; i < v->args.input_count; i++) {
-        const char *path = v->in[i].path;
-        size_t n = strlen(path);
-        if (strncmp(d->path, path, n) != 0 || (d->path[n] != ':' && d->path[n] != 0)) continue;
-        kiln_diag local = *d;
-        const char *rest = d->path + n + (d->path[n] == ':');
-        memmove(local.path, rest, strlen(rest) + 1);
-        kiln__cli_print_diag(stderr, path, &local);
-        return;
-    }
+    for (uint32_t i = 0; i < v->args.input_count; i++)
+        if (kiln__cli_print_input_diag(stderr, v->in[i].path, d)) return;
     kiln__cli_print_diag(stderr, NULL, d);
 }
 
