@@ -72,6 +72,11 @@ int kiln__cli_print_input_diag(FILE *out, const char *file, const kiln_diag *d);
  * out when the message already starts with it (kiln_blob_open_file's I/O failures). */
 void kiln__cli_print_blob_diag(FILE *out, const char *file, const kiln_diag *d);
 
+/* Writes what a failed runtime call returned: kiln_result_str(r), followed by the runtime's
+ * record of the rejected argument, " (kiln_sample: desc->out_count: out_count 2 is below ...)",
+ * when kiln_error_detail() holds one for this result on this thread. */
+void kiln__cli_put_result(FILE *out, kiln_result r);
+
 /* "error", "warning", "info". */
 const char *kiln__cli_severity_name(kiln_severity s);
 

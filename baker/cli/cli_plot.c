@@ -231,6 +231,7 @@ static int kiln__plot_sample(kiln__plot *p)
 
 static int kiln__plot_run(int argc, char **argv)
 {
+    kiln__pose_verb = KILN__PLOT_VERB;
     kiln__plot *p = calloc(1, sizeof *p);
     if (!p) {
         kiln__pose_out_of_memory();

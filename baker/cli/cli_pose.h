@@ -21,6 +21,17 @@
 #include "kiln/skin.h"
 
 #define KILN__POSE_VERB "pose"
+
+/* The verb the shared pose stages report under: "pose", or "view" and "plot", which set it
+ * before they use them. */
+extern const char *kiln__pose_verb;
+
+/* Prints "kiln: VERB: " and the formatted message to stderr (no newline added). */
+void kiln__pose_err(const char *fmt, ...)
+#if defined(__GNUC__) || defined(__clang__)
+    __attribute__((format(printf, 1, 2)))
+#endif
+    ;
 /* More frames than anyone reads, few enough that a typo cannot fill the disk for an hour. */
 #define KILN__POSE_MAX_FRAMES 1000000u
 

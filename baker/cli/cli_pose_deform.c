@@ -51,7 +51,7 @@ static kiln_result kiln__pose_rig_solve(kiln__pose *p)
 /* Lists the posed model's meshes on stderr, after a --skin that names none of them. */
 static void kiln__pose_list_meshes(const kiln__pose *p, const kiln_blob_model *model, const kiln_blob_mesh *meshes)
 {
-    fprintf(stderr, KILN_CLI_NAME ": " KILN__POSE_VERB ": the model's meshes:");
+    kiln__pose_err("the model's meshes:");
     for (uint32_t i = 0; i < model->mesh_count; i++) {
         fprintf(stderr, " %u '", i);
         kiln__cli_put_text(stderr, kiln_blob_string(p->skel_blob, meshes[model->first_mesh + i].name), "");
@@ -74,7 +74,7 @@ static int kiln__pose_find_mesh(kiln__pose *p)
     if (p->skin_mesh == KILN_BLOB_NONE && kiln__pose_parse_index(want, &index) && index < model->mesh_count)
         p->skin_mesh = model->first_mesh + index;
     if (p->skin_mesh == KILN_BLOB_NONE) {
-        fputs(KILN_CLI_NAME ": " KILN__POSE_VERB ": model '", stderr);
+        kiln__pose_err("model '");
         kiln__cli_put_text(stderr, kiln_blob_string(p->skel_blob, model->name), "");
         fputs("' has no mesh named '", stderr);
         kiln__cli_put_text(stderr, want, "");
@@ -84,7 +84,7 @@ static int kiln__pose_find_mesh(kiln__pose *p)
     }
     p->mesh = &meshes[p->skin_mesh];
     if (p->mesh->influences && p->mesh->skeleton != p->skeleton) {
-        fprintf(stderr, KILN_CLI_NAME ": " KILN__POSE_VERB ": mesh %u is skinned to skeleton %u, not the posed one (%u)\n",
+        kiln__pose_err("mesh %u is skinned to skeleton %u, not the posed one (%u)\n",
                 p->skin_mesh, p->mesh->skeleton, p->skeleton);
         return KILN_EXIT_INPUT;
     }
@@ -118,8 +118,9 @@ static int kiln__pose_skin_prepare(kiln__pose *p)
                                                         p->mesh_shape_count, p->shape_tracks)
                            : KILN_OK;
     if (r != KILN_OK) {
-        fprintf(stderr, KILN_CLI_NAME ": " KILN__POSE_VERB ": cannot bind the mesh's blend shapes to the clip: %s\n",
-                kiln_result_str(r));
+        kiln__pose_err("cannot bind the mesh's blend shapes to the clip: ");
+        kiln__cli_put_result(stderr, r);
+        fputc('\n', stderr);
         return KILN_EXIT_INPUT;
     }
     return KILN_EXIT_OK;
@@ -177,7 +178,9 @@ int kiln__pose_deform(kiln__pose *p, double frame)
     if (p->rig_scratch) r = kiln__pose_rig_solve(p), what = "IK handles and constraints";
     if (r == KILN_OK && p->skin_mesh != KILN_BLOB_NONE) r = kiln__pose_skin(p), what = "skinning";
     if (r != KILN_OK) {
-        fprintf(stderr, KILN_CLI_NAME ": " KILN__POSE_VERB ": %s at frame %.9g failed: %s\n", what, frame, kiln_result_str(r));
+        kiln__pose_err("%s at frame %.9g failed: ", what, frame);
+        kiln__cli_put_result(stderr, r);
+        fputc('\n', stderr);
         return KILN_EXIT_INPUT;
     }
     return KILN_EXIT_OK;

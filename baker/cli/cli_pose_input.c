@@ -3,6 +3,7 @@
  */
 #define _POSIX_C_SOURCE 200809L
 
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -13,7 +14,18 @@
 #include "kiln/blend_shape.h"
 #include "kiln/bake/source.h"
 
-void kiln__pose_out_of_memory(void) { fprintf(stderr, KILN_CLI_NAME ": " KILN__POSE_VERB ": out of memory\n"); }
+const char *kiln__pose_verb = KILN__POSE_VERB;
+
+void kiln__pose_err(const char *fmt, ...)
+{
+    va_list ap;
+    fprintf(stderr, KILN_CLI_NAME ": %s: ", kiln__pose_verb);
+    va_start(ap, fmt);
+    vfprintf(stderr, fmt, ap);
+    va_end(ap);
+}
+
+void kiln__pose_out_of_memory(void) { kiln__pose_err("out of memory\n"); }
 
 /* Bake diagnostics carry "path:node" in their path; print them as `kiln bake` does, file first. */
 static void kiln__pose_sink(void *user, const kiln_diag *d)
@@ -64,7 +76,7 @@ int kiln__pose_load(kiln__pose *p)
         bake_count++;
     }
     if (p->args.lossy && !bake_count)
-        fprintf(stderr, KILN_CLI_NAME ": " KILN__POSE_VERB ": warning: --lossy-anim has no effect: every input is a blob\n");
+        kiln__pose_err("warning: --lossy-anim has no effect: every input is a blob\n");
     if (!bake_count) return KILN_EXIT_OK;
 
     kiln_bake_options o;
@@ -82,7 +94,7 @@ int kiln__pose_load(kiln__pose *p)
     memset(&err, 0, sizeof err);
     if (kiln_bake(bake_in, bake_count, &o, &p->baked.baked, &err) != KILN_OK) {
         kiln__pose_sink(p, &err);
-        fprintf(stderr, KILN_CLI_NAME ": " KILN__POSE_VERB ": the bake failed\n");
+        kiln__pose_err("the bake failed\n");
         return KILN_EXIT_INPUT;
     }
     memset(&err, 0, sizeof err);
@@ -136,7 +148,7 @@ int kiln__pose_find_skeleton(kiln__pose *p)
         break;
     }
     if (!p->skel_blob) {
-        fputs(KILN_CLI_NAME ": " KILN__POSE_VERB ": ", stderr);
+        kiln__pose_err("%s", "");
         kiln__cli_put_text(stderr, in->path, "");
         fputs(": no model with a skeleton\n", stderr);
         return KILN_EXIT_INPUT;
@@ -174,7 +186,7 @@ const char *kiln__pose_clip_name(const kiln_blob *blob, const kiln_blob_animatio
 /* Lists the clips of the animation input on stderr, after a failed --clip. */
 static void kiln__pose_list_clips(const kiln__pose_input *in, const kiln_blob_animation *anims, uint32_t count)
 {
-    fputs(KILN_CLI_NAME ": " KILN__POSE_VERB ": clips in '", stderr);
+    kiln__pose_err("clips in '");
     kiln__cli_put_text(stderr, in->path, "");
     fputs("':", stderr);
     uint32_t index = 0;
@@ -218,7 +230,7 @@ int kiln__pose_find_clip(kiln__pose *p)
         if (index++ == want_index) found = c;
     }
     if (found == KILN_BLOB_NONE) {
-        fputs(KILN_CLI_NAME ": " KILN__POSE_VERB ": ", stderr);
+        kiln__pose_err("%s", "");
         kiln__cli_put_text(stderr, in->path, "");
         if (!p->args.clip) {
             fputs(": no animation clip\n", stderr);
@@ -359,8 +371,9 @@ int kiln__pose_bind(kiln__pose *p)
                                                     bsize, &p->binding, &report)
                                    : KILN_ERR_OUT_OF_MEMORY;
     if (r != KILN_OK) {
-        fprintf(stderr, KILN_CLI_NAME ": " KILN__POSE_VERB ": cannot bind the clip to the skeleton: %s\n",
-                kiln_result_str(r));
+        kiln__pose_err("cannot bind the clip to the skeleton: ");
+        kiln__cli_put_result(stderr, r);
+        fputc('\n', stderr);
         return KILN_EXIT_INPUT;
     }
     if (report.missing_joints) {
@@ -368,7 +381,7 @@ int kiln__pose_bind(kiln__pose *p)
         const kiln_blob_anim_joint *joints = kiln_blob_anim_joints(p->anim_blob, &jcount);
         uint32_t slot = p->anim->first_joint + report.first_missing;
         int one = report.missing_joints == 1;
-        fprintf(stderr, KILN_CLI_NAME ": " KILN__POSE_VERB ": warning: %u bone%s animated by the clip %s not in the skeleton",
+        kiln__pose_err("warning: %u bone%s animated by the clip %s not in the skeleton",
                 report.missing_joints, one ? "" : "s", one ? "is" : "are");
         if (report.first_missing != KILN_BLOB_NONE && slot < jcount) {
             fputs(one ? " ('" : " (first: '", stderr);
@@ -408,8 +421,9 @@ int kiln__pose_sample(kiln__pose *p, double frame)
     if (r == KILN_OK)
         r = kiln_pose_local_to_object(p->skel_blob, p->skeleton, p->pose, NULL, p->matrices, p->bone_count);
     if (r != KILN_OK) {
-        fprintf(stderr, KILN_CLI_NAME ": " KILN__POSE_VERB ": sampling frame %.9g failed: %s\n", frame,
-                kiln_result_str(r));
+        kiln__pose_err("sampling frame %.9g failed: ", frame);
+        kiln__cli_put_result(stderr, r);
+        fputc('\n', stderr);
         return KILN_EXIT_INPUT;
     }
     return kiln__pose_deform(p, frame);

@@ -155,7 +155,7 @@ int kiln__pose_run_json(kiln__pose *p)
     kiln__json_end_array(&j);
     kiln__json_end_object(&j);
     if (kiln__json_finish(&j) != 0 && status == KILN_EXIT_OK) {
-        fprintf(stderr, KILN_CLI_NAME ": " KILN__POSE_VERB ": internal error: malformed JSON\n");
+        kiln__pose_err("internal error: malformed JSON\n");
         status = KILN_EXIT_OUTPUT;
     }
     return status;

@@ -26,6 +26,18 @@ int kiln__cli_usage_error(const char *verb, const char *fmt, ...)
     return KILN_EXIT_USAGE;
 }
 
+void kiln__cli_put_result(FILE *out, kiln_result r)
+{
+    fputs(kiln_result_str(r), out);
+    const kiln_diag *d = kiln_error_detail();
+    if (d->code != r || (!d->path[0] && !d->message[0])) return;
+    fputs(" (", out);
+    kiln__cli_put_text(out, d->path, "");
+    if (d->path[0] && d->message[0]) fputs(": ", out);
+    kiln__cli_put_text(out, d->message, "");
+    fputc(')', out);
+}
+
 const char *kiln__cli_severity_name(kiln_severity s)
 {
     switch (s) {

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cli_pose.h"
 #include "cli_view.h"
 #include "file_atomic.h"
 
@@ -102,6 +103,7 @@ static int kiln__view_args_parse(kiln__view_args *a, int argc, char **argv)
 
 static int kiln__view_run(int argc, char **argv)
 {
+    kiln__pose_verb = KILN__VIEW_VERB;
     kiln__view *v = calloc(1, sizeof *v);
     if (!v) {
         fprintf(stderr, KILN_CLI_NAME ": " KILN__VIEW_VERB ": out of memory\n");

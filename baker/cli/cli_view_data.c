@@ -60,7 +60,9 @@ void kiln__view_note(kiln__view_writer *w, const char *fmt, ...)
 
 int kiln__view_fail(kiln__view_writer *w, const char *what, kiln_result r)
 {
-    fprintf(stderr, KILN_CLI_NAME ": " KILN__VIEW_VERB ": %s: %s\n", what, kiln_result_str(r));
+    fprintf(stderr, KILN_CLI_NAME ": " KILN__VIEW_VERB ": %s: ", what);
+    kiln__cli_put_result(stderr, r);
+    fputc('\n', stderr);
     w->failed = 1;
     return 0;
 }

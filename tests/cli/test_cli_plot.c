@@ -198,6 +198,9 @@ Test(cli_plot, errors)
         cli_result r = cli_run(input[i]);
         cr_expect_eq(r.status, 2, "input case %zu exited %d: %s", i, r.status, r.err);
         cr_expect_neq(r.err[0], 0);
+        /* the shared pose stages report under the verb that ran them (case 2 fails in the file reader) */
+        cr_expect(i == 2 || (strstr(r.err, "kiln: plot: ") != NULL && strstr(r.err, "kiln: pose: ") == NULL),
+                  "input case %zu: %s", i, r.err);
         cli_result_free(&r);
         struct stat st;
         cr_expect_neq(stat(out, &st), 0, "input case %zu left a plot behind", i);
