@@ -236,7 +236,17 @@ KILN__KERNEL void KILN__SFX(kiln__add)(kiln_soa_xform *pose, const kiln_soa_xfor
  * a span is one block of 8 bones, or two on AVX-512, one 16-lane group); phase 2 walks the
  * bones parent-first, one 4x4 product per bone: each column of W is three (four for the
  * translation) multiply-adds of the parent's columns by broadcast elements, which keeps every
- * operand a plain or broadcast load and needs no transposition. */
+ * operand a plain or broadcast load and needs no transposition.
+ *
+ * What bounds it (AVX2, Zen 3, the anchor skeletons): the issue of phase 2's 12 broadcast loads
+ * and 16 products per bone, more than the parent-to-child latency. The same loop on a skeleton
+ * of roots only (no chain at all) is ~4 % faster than on the anchor's, on a pure chain ~5 %
+ * slower; without the broadcasts (constants instead) it is ~40 % faster on the roots (~13 % on
+ * the anchor's, where the chain then shows). Three layouts that cut
+ * the latency were measured slower: two bone streams interleaved in 128-bit registers (their
+ * columns spill), two streams in the halves of 256-bit registers ([a|b] factors: two broadcasts
+ * and an insert each), and a matrix as [W0|W1], [W2|W3] with seven 256-bit products per bone
+ * (their [a|b] factors a load and a permute each, from per-block tables). */
 #define KILN__L2M_SPAN (KV_W > 8 ? KV_W : 8)
 KILN__KERNEL void KILN__SFX(kiln__local_to_model)(const kiln__model_job *job)
 {
