@@ -242,11 +242,11 @@ KILN__KERNEL void KILN__SFX(kiln__add)(kiln_soa_xform *pose, const kiln_soa_xfor
  * and 16 products per bone, more than the parent-to-child latency. The same loop on a skeleton
  * of roots only (no chain at all) is ~4 % faster than on the anchor's, on a pure chain ~5 %
  * slower; without the broadcasts (constants instead) it is ~40 % faster on the roots (~13 % on
- * the anchor's, where the chain then shows). Three layouts that cut
- * the latency were measured slower: two bone streams interleaved in 128-bit registers (their
- * columns spill), two streams in the halves of 256-bit registers ([a|b] factors: two broadcasts
- * and an insert each), and a matrix as [W0|W1], [W2|W3] with seven 256-bit products per bone
- * (their [a|b] factors a load and a permute each, from per-block tables). */
+ * the anchor's, where the chain then shows). Three layouts that cut the latency were measured
+ * slower: two bone streams interleaved in 128-bit registers (their columns spill), two streams
+ * in the halves of 256-bit registers ([a|b] factors: two broadcasts and an insert each), and a
+ * matrix as [W0|W1], [W2|W3] with seven 256-bit products per bone (their [a|b] factors a load
+ * and a permute each, from per-block tables). */
 #define KILN__L2M_SPAN (KV_W > 8 ? KV_W : 8)
 KILN__KERNEL void KILN__SFX(kiln__local_to_model)(const kiln__model_job *job)
 {
