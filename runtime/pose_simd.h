@@ -80,10 +80,118 @@ KILN__FN void KILN__SFX(kiln__blend_run)(const kiln__blend_job *job, int scaled,
     }
 }
 
+/* The uniform-weight loop (kiln__blend_flat): k poses and their normalised weights. Each T and
+ * S component is summed over the layers and stored at once; only the rotation sum stays in
+ * registers. */
+KILN__FN void KILN__SFX(kiln__blend_flat_run)(const kiln__blend_job *job, const kiln_soa_xform *const *pose,
+                                              const float *w, unsigned k)
+{
+    const uint32_t groups = KV_GROUPS(job->soa_count);
+    kiln_soa_xform *out = job->out;
+    for (uint32_t gi = 0; gi < groups; gi++) {
+        kv_grp g = kv_grp_at(gi, job->soa_count);
+        /* rotations first: each layer brought onto the hemisphere of the sum so far */
+        kv w0 = kv_set1(w[0]);
+        kv_quat q = {kv_mul(w0, kv_gld(pose[0], g, KILN__QX)), kv_mul(w0, kv_gld(pose[0], g, KILN__QY)),
+                     kv_mul(w0, kv_gld(pose[0], g, KILN__QZ)), kv_mul(w0, kv_gld(pose[0], g, KILN__QW))};
+        for (unsigned i = 1; i < k; i++) {
+            kv_quat v = {kv_gld(pose[i], g, KILN__QX), kv_gld(pose[i], g, KILN__QY), kv_gld(pose[i], g, KILN__QZ),
+                         kv_gld(pose[i], g, KILN__QW)};
+            kv ws = kv_xor(kv_set1(w[i]), kv_neg_mask(kv_qdot(q, v)));
+            q.x = kv_fma(ws, v.x, q.x), q.y = kv_fma(ws, v.y, q.y), q.z = kv_fma(ws, v.z, q.z), q.w = kv_fma(ws, v.w, q.w);
+        }
+        /* translations and scales: every layer's component c is read before it is stored (out
+         * may be one of the layers) */
+        static const unsigned ts[6] = {KILN__TX, KILN__TY, KILN__TZ, KILN__SX, KILN__SY, KILN__SZ};
+        for (unsigned c = 0; c < 6; c++) {
+            kv v = kv_mul(w0, kv_gld(pose[0], g, ts[c]));
+            for (unsigned i = 1; i < k; i++) v = kv_fma(kv_set1(w[i]), kv_gld(pose[i], g, ts[c]), v);
+            kv_gst(out, g, ts[c], v);
+        }
+        q = kv_qnormalize(q);
+        kv_gst(out, g, KILN__QX, q.x), kv_gst(out, g, KILN__QY, q.y), kv_gst(out, g, KILN__QZ, q.z);
+        kv_gst(out, g, KILN__QW, q.w);
+    }
+}
+
+/* kiln__blend_flat_run for the usual two layers, spelled out and software-pipelined: a group's
+ * rotation is normalised and stored in the next iteration, next to the next group's sums, so
+ * that its long chain (sum, hemisphere test, length, rsqrt, Newton step) overlaps independent
+ * work in program order rather than filling the out-of-order window alone. */
+KILN__FN void KILN__SFX(kiln__blend_flat2)(const kiln__blend_job *job, const kiln_soa_xform *a,
+                                           const kiln_soa_xform *b, float wa_s, float wb_s)
+{
+    const uint32_t groups = KV_GROUPS(job->soa_count);
+    kiln_soa_xform *out = job->out;
+    const kv wa = kv_set1(wa_s), wb = kv_set1(wb_s);
+    kv_quat prev = {wa, wa, wa, wa}; /* the previous group's rotation sum (none before group 0) */
+    kv_grp pg = {0, 0, 0};
+    for (uint32_t gi = 0; gi < groups; gi++) {
+        kv_grp g = kv_grp_at(gi, job->soa_count);
+        kv_quat q = {kv_mul(wa, kv_gld(a, g, KILN__QX)), kv_mul(wa, kv_gld(a, g, KILN__QY)),
+                     kv_mul(wa, kv_gld(a, g, KILN__QZ)), kv_mul(wa, kv_gld(a, g, KILN__QW))};
+        kv_quat v = {kv_gld(b, g, KILN__QX), kv_gld(b, g, KILN__QY), kv_gld(b, g, KILN__QZ), kv_gld(b, g, KILN__QW)};
+        kv ws = kv_xor(wb, kv_neg_mask(kv_qdot(q, v)));
+        q.x = kv_fma(ws, v.x, q.x), q.y = kv_fma(ws, v.y, q.y), q.z = kv_fma(ws, v.z, q.z), q.w = kv_fma(ws, v.w, q.w);
+        /* T and S: every layer's component read before it is stored (out may be a or b) */
+        kv_gst(out, g, KILN__TX, kv_fma(wb, kv_gld(b, g, KILN__TX), kv_mul(wa, kv_gld(a, g, KILN__TX))));
+        kv_gst(out, g, KILN__TY, kv_fma(wb, kv_gld(b, g, KILN__TY), kv_mul(wa, kv_gld(a, g, KILN__TY))));
+        kv_gst(out, g, KILN__TZ, kv_fma(wb, kv_gld(b, g, KILN__TZ), kv_mul(wa, kv_gld(a, g, KILN__TZ))));
+        kv_gst(out, g, KILN__SX, kv_fma(wb, kv_gld(b, g, KILN__SX), kv_mul(wa, kv_gld(a, g, KILN__SX))));
+        kv_gst(out, g, KILN__SY, kv_fma(wb, kv_gld(b, g, KILN__SY), kv_mul(wa, kv_gld(a, g, KILN__SY))));
+        kv_gst(out, g, KILN__SZ, kv_fma(wb, kv_gld(b, g, KILN__SZ), kv_mul(wa, kv_gld(a, g, KILN__SZ))));
+        if (gi) { /* the previous group's lanes were all read in its own iteration */
+            kv_quat r = kv_qnormalize(prev);
+            kv_gst(out, pg, KILN__QX, r.x), kv_gst(out, pg, KILN__QY, r.y), kv_gst(out, pg, KILN__QZ, r.z);
+            kv_gst(out, pg, KILN__QW, r.w);
+        }
+        prev = q, pg = g;
+    }
+    if (groups) {
+        kv_quat r = kv_qnormalize(prev);
+        kv_gst(out, pg, KILN__QX, r.x), kv_gst(out, pg, KILN__QY, r.y), kv_gst(out, pg, KILN__QZ, r.z);
+        kv_gst(out, pg, KILN__QW, r.w);
+    }
+}
+
+/* The blend when no layer masks its bones (the common case: whole-pose layers): every joint then
+ * has the same weights, so the sum, whether the rest pose fills up to the threshold and the
+ * normalising 1/sum are worked out once per call, and each lane group is a stream of
+ * multiply-adds of the layers' components by the normalised weights w_i / sum (the general loop
+ * divides the sums instead; the results agree to a few ulp). Up to KILN__BLEND_FLAT_MAX layers
+ * and, where the layers fall short of the threshold, a rest pose given; 0 (nothing done) for the
+ * general loop otherwise. Called with unscaled weights only (s = 1). */
+#define KILN__BLEND_FLAT_MAX 8
+KILN__FN int KILN__SFX(kiln__blend_flat)(const kiln__blend_job *job, float thr)
+{
+    const kiln_soa_xform *pose[KILN__BLEND_FLAT_MAX + 1];
+    float w[KILN__BLEND_FLAT_MAX + 1], sum = 0.0f;
+    unsigned k = 0;
+    for (uint32_t i = 0; i < job->layer_count; i++) {
+        const kiln_blend_layer *ly = &job->layers[i];
+        if (!(ly->weight > 0.0f)) continue; /* NaN and non-positive layers add nothing */
+        if (ly->joint_weights || k == KILN__BLEND_FLAT_MAX) return 0;
+        pose[k] = ly->pose, w[k++] = ly->weight;
+        sum += ly->weight; /* in the general loop's order */
+    }
+    if (sum < thr) { /* the rest pose fills up to the threshold, in every joint alike */
+        if (!job->rest) return 0;
+        float rw = thr - sum;
+        pose[k] = job->rest, w[k++] = rw;
+        sum += rw;
+    }
+    const float inv = 1.0f / sum; /* sum >= thr >= 2^-16 · 1e-12: no inf */
+    for (unsigned i = 0; i < k; i++) w[i] *= inv;
+    if (k == 2) KILN__SFX(kiln__blend_flat2)(job, pose[0], pose[1], w[0], w[1]);
+    else KILN__SFX(kiln__blend_flat_run)(job, pose, w, k);
+    return 1;
+}
+
 KILN__KERNEL void KILN__SFX(kiln__blend)(const kiln__blend_job *job)
 {
     float thr, cap;
     double s = kiln__blend_scale(job, &thr, &cap); /* pose_blend.c, which explains it */
+    if (s == 1.0 && KILN__SFX(kiln__blend_flat)(job, thr)) return;
     if (s == 1.0) KILN__SFX(kiln__blend_run)(job, 0, 1.0, thr, cap);
     else KILN__SFX(kiln__blend_run)(job, 1, s, thr, cap);
 }
@@ -128,7 +236,17 @@ KILN__KERNEL void KILN__SFX(kiln__add)(kiln_soa_xform *pose, const kiln_soa_xfor
  * a span is one block of 8 bones, or two on AVX-512, one 16-lane group); phase 2 walks the
  * bones parent-first, one 4x4 product per bone: each column of W is three (four for the
  * translation) multiply-adds of the parent's columns by broadcast elements, which keeps every
- * operand a plain or broadcast load and needs no transposition. */
+ * operand a plain or broadcast load and needs no transposition.
+ *
+ * What bounds it (AVX2, Zen 3, the anchor skeletons): the issue of phase 2's 12 broadcast loads
+ * and 16 products per bone, more than the parent-to-child latency. The same loop on a skeleton
+ * of roots only (no chain at all) is ~4 % faster than on the anchor's, on a pure chain ~5 %
+ * slower; without the broadcasts (constants instead) it is ~40 % faster on the roots (~13 % on
+ * the anchor's, where the chain then shows). Three layouts that cut the latency were measured
+ * slower: two bone streams interleaved in 128-bit registers (their columns spill), two streams
+ * in the halves of 256-bit registers ([a|b] factors: two broadcasts and an insert each), and a
+ * matrix as [W0|W1], [W2|W3] with seven 256-bit products per bone (their [a|b] factors a load
+ * and a permute each, from per-block tables). */
 #define KILN__L2M_SPAN (KV_W > 8 ? KV_W : 8)
 KILN__KERNEL void KILN__SFX(kiln__local_to_model)(const kiln__model_job *job)
 {

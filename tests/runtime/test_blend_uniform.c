@@ -1,0 +1,133 @@
+/* kiln_pose_blend with whole-pose layers (no joint weights), the case the kernels run with one
+ * weight set for every joint: 1 to 9 layers (9 is past the kernels' uniform-weight limit),
+ * layers that reach the threshold or fall short of it with and without a rest pose, rotations on
+ * either hemisphere, and `out` equal to a layer, against a double-precision blend on every SIMD
+ * path the machine has. */
+#define _POSIX_C_SOURCE 200809L
+
+#include <criterion/criterion.h>
+#include <math.h>
+#include <string.h>
+
+#include "anim_fixture.h"
+#include "kiln/anim.h"
+
+enum { N = 21, S = (N + 7) / 8, LAYERS = 9 };
+
+static float lane(const kiln_soa_xform *pose, uint32_t bone, unsigned c)
+{
+    return ((const float *)(const void *)&pose[bone / 8])[c * 8 + bone % 8];
+}
+
+static void set_lane(kiln_soa_xform *pose, uint32_t bone, unsigned c, float v)
+{
+    ((float *)(void *)&pose[bone / 8])[c * 8 + bone % 8] = v;
+}
+
+/* Random local transforms; every third joint's rotation negated on odd seeds (the other
+ * hemisphere, the same rotation). */
+static void random_pose(kiln_soa_xform *pose, uint32_t seed)
+{
+    uint32_t st = seed;
+    kiln_pose_identity(pose, S);
+    for (uint32_t b = 0; b < N; b++) {
+        float q[4];
+        af_axis_angle(af_rand(&st, -1, 1), af_rand(&st, -1, 1), af_rand(&st, -1, 1) + 0.01, af_rand(&st, -3, 3), q);
+        for (unsigned c = 0; c < 3; c++) {
+            set_lane(pose, b, c, af_rand(&st, -2, 2));
+            set_lane(pose, b, 7 + c, af_rand(&st, 0.5f, 2));
+        }
+        float sign = seed % 2 && b % 3 == 0 ? -1.0f : 1.0f;
+        for (unsigned c = 0; c < 4; c++) set_lane(pose, b, 3 + c, sign * q[c]);
+    }
+}
+
+/* Joint b of the blend in double: the layers in order, each rotation brought onto the
+ * hemisphere of the sum so far, the rest pose (the identity when NULL) filling up to the
+ * threshold, T and S divided by the summed weight, R normalised. */
+static void blend_ref(kiln_soa_xform *const *poses, const float *w, int n, const kiln_soa_xform *rest, double thr,
+                      uint32_t b, double out[10])
+{
+    kiln_soa_xform id[S];
+    kiln_pose_identity(id, S);
+    double acc[10] = {0}, sum = 0;
+    for (int i = 0; i <= n; i++) {
+        const kiln_soa_xform *x = i < n ? poses[i] : (rest ? rest : id);
+        double wi = i < n ? (w[i] > 0 ? w[i] : 0) : fmax(thr - sum, 0);
+        double d = 0;
+        for (unsigned c = 3; c < 7; c++) d += acc[c] * lane(x, b, c);
+        for (unsigned c = 0; c < 10; c++) acc[c] += (c >= 3 && c < 7 && d < 0 ? -wi : wi) * lane(x, b, c);
+        sum += wi;
+    }
+    double qn = sqrt(acc[3] * acc[3] + acc[4] * acc[4] + acc[5] * acc[5] + acc[6] * acc[6]);
+    for (unsigned c = 0; c < 10; c++) out[c] = c >= 3 && c < 7 ? acc[c] / qn : acc[c] / sum;
+}
+
+/* One blend of n layers on the active path, checked joint by joint; in_place blends into
+ * layer 0's pose (a copy of it stands in for the layer in the reference). */
+static void check(int n, const float *w, int with_rest, float thr, int in_place, uint32_t seed, const char *path)
+{
+    kiln_soa_xform poses[LAYERS][S], keep[LAYERS][S], rest[S], out[S];
+    kiln_soa_xform *ref_poses[LAYERS];
+    kiln_blend_layer layers[LAYERS];
+    for (int i = 0; i < n; i++) {
+        random_pose(poses[i], seed + (uint32_t)i);
+        memcpy(keep[i], poses[i], sizeof keep[i]);
+        ref_poses[i] = keep[i];
+        layers[i].pose = poses[i], layers[i].weight = w[i], layers[i].joint_weights = NULL;
+    }
+    random_pose(rest, seed + 100);
+    kiln_soa_xform *dst = in_place ? poses[0] : out;
+    cr_assert_eq(kiln_pose_blend(layers, (uint32_t)n, with_rest ? rest : NULL, thr, dst, S), KILN_OK);
+    for (uint32_t j = 0; j < N; j++) {
+        double e[10];
+        blend_ref(ref_poses, w, n, with_rest ? rest : NULL, thr, j, e);
+        for (unsigned c = 0; c < 10; c++)
+            cr_assert(fabs(lane(dst, j, c) - e[c]) < 2e-6, "%s, %d layers, rest %d, threshold %g, in place %d: joint %u component %u: %.9g, expected %.9g",
+                      path, n, with_rest, (double)thr, in_place, j, c, (double)lane(dst, j, c), e[c]);
+    }
+}
+
+Test(blend_uniform, matches_the_double_blend_for_one_to_nine_layers)
+{
+    kiln_simd paths[AF_PATH_COUNT];
+    int np = af_paths(paths);
+    for (int p = 0; p < np; p++) {
+        kiln_simd_force(paths[p]);
+        const char *path = kiln_simd_name(paths[p]);
+        for (int n = 1; n <= LAYERS; n++) {
+            float w[LAYERS];
+            uint32_t st = 40u + (uint32_t)n;
+            for (int i = 0; i < n; i++) w[i] = af_rand(&st, 0.05f, 1.0f);
+            if (n > 2) w[1] = 0.0f, w[2] = -1.0f; /* layers that add nothing, as in the general loop */
+            for (int in_place = 0; in_place < 2; in_place++) {
+                check(n, w, 1, 0.1f, in_place, 7u * (uint32_t)n, path);   /* the layers reach the threshold */
+                check(n, w, 1, 12.0f, in_place, 7u * (uint32_t)n, path);  /* the rest pose fills up */
+                check(n, w, 0, 12.0f, in_place, 7u * (uint32_t)n, path);  /* ... the identity does */
+            }
+        }
+    }
+    kiln_simd_force(KILN_SIMD_AUTO);
+}
+
+Test(blend_uniform, two_layers_agree_with_the_scalar_path_within_1e_5)
+{
+    kiln_soa_xform a[S], b[S], ref[S], out[S];
+    random_pose(a, 3);
+    random_pose(b, 4);
+    kiln_blend_layer layers[2] = {{a, 0.7f, NULL}, {b, 0.3f, NULL}};
+    kiln_simd paths[AF_PATH_COUNT];
+    int np = af_paths(paths);
+    cr_assert_eq(paths[0], KILN_SIMD_SCALAR);
+    kiln_simd_force(KILN_SIMD_SCALAR);
+    cr_assert_eq(kiln_pose_blend(layers, 2, NULL, 0.1f, ref, S), KILN_OK);
+    for (int p = 1; p < np; p++) {
+        kiln_simd_force(paths[p]);
+        cr_assert_eq(kiln_pose_blend(layers, 2, NULL, 0.1f, out, S), KILN_OK);
+        for (uint32_t j = 0; j < N; j++)
+            for (unsigned c = 0; c < 10; c++)
+                cr_assert_float_eq(lane(out, j, c), lane(ref, j, c), 1e-5, "%s joint %u component %u",
+                                   kiln_simd_name(paths[p]), j, c);
+    }
+    kiln_simd_force(KILN_SIMD_AUTO);
+}
