@@ -491,6 +491,52 @@ Test(bake_determinism, same_inputs_give_the_same_bytes_twice_and_with_two_thread
     for (int i = 0; i < N; i++) file_bytes_free(&f[i]);
 }
 
+/* Clips are encoded on the bake's threads when there are several (bake_clips.c): the same
+ * bytes and the same reports, in the same order, as on one thread. Lossy, so that the encoding
+ * is the costly part; clips of several inputs bound to the skeletons of others. */
+Test(bake_determinism, lossy_clips_on_threads_give_the_serial_bytes_and_reports)
+{
+    static const char *const names[] = {"anim_rig_model.cast",   "anim_abs_all.cast",      "anim_add_noab.cast",
+                                        "anim_override_ot.cast", "anim_quat_edge.cast",    "anim_parent_scale_ssc.cast",
+                                        "bench/anchor_n20_model.cast", "bench/anchor_n20_anim.cast"};
+    enum { N = sizeof names / sizeof names[0] };
+    file_bytes f[N];
+    char paths[N][2048];
+    kiln_bake_input in[N];
+    for (int i = 0; i < N; i++) {
+        corpus_or_skip(names[i], &f[i], paths[i], sizeof paths[i]);
+        in[i].path = paths[i];
+        in[i].data = f[i].data;
+        in[i].size = f[i].size;
+        in[i].format = NULL;
+    }
+    baked a, c;
+    kiln_bake_options o;
+    memset(&o, 0, sizeof o);
+    o.flags = KILN_BAKE_LOSSY_ANIMATION;
+    cr_assert_eq(bake_with(in, N, &o, &a), KILN_OK, "%s", a.err.message);
+    memset(&o, 0, sizeof o);
+    o.flags = KILN_BAKE_LOSSY_ANIMATION;
+    o.threads = 3;
+    cr_assert_eq(bake_with(in, N, &o, &c), KILN_OK, "%s", c.err.message);
+    uint32_t clips = 0, lossy = 0;
+    const kiln_blob_animation *an = kiln_blob_animations(a.blob, &clips);
+    for (uint32_t i = 0; i < clips; i++) lossy += (an[i].flags & KILN_ANIM_LOSSY) != 0;
+    cr_assert_geq(clips, 6, "%u clips", clips);
+    cr_expect_eq(lossy, clips, "%u of %u clips lossy", lossy, clips);
+    cr_assert_eq(a.res.size, c.res.size);
+    cr_expect(memcmp(a.res.blob, c.res.blob, a.res.size) == 0, "serial and 3-thread bakes differ");
+    cr_expect_eq(a.res.stats.warnings, c.res.stats.warnings);
+    cr_expect_eq(a.log.count, c.log.count, "diagnostics differ: %d vs %d", a.log.count, c.log.count);
+    for (int i = 0; i < a.log.count && i < c.log.count && i < 32; i++) {
+        cr_expect_str_eq(a.log.items[i].message, c.log.items[i].message);
+        cr_expect_str_eq(a.log.items[i].path, c.log.items[i].path);
+    }
+    baked_free(&a);
+    baked_free(&c);
+    for (int i = 0; i < N; i++) file_bytes_free(&f[i]);
+}
+
 static void count_progress(void *user, uint32_t done, uint32_t total, const char *path)
 {
     uint32_t *seen = user;
