@@ -571,6 +571,75 @@ Test(bake_determinism, threaded_progress_comes_in_input_order_from_the_calling_t
     file_bytes_free(&f);
 }
 
+/* ---- key order ------------------------------------------------------------------------------------ */
+
+/* Root > Animation (30 fps) > one tx curve on "hips" with the given keys, in file order. */
+static file_bytes keyed_anim_cast(const uint32_t *kb, const float *kv, uint32_t n)
+{
+    kiln_cast_writer *w = kiln_cast_writer_create(NULL);
+    uint32_t root = kiln_cast_writer_node(w, KILN_CAST_NONE, KILN_CAST_ID_ROOT, 1);
+    uint32_t anim = kiln_cast_writer_node(w, root, KILN_CAST_ID_ANIMATION, 2);
+    static const float fr = 30.0f;
+    kiln_cast_writer_floats(w, anim, "fr", KILN_CAST_TYPE_FLOAT, &fr, 1);
+    uint32_t c = kiln_cast_writer_node(w, anim, KILN_CAST_ID_CURVE, 3);
+    kiln_cast_writer_string(w, c, "nn", "hips");
+    kiln_cast_writer_string(w, c, "kp", "tx");
+    kiln_cast_writer_ints(w, c, "kb", kb, n);
+    kiln_cast_writer_floats(w, c, "kv", KILN_CAST_TYPE_FLOAT, kv, n);
+    return writer_bytes(w);
+}
+
+/* tx of lane 0 at each of the clip's frames (a lossless clip: raw floats). */
+static void clip_tx(const kiln_blob *blob, float *out, uint32_t cap, uint32_t *frames)
+{
+    uint32_t n = 0;
+    const kiln_blob_animation *a = kiln_blob_animations(blob, &n);
+    cr_assert_eq(n, 1);
+    const unsigned char *base = (const unsigned char *)kiln_blob_header_of(blob);
+    const kiln_blob_anim_track *t =
+        (const kiln_blob_anim_track *)(const void *)(base + a->data_offset + a->block_count * sizeof(kiln_soa_xform));
+    size_t rows = (a->data_offset + a->block_count * sizeof(kiln_soa_xform) + a->animated_count * sizeof *t + 15) / 16 * 16;
+    cr_assert_eq(a->animated_count, 1);
+    cr_assert_eq(t[0].component, 0);
+    cr_assert_eq(t[0].width, 32);
+    cr_assert_leq(a->frame_count, cap);
+    for (uint32_t r = 0; r < a->frame_count; r++)
+        memcpy(&out[r], base + rows + (size_t)r * a->row_stride + t[0].row_offset, sizeof(float));
+    *frames = a->frame_count;
+}
+
+/* Keys are sorted by frame before resampling, the last of equal frames in file order winning
+ * (D.2): keys out of order, or in order with a repeated frame, give the samples of the plain
+ * sorted keys. Linear between keys: frame 5 is halfway between the keys at 0 and 10. */
+Test(bake_anim, keys_bake_in_frame_order_and_the_last_of_equal_frames_wins)
+{
+    static const uint32_t kb_sorted[3] = {0, 10, 20}, kb_shuffled[4] = {20, 10, 0, 10}, kb_dup[4] = {0, 10, 10, 20};
+    static const float kv_sorted[3] = {1, 2, 3}, kv_shuffled[4] = {3, 9, 1, 2}, kv_dup[4] = {1, 9, 2, 3};
+    const uint32_t *kb[3] = {kb_sorted, kb_shuffled, kb_dup};
+    const float *kv[3] = {kv_sorted, kv_shuffled, kv_dup};
+    const uint32_t n[3] = {3, 4, 4};
+    float tx[3][32];
+    uint32_t frames[3];
+    for (int i = 0; i < 3; i++) {
+        file_bytes f = keyed_anim_cast(kb[i], kv[i], n[i]);
+        kiln_bake_input in = {"keys.cast", f.data, f.size, NULL};
+        baked b;
+        cr_assert_eq(bake_with(&in, 1, NULL, &b), KILN_OK, "case %d: %s", i, b.err.message);
+        clip_tx(b.blob, tx[i], 32, &frames[i]);
+        baked_free(&b);
+        file_bytes_free(&f);
+    }
+    cr_assert_eq(frames[0], 21);
+    cr_expect_float_eq(tx[0][0], 1.0f, 0);
+    cr_expect_float_eq(tx[0][5], 1.5f, 0);
+    cr_expect_float_eq(tx[0][10], 2.0f, 0);
+    cr_expect_float_eq(tx[0][20], 3.0f, 0);
+    for (int i = 1; i < 3; i++) {
+        cr_assert_eq(frames[i], frames[0], "case %d", i);
+        cr_expect(memcmp(tx[i], tx[0], frames[0] * sizeof(float)) == 0, "case %d: samples differ from the sorted keys", i);
+    }
+}
+
 /* ---- skeletons ----------------------------------------------------------------------------------------- */
 
 /* Each bone's rest local equals its Cast lp/lr/s bit for bit (defaults where absent). */
