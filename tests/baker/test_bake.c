@@ -11,6 +11,7 @@
 #include <criterion/criterion.h>
 #include <dirent.h>
 #include <math.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -1427,6 +1428,72 @@ Test(bake_alloc, every_allocation_failure_is_reported_and_nothing_leaks)
     cr_expect_gt(fail_at, 10, "the sweep covered only %d allocations", fail_at);
     file_bytes_free(&scene);
     file_bytes_free(&rig);
+}
+
+/* counting_alloc behind a lock, for bakes on several threads. */
+typedef struct locked_alloc {
+    pthread_mutex_t lock;
+    counting_alloc  ca;
+} locked_alloc;
+
+static void *locked_realloc(void *user, void *ptr, size_t size)
+{
+    locked_alloc *la = user;
+    pthread_mutex_lock(&la->lock);
+    void *p = counting_realloc(&la->ca, ptr, size);
+    pthread_mutex_unlock(&la->lock);
+    return p;
+}
+
+static void locked_free(void *user, void *ptr)
+{
+    locked_alloc *la = user;
+    pthread_mutex_lock(&la->lock);
+    counting_free(&la->ca, ptr);
+    pthread_mutex_unlock(&la->lock);
+}
+
+/* Clips encoded on threads (bake_clips.c): an allocation failure anywhere, whichever thread
+ * meets it, fails the bake with ERR_OUT_OF_MEMORY (or, for the lossy encoder's caches, stores
+ * the clip lossless) and frees everything. Which allocation is the n-th depends on the
+ * threads' timing; n runs up to a bake that makes fewer allocations, in growing steps. */
+Test(bake_alloc, allocation_failures_while_clips_encode_on_threads_are_reported_and_nothing_leaks)
+{
+    static const char *const names[] = {"anim_rig_model.cast", "anim_abs_all.cast", "anim_override_ot.cast",
+                                        "anim_quat_edge.cast"};
+    enum { N = sizeof names / sizeof names[0] };
+    file_bytes f[N];
+    char paths[N][2048];
+    kiln_bake_input in[N];
+    for (int i = 0; i < N; i++) {
+        corpus_or_skip(names[i], &f[i], paths[i], sizeof paths[i]);
+        in[i] = (kiln_bake_input){paths[i], f[i].data, f[i].size, NULL};
+    }
+    int fail_at, failed = 0;
+    for (fail_at = 0; fail_at < 1000000; fail_at += 1 + fail_at / 64) {
+        locked_alloc la = {.ca = {fail_at, 0, 0}};
+        cr_assert_eq(pthread_mutex_init(&la.lock, NULL), 0);
+        kiln_allocator a = {locked_realloc, locked_free, &la};
+        kiln_bake_options o;
+        memset(&o, 0, sizeof o);
+        o.allocator = &a;
+        o.flags = KILN_BAKE_LOSSY_ANIMATION;
+        o.threads = 3;
+        kiln_bake_result res;
+        kiln_diag err;
+        kiln_result r = kiln_bake(in, N, &o, &res, &err);
+        if (r == KILN_OK) { /* a clip whose encoder's caches fail is stored lossless, with a warning */
+            kiln_bake_result_free(&res);
+        } else {
+            cr_expect_eq(r, KILN_ERR_OUT_OF_MEMORY, "allocation %d: %s", fail_at, err.message);
+            failed++;
+        }
+        cr_expect_eq(la.ca.live, 0, "allocation %d: %d blocks leaked", fail_at, la.ca.live);
+        pthread_mutex_destroy(&la.lock);
+        if (la.ca.calls <= fail_at) break; /* no allocation failed: the sweep is complete */
+    }
+    cr_expect_gt(failed, 100, "the sweep failed only %d bakes (up to allocation %d)", failed, fail_at);
+    for (int i = 0; i < N; i++) file_bytes_free(&f[i]);
 }
 
 /* ---- path helpers ---------------------------------------------------------------------------------- */
