@@ -18,9 +18,11 @@
  * the encoding as it stands are kept per frame, so a candidate width recomputes only its own
  * block's locals and the worlds below them. A candidate is decoded frame by frame as it is
  * measured and stops at the first frame over an allowance, trying first the last frames its
- * block's candidates failed at, then every 4th frame; the one that passes keeps its transforms for the
- * cache. Every number is the one a plain evaluation of every frame computes, so the
- * encoding does not depend on any of this.
+ * block's candidates failed at, then the frames by the margin the block's last passing
+ * candidate left, the tightest first (before any passed: every 4th frame); the one that passes
+ * keeps its transforms for the cache. A translation candidate recomposes translations only.
+ * Every number is the one a plain evaluation of every frame computes, so the encoding does
+ * not depend on any of this.
  *
  * Widths: 0 (constant: the midpoint of each lane's range), 3 to 24 bits with per-lane ranges,
  * or 32 (raw float). The target is 97 % of the bound, leaving room for the runtime's
@@ -110,6 +112,9 @@ typedef struct kiln__lossy {
     uint32_t *hot;         /* per block: the KILN__HOT frames its candidates last failed at, the
                             * latest first (UINT32_MAX: none), tried first */
     uint32_t *order;       /* frames, every 4th first: a failing candidate fails early */
+    uint32_t *block_order; /* per block (n frames each, UINT32_MAX first when unset): the frames
+                            * by the margin its last passing candidate left, the tightest first */
+    double *score;         /* per frame: the tightest margin of the measurement under way */
     /* A candidate's track is decoded frame by frame as it is measured (a failing one is
      * usually rejected after a few frames): lazy_done flags the decoded frames. */
     int lazy;
@@ -400,6 +405,23 @@ static double kiln__square_limit(double a)
     return t;
 }
 
+/* Sorts frames by score, highest first (ties: lower frame first); a shell sort, in place. */
+static void kiln__sort_frames(uint32_t *f, uint32_t n, const double *score)
+{
+    static const uint32_t gaps[] = {701, 301, 132, 57, 23, 10, 4, 1};
+    for (unsigned g = 0; g < sizeof gaps / sizeof gaps[0]; g++) {
+        uint32_t gap = gaps[g];
+        for (uint32_t i = gap; i < n; i++) {
+            uint32_t v = f[i], j = i;
+            while (j >= gap && (score[f[j - gap]] < score[v] || (score[f[j - gap]] == score[v] && f[j - gap] > v))) {
+                f[j] = f[j - gap];
+                j -= gap;
+            }
+            f[j] = v;
+        }
+    }
+}
+
 /* Measures the nodes flagged in L->measure, every frame, into L->node_err: the locals of the
  * joints of block `blk` (every block when UINT32_MAX) from L->dec, the other locals and the
  * worlds of unflagged nodes from the cache. With `allowed` (per node), stops as soon as a node
@@ -415,11 +437,16 @@ static double kiln__measure(kiln__lossy *L, uint32_t blk, const double *allowed,
     /* a translation candidate leaves every world matrix as it is: only translations move */
     int keep_m = keep_rot && L->lazy_c < 3;
     uint32_t *hot = early ? L->hot + (size_t)blk * KILN__HOT : NULL;
+    /* A failing candidate fails at the same frames whatever their order, and a passing one
+     * measures them all: the order only decides how soon a failure is seen. */
+    uint32_t *border = early ? L->block_order + (size_t)blk * L->n : NULL;
+    const uint32_t *order = border && border[0] != UINT32_MAX ? border : L->order;
     double *err2 = L->node_err, *limit2 = L->limit2; /* squared until the end */
     for (uint32_t i = 0; i < L->nodes; i++) {
         err2[i] = 0.0;
         if (allowed && L->measure[i]) limit2[i] = kiln__square_limit(allowed[i]);
     }
+    if (early) memset(L->score, 0, L->n * sizeof *L->score);
     for (uint32_t k = 0; k < L->n + (early ? KILN__HOT : 0u); k++) {
         uint32_t r;
         if (!early) {
@@ -428,7 +455,7 @@ static double kiln__measure(kiln__lossy *L, uint32_t blk, const double *allowed,
             r = hot[k];
             if (r == UINT32_MAX) continue;
         } else {
-            r = L->order[k - KILN__HOT];
+            r = order[k - KILN__HOT];
             unsigned h = 0;
             while (h < KILN__HOT && hot[h] != r) h++;
             if (h < KILN__HOT) continue; /* tried already */
@@ -462,6 +489,7 @@ static double kiln__measure(kiln__lossy *L, uint32_t blk, const double *allowed,
             else kiln__compose(L, i, lc, pw, pl, &cw[i]);
             double e2 = kiln__point_error2(L, &rw[i], &cw[i]);
             if (e2 > err2[i]) err2[i] = e2;
+            if (early && e2 > L->score[r] * limit2[i]) L->score[r] = limit2[i] > 0.0 ? e2 / limit2[i] : 1.0;
             if (allowed && e2 > limit2[i]) {
                 if (early) { /* to the front of the list */
                     unsigned h = 0;
@@ -476,6 +504,10 @@ static double kiln__measure(kiln__lossy *L, uint32_t blk, const double *allowed,
     for (uint32_t i = 0; i < L->nodes; i++) {
         err2[i] = sqrt(err2[i]);
         if (err2[i] > worst) worst = err2[i];
+    }
+    if (early) { /* passed: the block's next candidates try the tightest frames first */
+        for (uint32_t f = 0; f < L->n; f++) border[f] = f;
+        kiln__sort_frames(border, L->n, L->score);
     }
     return worst;
 }
@@ -796,19 +828,22 @@ static kiln_result kiln__allocate(kiln__lossy *L, const kiln__skeleton *sk, doub
     L->best_world = kiln__realloc(L->a, NULL, frames_nodes * sizeof(kiln__wxf) + 1);
     L->best_local = kiln__realloc(L->a, NULL, frames_nodes * sizeof(kiln__loc) + 1);
     L->order = kiln__realloc(L->a, NULL, (size_t)L->n * sizeof *L->order + 1);
+    L->block_order = kiln__realloc(L->a, NULL, (size_t)L->blocks * L->n * sizeof *L->block_order + 1);
+    L->score = kiln__realloc(L->a, NULL, (size_t)L->n * sizeof *L->score + 1);
     L->lazy_done = kiln__realloc(L->a, NULL, (size_t)L->n + 1);
     L->hot = kiln__realloc(L->a, NULL, (size_t)L->blocks * KILN__HOT * sizeof *L->hot + 1);
     L->node_block = kiln__realloc(L->a, NULL, (size_t)L->nodes * sizeof *L->node_block + 1);
     if (!L->node_block) return KILN_ERR_OUT_OF_MEMORY;
     for (uint32_t i = 0; i < L->nodes; i++)
         L->node_block[i] = L->node[i].joint == UINT32_MAX ? UINT32_MAX : L->node[i].joint / KILN_SOA_WIDTH;
-    if (!L->order || !L->lazy_done || !L->hot) return KILN_ERR_OUT_OF_MEMORY;
+    if (!L->order || !L->lazy_done || !L->hot || !L->block_order || !L->score) return KILN_ERR_OUT_OF_MEMORY;
     if (!L->raw_world || !L->dec_world || !L->dec_local || !L->cand_world || !L->cand_local || !L->best_world ||
         !L->best_local) {
         L->cache_bytes = UINT64_MAX; /* no memory for them */
         return KILN_OK;
     }
     memset(L->hot, 0xff, (size_t)L->blocks * KILN__HOT * sizeof *L->hot);
+    for (uint32_t blk = 0; blk < L->blocks; blk++) L->block_order[(size_t)blk * L->n] = UINT32_MAX;
     for (uint32_t k = 0, s = 0; s < 4; s++)
         for (uint32_t f = s; f < L->n; f += 4) L->order[k++] = f;
     uint32_t cap = L->nodes > L->blocks ? L->nodes : L->blocks;
@@ -906,6 +941,8 @@ kiln_result kiln__encode_lossy(const kiln_allocator *a, const kiln_bake_options 
     kiln__free(a, L.order);
     kiln__free(a, L.node_block);
     kiln__free(a, L.hot);
+    kiln__free(a, L.block_order);
+    kiln__free(a, L.score);
     kiln__free(a, L.range);
     kiln__free(a, L.lazy_done);
     return r;
