@@ -446,7 +446,6 @@ static double kiln__measure(kiln__lossy *L, uint32_t blk, const double *allowed,
         err2[i] = 0.0;
         if (allowed && L->measure[i]) limit2[i] = kiln__square_limit(allowed[i]);
     }
-    if (early) memset(L->score, 0, L->n * sizeof *L->score);
     for (uint32_t k = 0; k < L->n + (early ? KILN__HOT : 0u); k++) {
         uint32_t r;
         if (!early) {
@@ -461,6 +460,7 @@ static double kiln__measure(kiln__lossy *L, uint32_t blk, const double *allowed,
             if (h < KILN__HOT) continue; /* tried already */
         }
         if (L->lazy && !L->lazy_done[r]) kiln__decode_frame(L, L->lazy_blk, L->lazy_c, r), L->lazy_done[r] = 1;
+        if (early) L->score[r] = 0.0; /* every frame is visited once: a pass sets them all */
         size_t at = (size_t)r * L->nodes;
         kiln__loc *dl = L->dec_local + at;
         kiln__wxf *dw = L->dec_world + at;
