@@ -80,6 +80,14 @@ typedef struct kiln__wxf {
     double t[3];
 } kiln__wxf;
 
+/* A measured node as a measurement visits it: whether its block's and its parent's locals are
+ * the candidate's, and whether its parent's world is. */
+typedef struct kiln__step {
+    uint32_t node;
+    int32_t  parent;
+    uint8_t  own, parent_own, parent_measured;
+} kiln__step;
+
 typedef struct kiln__lossy {
     const kiln__anim *an;
     const kiln_allocator *a;
@@ -95,6 +103,7 @@ typedef struct kiln__lossy {
     float *backup;         /* one track's lanes: KILN_SOA_WIDTH x n */
     uint8_t *need, *measure;
     uint32_t *list, listed; /* the nodes flagged in measure, in order */
+    kiln__step *steps;     /* per listed node, during a measurement */
     double *node_err;      /* per node: largest error of the last measurement */
     double *limit2;        /* per node: the largest squared error within its allowance */
     double target, distance;
@@ -446,6 +455,16 @@ static double kiln__measure(kiln__lossy *L, uint32_t blk, const double *allowed,
         err2[i] = 0.0;
         if (allowed && L->measure[i]) limit2[i] = kiln__square_limit(allowed[i]);
     }
+    for (uint32_t m = 0; m < L->listed; m++) {
+        kiln__step *st = &L->steps[m];
+        uint32_t i = L->list[m];
+        int32_t p = L->node[i].parent;
+        st->node = i;
+        st->parent = p;
+        st->own = (uint8_t)(blk == UINT32_MAX || L->node_block[i] == blk);
+        st->parent_own = (uint8_t)(p >= 0 && (blk == UINT32_MAX || L->node_block[p] == blk));
+        st->parent_measured = (uint8_t)(p >= 0 && L->measure[p]);
+    }
     for (uint32_t k = 0; k < L->n + (early ? KILN__HOT : 0u); k++) {
         uint32_t r;
         if (!early) {
@@ -468,22 +487,20 @@ static double kiln__measure(kiln__lossy *L, uint32_t blk, const double *allowed,
         kiln__loc *cl = commit ? dl : L->cand_local + at;
         kiln__wxf *cw = commit ? dw : L->cand_world + at;
         for (uint32_t m = 0; m < L->listed; m++) {
-            uint32_t i = L->list[m];
-            const kiln__node *N = &L->node[i];
-            int own = blk == UINT32_MAX || L->node_block[i] == blk;
+            const kiln__step *st = &L->steps[m];
+            uint32_t i = st->node;
             const kiln__loc *lc = &dl[i];
-            if (own) {
+            if (st->own) {
                 if (keep_rot) kiln__local_xf_one(L, i, r, L->lazy_c, &dl[i], &cl[i]);
                 else kiln__local_xf(L, i, r, 1, &cl[i]);
                 lc = &cl[i];
             }
             const kiln__wxf *pw = NULL;
             const kiln__loc *pl = NULL;
-            if (N->parent >= 0) {
-                uint32_t p = (uint32_t)N->parent;
-                int pown = blk == UINT32_MAX || L->node_block[p] == blk;
-                pw = L->measure[p] ? &cw[p] : &dw[p];
-                pl = pown ? &cl[p] : &dl[p];
+            if (st->parent >= 0) {
+                uint32_t p = (uint32_t)st->parent;
+                pw = st->parent_measured ? &cw[p] : &dw[p];
+                pl = st->parent_own ? &cl[p] : &dl[p];
             }
             if (keep_m) kiln__compose_t(lc, pw, &dw[i], &cw[i]);
             else kiln__compose(L, i, lc, pw, pl, &cw[i]);
@@ -830,13 +847,15 @@ static kiln_result kiln__allocate(kiln__lossy *L, const kiln__skeleton *sk, doub
     L->order = kiln__realloc(L->a, NULL, (size_t)L->n * sizeof *L->order + 1);
     L->block_order = kiln__realloc(L->a, NULL, (size_t)L->blocks * L->n * sizeof *L->block_order + 1);
     L->score = kiln__realloc(L->a, NULL, (size_t)L->n * sizeof *L->score + 1);
+    L->steps = kiln__realloc(L->a, NULL, (size_t)L->nodes * sizeof *L->steps + 1);
     L->lazy_done = kiln__realloc(L->a, NULL, (size_t)L->n + 1);
     L->hot = kiln__realloc(L->a, NULL, (size_t)L->blocks * KILN__HOT * sizeof *L->hot + 1);
     L->node_block = kiln__realloc(L->a, NULL, (size_t)L->nodes * sizeof *L->node_block + 1);
     if (!L->node_block) return KILN_ERR_OUT_OF_MEMORY;
     for (uint32_t i = 0; i < L->nodes; i++)
         L->node_block[i] = L->node[i].joint == UINT32_MAX ? UINT32_MAX : L->node[i].joint / KILN_SOA_WIDTH;
-    if (!L->order || !L->lazy_done || !L->hot || !L->block_order || !L->score) return KILN_ERR_OUT_OF_MEMORY;
+    if (!L->order || !L->lazy_done || !L->hot || !L->block_order || !L->score || !L->steps)
+        return KILN_ERR_OUT_OF_MEMORY;
     if (!L->raw_world || !L->dec_world || !L->dec_local || !L->cand_world || !L->cand_local || !L->best_world ||
         !L->best_local) {
         L->cache_bytes = UINT64_MAX; /* no memory for them */
@@ -943,6 +962,7 @@ kiln_result kiln__encode_lossy(const kiln_allocator *a, const kiln_bake_options 
     kiln__free(a, L.hot);
     kiln__free(a, L.block_order);
     kiln__free(a, L.score);
+    kiln__free(a, L.steps);
     kiln__free(a, L.range);
     kiln__free(a, L.lazy_done);
     return r;
