@@ -124,8 +124,11 @@ static kiln_result kiln__read_keys(kiln__anim_build *b, const kiln_source_curve 
         kiln__bake_report(&b->ctx->sink, KILN_ERR_CAST_BAD_VALUE, KILN_SEVERITY_WARNING, loc, "kv",
                           KILN_NO_OFFSET, "%u key(s) with NaN or infinite values dropped", n - kept);
 
-    /* Sorted by frame, file order among equal frames; the last of equal frames wins (D.2). */
-    qsort(order, kept, sizeof *order, kiln__cmp_key_order);
+    /* Sorted by frame, file order among equal frames; the last of equal frames wins (D.2).
+     * The order is total, so keys already in it (the usual case) need no sort. */
+    uint32_t sorted = 1;
+    while (sorted < kept && kiln__cmp_key_order(&order[sorted - 1], &order[sorted]) < 0) sorted++;
+    if (sorted < kept) qsort(order, kept, sizeof *order, kiln__cmp_key_order);
     uint32_t out = 0, duplicates = 0;
     for (uint32_t i = 0; i < kept; i++) {
         if (i + 1 < kept && order[i + 1].frame == order[i].frame) {

@@ -21,8 +21,13 @@ typedef struct kiln__anim_plan {
 
 /* 0 for translations and qx..qz, 1 for qw and scales. */
 float kiln__anim_identity(unsigned c);
-/* frame_count values of component c of joint `joint`, or NULL (identity). */
-const float *kiln__anim_track(const kiln__anim *an, uint32_t joint, unsigned c);
+/* frame_count values of component c of joint `joint`, or NULL (identity). Inline: the lossy
+ * encoder reads a track per lane and frame it measures. */
+static inline const float *kiln__anim_track(const kiln__anim *an, uint32_t joint, unsigned c)
+{
+    if (joint >= an->joint_count || !an->joints[joint].values) return NULL;
+    return an->joints[joint].values + (size_t)c * an->frame_count;
+}
 
 /* Builds an->data (constants, track table, rows, then the slack of a lossy clip), row_stride
  * and animated_count from one plan per (block, component), block-major. ERR_LIMIT when the

@@ -83,12 +83,6 @@ static const float kiln__identity_c[KILN_ANIM_COMPONENTS] = {0, 0, 0, 0, 0, 0, 1
 
 float kiln__anim_identity(unsigned c) { return kiln__identity_c[c]; }
 
-const float *kiln__anim_track(const kiln__anim *an, uint32_t joint, unsigned c)
-{
-    if (joint >= an->joint_count || !an->joints[joint].values) return NULL;
-    return an->joints[joint].values + (size_t)c * an->frame_count;
-}
-
 /* The 8 lanes of component c of block blk are the same at every frame (bit for bit). */
 static int kiln__pair_constant(const kiln__anim *an, uint32_t blk, unsigned c)
 {

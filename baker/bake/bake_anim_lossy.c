@@ -18,9 +18,11 @@
  * the encoding as it stands are kept per frame, so a candidate width recomputes only its own
  * block's locals and the worlds below them. A candidate is decoded frame by frame as it is
  * measured and stops at the first frame over an allowance, trying first the last frames its
- * block's candidates failed at, then every 4th frame; the one that passes keeps its transforms for the
- * cache. Every number is the one a plain evaluation of every frame computes, so the
- * encoding does not depend on any of this.
+ * block's candidates failed at, then the frames by the margin the block's last passing
+ * candidate left, the tightest first (before any passed: every 4th frame); the one that passes
+ * keeps its transforms for the cache. A translation candidate recomposes translations only.
+ * Every number is the one a plain evaluation of every frame computes, so the encoding does
+ * not depend on any of this.
  *
  * Widths: 0 (constant: the midpoint of each lane's range), 3 to 24 bits with per-lane ranges,
  * or 32 (raw float). The target is 97 % of the bound, leaving room for the runtime's
@@ -34,6 +36,15 @@
 #include "bake_report.h"
 #include "ds.h"
 #include "math_f64.h"
+
+/* The error evaluation's SSE2 paths (x86-64 always has SSE2): the same IEEE operations in the
+ * same order as the portable code, two doubles at a time. */
+#if defined(__SSE2__) && !defined(KILN_FORCE_SCALAR)
+#include <emmintrin.h>
+#define KILN__SSE2 1
+#else
+#define KILN__SSE2 0
+#endif
 
 #define KILN__STEPS 24
 static const uint32_t kiln__widths[KILN__STEPS] = {0, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21, 22, 23, 24, 32};
@@ -69,6 +80,14 @@ typedef struct kiln__wxf {
     double t[3];
 } kiln__wxf;
 
+/* A measured node as a measurement visits it: whether its block's and its parent's locals are
+ * the candidate's, and whether its parent's world is. */
+typedef struct kiln__step {
+    uint32_t node;
+    int32_t  parent;
+    uint8_t  own, parent_own, parent_measured;
+} kiln__step;
+
 typedef struct kiln__lossy {
     const kiln__anim *an;
     const kiln_allocator *a;
@@ -84,6 +103,7 @@ typedef struct kiln__lossy {
     float *backup;         /* one track's lanes: KILN_SOA_WIDTH x n */
     uint8_t *need, *measure;
     uint32_t *list, listed; /* the nodes flagged in measure, in order */
+    kiln__step *steps;     /* per listed node, during a measurement */
     double *node_err;      /* per node: largest error of the last measurement */
     double *limit2;        /* per node: the largest squared error within its allowance */
     double target, distance;
@@ -101,6 +121,9 @@ typedef struct kiln__lossy {
     uint32_t *hot;         /* per block: the KILN__HOT frames its candidates last failed at, the
                             * latest first (UINT32_MAX: none), tried first */
     uint32_t *order;       /* frames, every 4th first: a failing candidate fails early */
+    uint32_t *block_order; /* per block (n frames each, UINT32_MAX first when unset): the frames
+                            * by the margin its last passing candidate left, the tightest first */
+    double *score;         /* per frame: the tightest margin of the measurement under way */
     /* A candidate's track is decoded frame by frame as it is measured (a failing one is
      * usually rejected after a few frames): lazy_done flags the decoded frames. */
     int lazy;
@@ -111,11 +134,11 @@ typedef struct kiln__lossy {
 
 /* ---- quantisation ------------------------------------------------------------------------ */
 
-uint32_t kiln__anim_quantize(float x, float min, float extent, uint32_t width)
+/* kiln__anim_quantize with the lane's step (kiln__clip_step(extent, width)) given. */
+static uint32_t kiln__quantize_step(float x, float min, float extent, uint32_t width, float step)
 {
     uint32_t top = (1u << width) - 1u;
     if (!(extent > 0.0f)) return 0;
-    float step = kiln__clip_step(extent, width);
     double f = ((double)x - min) / extent * top;
     uint32_t q = f <= 0.0 ? 0u : f >= top ? top : (uint32_t)(f + 0.5);
     uint32_t best = q;
@@ -129,10 +152,9 @@ uint32_t kiln__anim_quantize(float x, float min, float extent, uint32_t width)
     return best;
 }
 
-/* The value the runtime reads back for x quantised to `width` bits within [min, min + extent]. */
-static float kiln__decoded(float x, float min, float extent, uint32_t width)
+uint32_t kiln__anim_quantize(float x, float min, float extent, uint32_t width)
 {
-    return kiln__clip_dequant(kiln__anim_quantize(x, min, extent, width), min, kiln__clip_step(extent, width));
+    return kiln__quantize_step(x, min, extent, width, kiln__clip_step(extent, width));
 }
 
 /* ---- plans and decoded values ----------------------------------------------------------------- */
@@ -157,19 +179,25 @@ static void kiln__apply_plan(kiln__lossy *L, uint32_t blk, unsigned c, unsigned 
     }
 }
 
-/* Decodes frame r of (blk, c) by its plan into L->dec. */
+/* Decodes frame r of (blk, c) by its plan into L->dec: the value the runtime reads back. */
 static void kiln__decode_frame(kiln__lossy *L, uint32_t blk, unsigned c, uint32_t r)
 {
     const kiln__anim_plan *pl = &L->plan[blk * KILN_ANIM_COMPONENTS + c];
+    uint32_t w = pl->width;
     for (unsigned l = 0; l < KILN_SOA_WIDTH; l++) {
         uint32_t j = blk * KILN_SOA_WIDTH + l;
         if (j >= L->nj) break;
         const float *v = kiln__anim_track(L->an, j, c);
         float lo = pl->range_min[l], x = v ? v[r] : lo;
         float *d = kiln__dec(L, j, c);
-        if (pl->width == 0) d[r] = pl->constant[l];
-        else if (pl->width == KILN__CLIP_RAW) d[r] = x;
-        else d[r] = kiln__decoded(x, lo, pl->range_extent[l], pl->width);
+        if (w == 0) {
+            d[r] = pl->constant[l];
+        } else if (w == KILN__CLIP_RAW) {
+            d[r] = x;
+        } else {
+            float step = kiln__clip_step(pl->range_extent[l], w);
+            d[r] = kiln__clip_dequant(kiln__quantize_step(x, lo, pl->range_extent[l], w, step), lo, step);
+        }
     }
 }
 
@@ -190,6 +218,20 @@ static int kiln__qw_rebuilt(const kiln__lossy *L, uint32_t blk)
 }
 
 /* ---- evaluation -------------------------------------------------------------------------------- */
+
+/* A translation or scale component by its mode over the rest value v0 (key k; ab: the
+ * joint's additive weights, read for ADDITIVE only). */
+static double kiln__translation(uint32_t mode, double v0, double k, const float *ab)
+{
+    return mode == KILN_MODE_ABSOLUTE ? k : mode == KILN_MODE_RELATIVE ? v0 + k
+         : mode == KILN_MODE_ADDITIVE ? v0 + ab[0] * k : v0;
+}
+
+static double kiln__scale(uint32_t mode, double v0, double k, const float *ab)
+{
+    return mode == KILN_MODE_ABSOLUTE ? k : mode == KILN_MODE_RELATIVE ? v0 * k
+         : mode == KILN_MODE_ADDITIVE ? v0 * (1.0 + ab[2] * (k - 1.0)) : v0;
+}
 
 /* The local transform of `nd` at frame r from raw (dec == 0) or decoded values, composed with
  * the rest pose by the joint's modes (the runtime's table, with the rest pose underneath). */
@@ -213,12 +255,8 @@ static void kiln__local(const kiln__lossy *L, uint32_t nd, uint32_t r, int dec, 
         k[6] = kiln__clip_rebuild_qw((float)k[3], (float)k[4], (float)k[5]);
     const float *ab = j == UINT32_MAX ? NULL : L->an->joints[j].ab;
     for (unsigned c = 0; c < 3; c++) {
-        uint32_t mt = modes >> (2 * c) & 3u, ms = modes >> (2 * (7 + c)) & 3u;
-        double t0 = rest[c], s0 = rest[7 + c];
-        t[c] = mt == KILN_MODE_ABSOLUTE ? k[c] : mt == KILN_MODE_RELATIVE ? t0 + k[c]
-             : mt == KILN_MODE_ADDITIVE ? t0 + ab[0] * k[c] : t0;
-        s[c] = ms == KILN_MODE_ABSOLUTE ? k[7 + c] : ms == KILN_MODE_RELATIVE ? s0 * k[7 + c]
-             : ms == KILN_MODE_ADDITIVE ? s0 * (1.0 + ab[2] * (k[7 + c] - 1.0)) : s0;
+        t[c] = kiln__translation(modes >> (2 * c) & 3u, rest[c], k[c], ab);
+        s[c] = kiln__scale(modes >> (2 * (7 + c)) & 3u, rest[7 + c], k[7 + c], ab);
     }
     if (!rot) return;
     uint32_t mr = modes >> 6 & 3u;
@@ -250,19 +288,31 @@ static void kiln__local_xf(const kiln__lossy *L, uint32_t nd, uint32_t r, int de
         for (int row = 0; row < 3; row++) out->rs[col * 3 + row] = out->r[col * 3 + row] * out->s[col];
 }
 
-/* The same, keeping the rotation of `same` (the node's local at this frame with a different
- * translation or scale track): the same doubles as kiln__local_xf. */
-static void kiln__local_xf_rot(const kiln__lossy *L, uint32_t nd, uint32_t r, const kiln__loc *same, kiln__loc *out)
+/* The same when only translation or scale component c (not a rotation one) differs from
+ * `same`, the node's local at this frame as the cache holds it: `same` with that component
+ * recomputed from the decoded value, the same doubles as kiln__local_xf. */
+static void kiln__local_xf_one(const kiln__lossy *L, uint32_t nd, uint32_t r, unsigned c, const kiln__loc *same,
+                               kiln__loc *out)
 {
-    double q[4];
-    kiln__local(L, nd, r, 1, out->t, q, out->s, 0);
-    memcpy(out->r, same->r, sizeof out->r);
-    for (int col = 0; col < 3; col++)
-        for (int row = 0; row < 3; row++) out->rs[col * 3 + row] = out->r[col * 3 + row] * out->s[col];
+    const kiln__node *N = &L->node[nd];
+    uint32_t j = N->joint, modes = L->modes[j];
+    const float *ab = L->an->joints[j].ab;
+    double k = L->dec[((size_t)j * KILN_ANIM_COMPONENTS + c) * L->n + r];
+    *out = *same;
+    if (c < 3) {
+        out->t[c] = kiln__translation(modes >> (2 * c) & 3u, N->rest[c], k, ab);
+        return;
+    }
+    unsigned col = c - 7;
+    out->s[col] = kiln__scale(modes >> (2 * c) & 3u, N->rest[c], k, ab);
+    for (int row = 0; row < 3; row++) out->rs[col * 3 + row] = out->r[col * 3 + row] * out->s[col];
 }
 
 /* World transform of nd from its local and its parent's world and local (C.1, segment scale
- * compensate); parent NULL for roots. */
+ * compensate); parent NULL for roots. Element (row, col) of the product is
+ * (p[row]·l0 + p[3+row]·l1) + p[6+row]·l2, each product rounded; the SSE2 path computes rows
+ * 0 and 1 of a column in one register with the same operations in the same order, so both
+ * paths give the same doubles. */
 static void kiln__compose(const kiln__lossy *L, uint32_t nd, const kiln__loc *lc, const kiln__wxf *pw,
                           const kiln__loc *pl, kiln__wxf *w)
 {
@@ -279,20 +329,70 @@ static void kiln__compose(const kiln__lossy *L, uint32_t nd, const kiln__loc *lc
                 buf[col * 3 + row] = lc->rs[col * 3 + row] / (pl->s[row] != 0.0 ? pl->s[row] : 1.0);
         lm = buf;
     }
+    const double *p = pw->m;
+#if KILN__SSE2
+    __m128d p0 = _mm_loadu_pd(p), p1 = _mm_loadu_pd(p + 3), p2 = _mm_loadu_pd(p + 6);
+    for (int col = 0; col < 3; col++) {
+        const double *l = lm + col * 3;
+        __m128d acc = _mm_add_pd(_mm_mul_pd(p0, _mm_set1_pd(l[0])), _mm_mul_pd(p1, _mm_set1_pd(l[1])));
+        _mm_storeu_pd(w->m + col * 3, _mm_add_pd(acc, _mm_mul_pd(p2, _mm_set1_pd(l[2]))));
+        w->m[col * 3 + 2] = p[2] * l[0] + p[5] * l[1] + p[8] * l[2];
+    }
+    __m128d t = _mm_add_pd(_mm_mul_pd(p0, _mm_set1_pd(lc->t[0])), _mm_mul_pd(p1, _mm_set1_pd(lc->t[1])));
+    t = _mm_add_pd(_mm_add_pd(t, _mm_mul_pd(p2, _mm_set1_pd(lc->t[2]))), _mm_loadu_pd(pw->t));
+    _mm_storeu_pd(w->t, t);
+    w->t[2] = p[2] * lc->t[0] + p[5] * lc->t[1] + p[8] * lc->t[2] + pw->t[2];
+#else
     for (int col = 0; col < 3; col++)
         for (int row = 0; row < 3; row++)
-            w->m[col * 3 + row] = pw->m[row] * lm[col * 3] + pw->m[3 + row] * lm[col * 3 + 1] + pw->m[6 + row] * lm[col * 3 + 2];
+            w->m[col * 3 + row] = p[row] * lm[col * 3] + p[3 + row] * lm[col * 3 + 1] + p[6 + row] * lm[col * 3 + 2];
     for (int row = 0; row < 3; row++)
-        w->t[row] = pw->m[row] * lc->t[0] + pw->m[3 + row] * lc->t[1] + pw->m[6 + row] * lc->t[2] + pw->t[row];
+        w->t[row] = p[row] * lc->t[0] + p[3 + row] * lc->t[1] + p[6 + row] * lc->t[2] + pw->t[row];
+#endif
+}
+
+/* kiln__compose when only the local translation differs from the one the cached world `same`
+ * was composed with (the parent's world matrix and the local rotation and scale are the
+ * cached ones): the matrix is the cached one, the translation is recomputed. */
+static void kiln__compose_t(const kiln__loc *lc, const kiln__wxf *pw, const kiln__wxf *same, kiln__wxf *w)
+{
+    memcpy(w->m, same->m, sizeof w->m);
+    if (!pw) {
+        memcpy(w->t, lc->t, sizeof w->t);
+        return;
+    }
+    const double *p = pw->m;
+    for (int row = 0; row < 3; row++)
+        w->t[row] = p[row] * lc->t[0] + p[3 + row] * lc->t[1] + p[6 + row] * lc->t[2] + pw->t[row];
 }
 
 /* Largest squared distance between the raw and decoded positions of the origin and the three
  * virtual vertices of nd (its square root is the error: sqrt is monotonic, so the largest root
- * is the root of the largest square). */
+ * is the root of the largest square). A vertex's square is (d0² + d1²) + d2², with
+ * d = dt + distance · (column difference); the SSE2 path forms the nine d² two at a time with
+ * the same operations, then sums them in that order. */
 static double kiln__point_error2(const kiln__lossy *L, const kiln__wxf *a, const kiln__wxf *b)
 {
     double dt[3] = {b->t[0] - a->t[0], b->t[1] - a->t[1], b->t[2] - a->t[2]};
     double worst = dt[0] * dt[0] + dt[1] * dt[1] + dt[2] * dt[2];
+#if KILN__SSE2
+    double sq[10]; /* (dt + distance · (b - a))² for the nine elements, column-major */
+    __m128d dist = _mm_set1_pd(L->distance), d01 = _mm_loadu_pd(dt), d20 = _mm_set_pd(dt[0], dt[2]);
+    __m128d d12 = _mm_loadu_pd(dt + 1);
+    const __m128d pat[4] = {d01, d20, d12, d01};
+    for (int k = 0; k < 4; k++) {
+        __m128d d = _mm_sub_pd(_mm_loadu_pd(b->m + 2 * k), _mm_loadu_pd(a->m + 2 * k));
+        d = _mm_add_pd(pat[k], _mm_mul_pd(dist, d));
+        _mm_storeu_pd(sq + 2 * k, _mm_mul_pd(d, d));
+    }
+    double d8 = dt[2] + L->distance * (b->m[8] - a->m[8]);
+    sq[8] = d8 * d8;
+    for (int col = 0; col < 3; col++) {
+        double e2 = sq[col * 3] + sq[col * 3 + 1];
+        e2 += sq[col * 3 + 2];
+        if (e2 > worst) worst = e2;
+    }
+#else
     for (int col = 0; col < 3; col++) {
         double e2 = 0;
         for (int row = 0; row < 3; row++) {
@@ -301,6 +401,7 @@ static double kiln__point_error2(const kiln__lossy *L, const kiln__wxf *a, const
         }
         if (e2 > worst) worst = e2;
     }
+#endif
     return worst;
 }
 
@@ -311,6 +412,23 @@ static double kiln__square_limit(double a)
     while (t > 0.0 && sqrt(t) > a) t = nextafter(t, 0.0);
     while (sqrt(nextafter(t, INFINITY)) <= a) t = nextafter(t, INFINITY);
     return t;
+}
+
+/* Sorts frames by score, highest first (ties: lower frame first); a shell sort, in place. */
+static void kiln__sort_frames(uint32_t *f, uint32_t n, const double *score)
+{
+    static const uint32_t gaps[] = {701, 301, 132, 57, 23, 10, 4, 1};
+    for (unsigned g = 0; g < sizeof gaps / sizeof gaps[0]; g++) {
+        uint32_t gap = gaps[g];
+        for (uint32_t i = gap; i < n; i++) {
+            uint32_t v = f[i], j = i;
+            while (j >= gap && (score[f[j - gap]] < score[v] || (score[f[j - gap]] == score[v] && f[j - gap] > v))) {
+                f[j] = f[j - gap];
+                j -= gap;
+            }
+            f[j] = v;
+        }
+    }
 }
 
 /* Measures the nodes flagged in L->measure, every frame, into L->node_err: the locals of the
@@ -325,11 +443,27 @@ static double kiln__measure(kiln__lossy *L, uint32_t blk, const double *allowed,
     int early = allowed && blk != UINT32_MAX;
     /* a translation or scale candidate leaves the cached rotations of its block as they are */
     int keep_rot = !commit && L->lazy && blk == L->lazy_blk && (L->lazy_c < 3 || L->lazy_c > 6);
+    /* a translation candidate leaves every world matrix as it is: only translations move */
+    int keep_m = keep_rot && L->lazy_c < 3;
     uint32_t *hot = early ? L->hot + (size_t)blk * KILN__HOT : NULL;
+    /* A failing candidate fails at the same frames whatever their order, and a passing one
+     * measures them all: the order only decides how soon a failure is seen. */
+    uint32_t *border = early ? L->block_order + (size_t)blk * L->n : NULL;
+    const uint32_t *order = border && border[0] != UINT32_MAX ? border : L->order;
     double *err2 = L->node_err, *limit2 = L->limit2; /* squared until the end */
     for (uint32_t i = 0; i < L->nodes; i++) {
         err2[i] = 0.0;
         if (allowed && L->measure[i]) limit2[i] = kiln__square_limit(allowed[i]);
+    }
+    for (uint32_t m = 0; m < L->listed; m++) {
+        kiln__step *st = &L->steps[m];
+        uint32_t i = L->list[m];
+        int32_t p = L->node[i].parent;
+        st->node = i;
+        st->parent = p;
+        st->own = (uint8_t)(blk == UINT32_MAX || L->node_block[i] == blk);
+        st->parent_own = (uint8_t)(p >= 0 && (blk == UINT32_MAX || L->node_block[p] == blk));
+        st->parent_measured = (uint8_t)(p >= 0 && L->measure[p]);
     }
     for (uint32_t k = 0; k < L->n + (early ? KILN__HOT : 0u); k++) {
         uint32_t r;
@@ -339,12 +473,13 @@ static double kiln__measure(kiln__lossy *L, uint32_t blk, const double *allowed,
             r = hot[k];
             if (r == UINT32_MAX) continue;
         } else {
-            r = L->order[k - KILN__HOT];
+            r = order[k - KILN__HOT];
             unsigned h = 0;
             while (h < KILN__HOT && hot[h] != r) h++;
             if (h < KILN__HOT) continue; /* tried already */
         }
         if (L->lazy && !L->lazy_done[r]) kiln__decode_frame(L, L->lazy_blk, L->lazy_c, r), L->lazy_done[r] = 1;
+        if (early) L->score[r] = 0.0; /* every frame is visited once: a pass sets them all */
         size_t at = (size_t)r * L->nodes;
         kiln__loc *dl = L->dec_local + at;
         kiln__wxf *dw = L->dec_world + at;
@@ -352,26 +487,26 @@ static double kiln__measure(kiln__lossy *L, uint32_t blk, const double *allowed,
         kiln__loc *cl = commit ? dl : L->cand_local + at;
         kiln__wxf *cw = commit ? dw : L->cand_world + at;
         for (uint32_t m = 0; m < L->listed; m++) {
-            uint32_t i = L->list[m];
-            const kiln__node *N = &L->node[i];
-            int own = blk == UINT32_MAX || L->node_block[i] == blk;
+            const kiln__step *st = &L->steps[m];
+            uint32_t i = st->node;
             const kiln__loc *lc = &dl[i];
-            if (own) {
-                if (keep_rot) kiln__local_xf_rot(L, i, r, &dl[i], &cl[i]);
+            if (st->own) {
+                if (keep_rot) kiln__local_xf_one(L, i, r, L->lazy_c, &dl[i], &cl[i]);
                 else kiln__local_xf(L, i, r, 1, &cl[i]);
                 lc = &cl[i];
             }
             const kiln__wxf *pw = NULL;
             const kiln__loc *pl = NULL;
-            if (N->parent >= 0) {
-                uint32_t p = (uint32_t)N->parent;
-                int pown = blk == UINT32_MAX || L->node_block[p] == blk;
-                pw = L->measure[p] ? &cw[p] : &dw[p];
-                pl = pown ? &cl[p] : &dl[p];
+            if (st->parent >= 0) {
+                uint32_t p = (uint32_t)st->parent;
+                pw = st->parent_measured ? &cw[p] : &dw[p];
+                pl = st->parent_own ? &cl[p] : &dl[p];
             }
-            kiln__compose(L, i, lc, pw, pl, &cw[i]);
+            if (keep_m) kiln__compose_t(lc, pw, &dw[i], &cw[i]);
+            else kiln__compose(L, i, lc, pw, pl, &cw[i]);
             double e2 = kiln__point_error2(L, &rw[i], &cw[i]);
             if (e2 > err2[i]) err2[i] = e2;
+            if (early && e2 > L->score[r] * limit2[i]) L->score[r] = limit2[i] > 0.0 ? e2 / limit2[i] : 1.0;
             if (allowed && e2 > limit2[i]) {
                 if (early) { /* to the front of the list */
                     unsigned h = 0;
@@ -386,6 +521,10 @@ static double kiln__measure(kiln__lossy *L, uint32_t blk, const double *allowed,
     for (uint32_t i = 0; i < L->nodes; i++) {
         err2[i] = sqrt(err2[i]);
         if (err2[i] > worst) worst = err2[i];
+    }
+    if (early) { /* passed: the block's next candidates try the tightest frames first */
+        for (uint32_t f = 0; f < L->n; f++) border[f] = f;
+        kiln__sort_frames(border, L->n, L->score);
     }
     return worst;
 }
@@ -706,19 +845,24 @@ static kiln_result kiln__allocate(kiln__lossy *L, const kiln__skeleton *sk, doub
     L->best_world = kiln__realloc(L->a, NULL, frames_nodes * sizeof(kiln__wxf) + 1);
     L->best_local = kiln__realloc(L->a, NULL, frames_nodes * sizeof(kiln__loc) + 1);
     L->order = kiln__realloc(L->a, NULL, (size_t)L->n * sizeof *L->order + 1);
+    L->block_order = kiln__realloc(L->a, NULL, (size_t)L->blocks * L->n * sizeof *L->block_order + 1);
+    L->score = kiln__realloc(L->a, NULL, (size_t)L->n * sizeof *L->score + 1);
+    L->steps = kiln__realloc(L->a, NULL, (size_t)L->nodes * sizeof *L->steps + 1);
     L->lazy_done = kiln__realloc(L->a, NULL, (size_t)L->n + 1);
     L->hot = kiln__realloc(L->a, NULL, (size_t)L->blocks * KILN__HOT * sizeof *L->hot + 1);
     L->node_block = kiln__realloc(L->a, NULL, (size_t)L->nodes * sizeof *L->node_block + 1);
     if (!L->node_block) return KILN_ERR_OUT_OF_MEMORY;
     for (uint32_t i = 0; i < L->nodes; i++)
         L->node_block[i] = L->node[i].joint == UINT32_MAX ? UINT32_MAX : L->node[i].joint / KILN_SOA_WIDTH;
-    if (!L->order || !L->lazy_done || !L->hot) return KILN_ERR_OUT_OF_MEMORY;
+    if (!L->order || !L->lazy_done || !L->hot || !L->block_order || !L->score || !L->steps)
+        return KILN_ERR_OUT_OF_MEMORY;
     if (!L->raw_world || !L->dec_world || !L->dec_local || !L->cand_world || !L->cand_local || !L->best_world ||
         !L->best_local) {
         L->cache_bytes = UINT64_MAX; /* no memory for them */
         return KILN_OK;
     }
     memset(L->hot, 0xff, (size_t)L->blocks * KILN__HOT * sizeof *L->hot);
+    for (uint32_t blk = 0; blk < L->blocks; blk++) L->block_order[(size_t)blk * L->n] = UINT32_MAX;
     for (uint32_t k = 0, s = 0; s < 4; s++)
         for (uint32_t f = s; f < L->n; f += 4) L->order[k++] = f;
     uint32_t cap = L->nodes > L->blocks ? L->nodes : L->blocks;
@@ -816,6 +960,9 @@ kiln_result kiln__encode_lossy(const kiln_allocator *a, const kiln_bake_options 
     kiln__free(a, L.order);
     kiln__free(a, L.node_block);
     kiln__free(a, L.hot);
+    kiln__free(a, L.block_order);
+    kiln__free(a, L.score);
+    kiln__free(a, L.steps);
     kiln__free(a, L.range);
     kiln__free(a, L.lazy_done);
     return r;

@@ -42,6 +42,11 @@ void kiln__job_free(kiln__job *job);
  * clip of `scene` through its stage into job->unit. Fails only with ERR_OUT_OF_MEMORY. */
 kiln_result kiln__bake_source(kiln__job *job, const kiln__bake_ctx *ctx, const kiln_source_scene *scene);
 
+/* Stage 1b (bake_clips.c): every clip of every unit, bound to the skeleton it animates and
+ * encoded, in input order; on options->threads threads when there are several clips, with the
+ * same reports, statistics and outcome as one thread. Returns the first failure in that order. */
+kiln_result kiln__encode_clips(kiln__job *jobs, uint32_t count, const kiln_bake_options *o, kiln_diag *err);
+
 /* Stage 2: the units of jobs[0 .. count) into the builder, in input order: global indices,
  * strings, name entries, instances grouped by reference, metadata. ERR_OUT_OF_MEMORY is the
  * only failure; the builder is then still safe to free. */

@@ -26,7 +26,7 @@ enum {
 
 static const kiln__cli_opt kiln__bake_opts[] = {
     {"output", 'o', "FILE", OPT_OUTPUT, "the blob to write (required)"},
-    {"jobs", 'j', "N", OPT_JOBS, "bake N inputs in parallel, with progress on stderr"},
+    {"jobs", 'j', "N", OPT_JOBS, "bake N inputs, then N animation clips, in parallel, with progress on stderr"},
     {"verbose", 'v', NULL, OPT_VERBOSE, "print input/output statistics per section (and cache hits) on stderr"},
     {"report", 0, "FILE", OPT_REPORT, "write the statistics as JSON to FILE"},
     {"strict", 0, NULL, OPT_STRICT, "fail when any data would be dropped (any error diagnostic)"},

@@ -11,6 +11,7 @@
 #include <criterion/criterion.h>
 #include <dirent.h>
 #include <math.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -491,6 +492,52 @@ Test(bake_determinism, same_inputs_give_the_same_bytes_twice_and_with_two_thread
     for (int i = 0; i < N; i++) file_bytes_free(&f[i]);
 }
 
+/* Clips are encoded on the bake's threads when there are several (bake_clips.c): the same
+ * bytes and the same reports, in the same order, as on one thread. Lossy, so that the encoding
+ * is the costly part; clips of several inputs bound to the skeletons of others. */
+Test(bake_determinism, lossy_clips_on_threads_give_the_serial_bytes_and_reports)
+{
+    static const char *const names[] = {"anim_rig_model.cast",   "anim_abs_all.cast",      "anim_add_noab.cast",
+                                        "anim_override_ot.cast", "anim_quat_edge.cast",    "anim_parent_scale_ssc.cast",
+                                        "bench/anchor_n20_model.cast", "bench/anchor_n20_anim.cast"};
+    enum { N = sizeof names / sizeof names[0] };
+    file_bytes f[N];
+    char paths[N][2048];
+    kiln_bake_input in[N];
+    for (int i = 0; i < N; i++) {
+        corpus_or_skip(names[i], &f[i], paths[i], sizeof paths[i]);
+        in[i].path = paths[i];
+        in[i].data = f[i].data;
+        in[i].size = f[i].size;
+        in[i].format = NULL;
+    }
+    baked a, c;
+    kiln_bake_options o;
+    memset(&o, 0, sizeof o);
+    o.flags = KILN_BAKE_LOSSY_ANIMATION;
+    cr_assert_eq(bake_with(in, N, &o, &a), KILN_OK, "%s", a.err.message);
+    memset(&o, 0, sizeof o);
+    o.flags = KILN_BAKE_LOSSY_ANIMATION;
+    o.threads = 3;
+    cr_assert_eq(bake_with(in, N, &o, &c), KILN_OK, "%s", c.err.message);
+    uint32_t clips = 0, lossy = 0;
+    const kiln_blob_animation *an = kiln_blob_animations(a.blob, &clips);
+    for (uint32_t i = 0; i < clips; i++) lossy += (an[i].flags & KILN_ANIM_LOSSY) != 0;
+    cr_assert_geq(clips, 6, "%u clips", clips);
+    cr_expect_eq(lossy, clips, "%u of %u clips lossy", lossy, clips);
+    cr_assert_eq(a.res.size, c.res.size);
+    cr_expect(memcmp(a.res.blob, c.res.blob, a.res.size) == 0, "serial and 3-thread bakes differ");
+    cr_expect_eq(a.res.stats.warnings, c.res.stats.warnings);
+    cr_expect_eq(a.log.count, c.log.count, "diagnostics differ: %d vs %d", a.log.count, c.log.count);
+    for (int i = 0; i < a.log.count && i < c.log.count && i < 32; i++) {
+        cr_expect_str_eq(a.log.items[i].message, c.log.items[i].message);
+        cr_expect_str_eq(a.log.items[i].path, c.log.items[i].path);
+    }
+    baked_free(&a);
+    baked_free(&c);
+    for (int i = 0; i < N; i++) file_bytes_free(&f[i]);
+}
+
 static void count_progress(void *user, uint32_t done, uint32_t total, const char *path)
 {
     uint32_t *seen = user;
@@ -523,6 +570,75 @@ Test(bake_determinism, threaded_progress_comes_in_input_order_from_the_calling_t
     cr_expect(strncmp(b.log.items[b.log.count - 1].path, "c.cast", 6) == 0);
     baked_free(&b);
     file_bytes_free(&f);
+}
+
+/* ---- key order ------------------------------------------------------------------------------------ */
+
+/* Root > Animation (30 fps) > one tx curve on "hips" with the given keys, in file order. */
+static file_bytes keyed_anim_cast(const uint32_t *kb, const float *kv, uint32_t n)
+{
+    kiln_cast_writer *w = kiln_cast_writer_create(NULL);
+    uint32_t root = kiln_cast_writer_node(w, KILN_CAST_NONE, KILN_CAST_ID_ROOT, 1);
+    uint32_t anim = kiln_cast_writer_node(w, root, KILN_CAST_ID_ANIMATION, 2);
+    static const float fr = 30.0f;
+    kiln_cast_writer_floats(w, anim, "fr", KILN_CAST_TYPE_FLOAT, &fr, 1);
+    uint32_t c = kiln_cast_writer_node(w, anim, KILN_CAST_ID_CURVE, 3);
+    kiln_cast_writer_string(w, c, "nn", "hips");
+    kiln_cast_writer_string(w, c, "kp", "tx");
+    kiln_cast_writer_ints(w, c, "kb", kb, n);
+    kiln_cast_writer_floats(w, c, "kv", KILN_CAST_TYPE_FLOAT, kv, n);
+    return writer_bytes(w);
+}
+
+/* tx of lane 0 at each of the clip's frames (a lossless clip: raw floats). */
+static void clip_tx(const kiln_blob *blob, float *out, uint32_t cap, uint32_t *frames)
+{
+    uint32_t n = 0;
+    const kiln_blob_animation *a = kiln_blob_animations(blob, &n);
+    cr_assert_eq(n, 1);
+    const unsigned char *base = (const unsigned char *)kiln_blob_header_of(blob);
+    const kiln_blob_anim_track *t =
+        (const kiln_blob_anim_track *)(const void *)(base + a->data_offset + a->block_count * sizeof(kiln_soa_xform));
+    size_t rows = (a->data_offset + a->block_count * sizeof(kiln_soa_xform) + a->animated_count * sizeof *t + 15) / 16 * 16;
+    cr_assert_eq(a->animated_count, 1);
+    cr_assert_eq(t[0].component, 0);
+    cr_assert_eq(t[0].width, 32);
+    cr_assert_leq(a->frame_count, cap);
+    for (uint32_t r = 0; r < a->frame_count; r++)
+        memcpy(&out[r], base + rows + (size_t)r * a->row_stride + t[0].row_offset, sizeof(float));
+    *frames = a->frame_count;
+}
+
+/* Keys are sorted by frame before resampling, the last of equal frames in file order winning
+ * (D.2): keys out of order, or in order with a repeated frame, give the samples of the plain
+ * sorted keys. Linear between keys: frame 5 is halfway between the keys at 0 and 10. */
+Test(bake_anim, keys_bake_in_frame_order_and_the_last_of_equal_frames_wins)
+{
+    static const uint32_t kb_sorted[3] = {0, 10, 20}, kb_shuffled[4] = {20, 10, 0, 10}, kb_dup[4] = {0, 10, 10, 20};
+    static const float kv_sorted[3] = {1, 2, 3}, kv_shuffled[4] = {3, 9, 1, 2}, kv_dup[4] = {1, 9, 2, 3};
+    const uint32_t *kb[3] = {kb_sorted, kb_shuffled, kb_dup};
+    const float *kv[3] = {kv_sorted, kv_shuffled, kv_dup};
+    const uint32_t n[3] = {3, 4, 4};
+    float tx[3][32];
+    uint32_t frames[3];
+    for (int i = 0; i < 3; i++) {
+        file_bytes f = keyed_anim_cast(kb[i], kv[i], n[i]);
+        kiln_bake_input in = {"keys.cast", f.data, f.size, NULL};
+        baked b;
+        cr_assert_eq(bake_with(&in, 1, NULL, &b), KILN_OK, "case %d: %s", i, b.err.message);
+        clip_tx(b.blob, tx[i], 32, &frames[i]);
+        baked_free(&b);
+        file_bytes_free(&f);
+    }
+    cr_assert_eq(frames[0], 21);
+    cr_expect_float_eq(tx[0][0], 1.0f, 0);
+    cr_expect_float_eq(tx[0][5], 1.5f, 0);
+    cr_expect_float_eq(tx[0][10], 2.0f, 0);
+    cr_expect_float_eq(tx[0][20], 3.0f, 0);
+    for (int i = 1; i < 3; i++) {
+        cr_assert_eq(frames[i], frames[0], "case %d", i);
+        cr_expect(memcmp(tx[i], tx[0], frames[0] * sizeof(float)) == 0, "case %d: samples differ from the sorted keys", i);
+    }
 }
 
 /* ---- skeletons ----------------------------------------------------------------------------------------- */
@@ -1312,6 +1428,72 @@ Test(bake_alloc, every_allocation_failure_is_reported_and_nothing_leaks)
     cr_expect_gt(fail_at, 10, "the sweep covered only %d allocations", fail_at);
     file_bytes_free(&scene);
     file_bytes_free(&rig);
+}
+
+/* counting_alloc behind a lock, for bakes on several threads. */
+typedef struct locked_alloc {
+    pthread_mutex_t lock;
+    counting_alloc  ca;
+} locked_alloc;
+
+static void *locked_realloc(void *user, void *ptr, size_t size)
+{
+    locked_alloc *la = user;
+    pthread_mutex_lock(&la->lock);
+    void *p = counting_realloc(&la->ca, ptr, size);
+    pthread_mutex_unlock(&la->lock);
+    return p;
+}
+
+static void locked_free(void *user, void *ptr)
+{
+    locked_alloc *la = user;
+    pthread_mutex_lock(&la->lock);
+    counting_free(&la->ca, ptr);
+    pthread_mutex_unlock(&la->lock);
+}
+
+/* Clips encoded on threads (bake_clips.c): an allocation failure anywhere, whichever thread
+ * meets it, fails the bake with ERR_OUT_OF_MEMORY (or, for the lossy encoder's caches, stores
+ * the clip lossless) and frees everything. Which allocation is the n-th depends on the
+ * threads' timing; n runs up to a bake that makes fewer allocations, in growing steps. */
+Test(bake_alloc, allocation_failures_while_clips_encode_on_threads_are_reported_and_nothing_leaks)
+{
+    static const char *const names[] = {"anim_rig_model.cast", "anim_abs_all.cast", "anim_override_ot.cast",
+                                        "anim_quat_edge.cast"};
+    enum { N = sizeof names / sizeof names[0] };
+    file_bytes f[N];
+    char paths[N][2048];
+    kiln_bake_input in[N];
+    for (int i = 0; i < N; i++) {
+        corpus_or_skip(names[i], &f[i], paths[i], sizeof paths[i]);
+        in[i] = (kiln_bake_input){paths[i], f[i].data, f[i].size, NULL};
+    }
+    int fail_at, failed = 0;
+    for (fail_at = 0; fail_at < 1000000; fail_at += 1 + fail_at / 64) {
+        locked_alloc la = {.ca = {fail_at, 0, 0}};
+        cr_assert_eq(pthread_mutex_init(&la.lock, NULL), 0);
+        kiln_allocator a = {locked_realloc, locked_free, &la};
+        kiln_bake_options o;
+        memset(&o, 0, sizeof o);
+        o.allocator = &a;
+        o.flags = KILN_BAKE_LOSSY_ANIMATION;
+        o.threads = 3;
+        kiln_bake_result res;
+        kiln_diag err;
+        kiln_result r = kiln_bake(in, N, &o, &res, &err);
+        if (r == KILN_OK) { /* a clip whose encoder's caches fail is stored lossless, with a warning */
+            kiln_bake_result_free(&res);
+        } else {
+            cr_expect_eq(r, KILN_ERR_OUT_OF_MEMORY, "allocation %d: %s", fail_at, err.message);
+            failed++;
+        }
+        cr_expect_eq(la.ca.live, 0, "allocation %d: %d blocks leaked", fail_at, la.ca.live);
+        pthread_mutex_destroy(&la.lock);
+        if (la.ca.calls <= fail_at) break; /* no allocation failed: the sweep is complete */
+    }
+    cr_expect_gt(failed, 100, "the sweep failed only %d bakes (up to allocation %d)", failed, fail_at);
+    for (int i = 0; i < N; i++) file_bytes_free(&f[i]);
 }
 
 /* ---- path helpers ---------------------------------------------------------------------------------- */

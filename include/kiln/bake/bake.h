@@ -61,9 +61,10 @@ typedef struct kiln_bake_options {
     kiln_diag_sink        diag;       /* warnings and dropped data, tagged with the input path */
     uint32_t              flags;      /* KILN_BAKE_* */
     uint32_t              max_influences; /* kept per vertex, 1..8; 0 = KILN_BAKE_MAX_INFLUENCES (8) */
-    uint32_t              threads;    /* inputs baked in parallel; 0 or 1 = serial. Diagnostics
-                                         and progress are replayed on the calling thread in
-                                         input order, whatever the thread count. */
+    uint32_t              threads;    /* inputs, then animation clips, baked in parallel; 0 or
+                                         1 = serial. Diagnostics and progress are replayed on the
+                                         calling thread in input order, whatever the thread
+                                         count. */
     const char           *scene_root; /* directory for instance paths when Metadata has no sr */
     /* Progress: called after each input is baked (done of total), from the calling thread. */
     void (*progress)(void *user, uint32_t done, uint32_t total, const char *path);
