@@ -18,6 +18,7 @@
 #include "blob_internal.h"
 #include "rig_internal.h"
 #include "error_detail.h"
+#include "simd_table.h"
 
 /* ---- views ---------------------------------------------------------------------------------- */
 KILN__RECORDS_VIEW(kiln_blob_constraints, kiln_blob_constraint, KILN_SECTION_CONSTRAINTS)
@@ -178,6 +179,41 @@ static double kiln__weight(const float *weights, uint32_t count, uint32_t i, dou
     return w < 1.0 ? w : 1.0;
 }
 
+/* Whether bone b lies in the index range [s, last[s]] that holds bone s's subtree. */
+static int kiln__in_range(const kiln__rig *r, uint32_t s, uint32_t b) { return b >= s && b <= r->last[s]; }
+
+/* The handles from i on that one batch kernel call can solve (into r->batch_handles and
+ * r->batch_chains): consecutive two-bone handles of weight 1, none reading a bone an earlier
+ * one moves (its chain, the chain start's parent, its target, pole vector and pole bones) and
+ * none moving bones of another's subtree range, so that solving them side by side gives what
+ * solving them in order gives. Stops at the first handle that does not qualify. */
+static uint32_t kiln__ik_gather_batch(kiln__rig *r, const kiln_rig_desc *d, const kiln_blob_ik_handle *iks,
+                                      uint32_t nik, uint32_t i)
+{
+    uint32_t n = 0;
+    for (uint32_t j = i; j < nik && n < KILN__IK3_LANES; j++) {
+        const kiln_blob_ik_handle *h = &iks[j];
+        if (h->skeleton != d->skeleton || h->target_bone == KILN_BLOB_NONE ||
+            kiln__weight(d->ik_weights, d->ik_weight_count, j, 1.0) < 1.0 || !kiln__ik3_batchable(r, h, r->batch_chains[n]))
+            break;
+        const uint32_t *c = r->batch_chains[n];
+        int32_t parent = r->bones[c[0]].parent;
+        uint32_t reads[7] = {c[0], c[1], c[2], parent >= 0 ? (uint32_t)parent : c[0], h->target_bone,
+                             h->pole_vector_bone != KILN_BLOB_NONE ? h->pole_vector_bone : c[0],
+                             h->pole_bone != KILN_BLOB_NONE ? h->pole_bone : c[0]};
+        int ok = 1;
+        for (uint32_t m = 0; m < n && ok; m++) {
+            uint32_t s = r->batch_chains[m][0];
+            for (int k = 0; k < 7 && ok; k++) ok = !kiln__in_range(r, s, reads[k]);
+            /* the two subtree ranges apart (c[0] is outside s's range already) */
+            ok = ok && !kiln__in_range(r, c[0], s);
+        }
+        if (!ok) break;
+        r->batch_handles[n++] = h;
+    }
+    return n;
+}
+
 kiln_result kiln_rig_solve(const kiln_rig_desc *d)
 {
     if (!d || !d->blob || !d->local || !d->object || !d->scratch)
@@ -242,11 +278,22 @@ kiln_result kiln_rig_solve(const kiln_rig_desc *d)
         }
         r.epoch = 1;
         r.moved = 0;
+        kiln__ik3_batch_fn batch = nik > 1 ? kiln__simd_get()->rig_two_bone : NULL;
         for (uint32_t i = 0; i < nik; i++) {
             /* a record of another skeleton only turns up in unverified (trusted) blobs */
             double w = iks[i].skeleton == d->skeleton ? kiln__weight(d->ik_weights, d->ik_weight_count, i, 1.0) : 0.0;
-            if (w > 0.0) kiln__ik_solve(&r, &iks[i], w);
-            else report.ik_skipped++;
+            if (!(w > 0.0)) {
+                report.ik_skipped++;
+                continue;
+            }
+            uint32_t n = batch && w >= 1.0 ? kiln__ik_gather_batch(&r, d, iks, nik, i) : 0;
+            if (n < 2) {
+                kiln__ik_solve(&r, &iks[i], w);
+                continue;
+            }
+            kiln__ik3_batch lanes;
+            kiln__ik_two_bone_batch(&r, r.batch_handles, (const uint32_t(*)[3])r.batch_chains, n, batch, &lanes);
+            i += n - 1;
         }
         for (uint32_t i = 0; i < ncn; i++) {
             double own = cns[i].weight > 0.0f ? (cns[i].weight < 1.0f ? (double)cns[i].weight : 1.0) : 0.0;

@@ -27,6 +27,9 @@
  * leaves the knee 7 mm off the line: a well-defined plane. */
 #define KILN__RIG_IK_REACH_INSET 1e-4
 
+/* Two-bone handles one SIMD batch holds: the widest path's lanes (kiln__ik3_batch). */
+#define KILN__IK3_LANES 8
+
 /* One bone of a FABRIK shape (rig_ik.c): its direction and the bend onto it. */
 typedef struct kiln__ik_bend {
     double d[3], axis[3], angle, conj[4], pad;
@@ -51,6 +54,9 @@ typedef struct kiln__rig {
     double              (*rot)[4]; /* max_chain: model-space joint rotations */
     double               *len;     /* max_chain - 1: bone lengths */
     kiln_rig_report      *report;  /* never NULL (a local when the caller passed none) */
+    /* the handles of the batch being gathered (rig.c) and their chains, start first */
+    const kiln_blob_ik_handle *batch_handles[KILN__IK3_LANES];
+    uint32_t              batch_chains[KILN__IK3_LANES][3];
 } kiln__rig;
 
 /* ---- pose access (rig.c) ------------------------------------------------------------------ */
@@ -78,6 +84,44 @@ void kiln__ik_solve(kiln__rig *r, const kiln_blob_ik_handle *h, double w);
 /* The same for a chain of three joints (the caller gathered it into r->chain): the analytic
  * two-bone solve in single precision (rig_two_bone.c). */
 void kiln__ik_two_bone_solve(kiln__rig *r, const kiln_blob_ik_handle *h, double w);
+/* ---- two-bone handles in SIMD lanes (rig_two_bone.c, rig_two_bone_{sse2,avx2}.c) ---------- */
+
+/* The inputs and outputs of up to KILN__IK3_LANES two-bone solves, SoA (one handle per lane;
+ * [component][lane]). Filled by kiln__ik_two_bone_batch, solved by a path's kernel. */
+typedef struct kiln__ik3_batch {
+    float g[3][KILN__IK3_LANES];        /* goal */
+    float p[3][3][KILN__IK3_LANES];     /* joint positions [joint][xyz] */
+    float fc0[3][KILN__IK3_LANES];      /* the start's parent frame matrix: columns 0 and 1 */
+    float fc1[3][KILN__IK3_LANES];
+    float tc0[3][KILN__IK3_LANES];      /* the target matrix's columns 0 and 1 */
+    float tc1[3][KILN__IK3_LANES];
+    float pv[3][KILN__IK3_LANES];       /* pole vector bone position */
+    float tw[2][KILN__IK3_LANES];       /* twist (cos, sin) up to a positive factor */
+    float fk[2][4][KILN__IK3_LANES];    /* unit local rotations of the start and middle joints */
+    float has_pv[KILN__IK3_LANES];      /* 1 or 0 */
+    float has_tw[KILN__IK3_LANES];
+    float use_target[KILN__IK3_LANES];
+    float q[3][4][KILN__IK3_LANES];     /* out: unit local rotations of the three joints (the
+                                            end's only with use_target) */
+    float redo[KILN__IK3_LANES];        /* out: nonzero where a fallback of the scalar solve applies */
+} kiln__ik3_batch;
+
+/* A path's batch kernel: solves lanes [0, lanes) of b, a whole vector at a time (so up to the
+ * next multiple of its width: every KILN__IK3_LANES lanes must be filled). NULL in the scalar
+ * row: one handle at a time. */
+typedef void (*kiln__ik3_batch_fn)(kiln__ik3_batch *b, uint32_t lanes);
+void kiln__ik3_batch_sse2(kiln__ik3_batch *b, uint32_t lanes);
+void kiln__ik3_batch_avx2(kiln__ik3_batch *b, uint32_t lanes);
+
+/* Whether handle h (weight 1) can join a batch: an active, valid three-joint chain (written to
+ * chain[], start first). */
+int kiln__ik3_batchable(const kiln__rig *r, const kiln_blob_ik_handle *h, uint32_t chain[3]);
+/* Solves the n (2..KILN__IK3_LANES) handles hs, whose chains are given in chains, with the
+ * batch kernel fn, as n successive kiln__ik_solve calls with weight 1 would: the caller made
+ * sure that no handle reads a bone an earlier one of them moves (nor moves the same bones). */
+void kiln__ik_two_bone_batch(kiln__rig *r, const kiln_blob_ik_handle *const *hs, const uint32_t (*chains)[3],
+                             uint32_t n, kiln__ik3_batch_fn fn, kiln__ik3_batch *b);
+
 /* Applies one constraint with total weight w in (0, 1] and updates the model matrices. */
 void kiln__constraint_apply(kiln__rig *r, const kiln_blob_constraint *c, double w);
 

@@ -10,6 +10,7 @@
  */
 #include "rig_math_f32.h"
 
+#include <stddef.h>
 #include <string.h>
 
 #include "rig_internal.h"
@@ -231,5 +232,119 @@ void kiln__ik_two_bone_solve(kiln__rig *r, const kiln_blob_ik_handle *h, double 
         float err = sqrtf((e[12] - g[0]) * (e[12] - g[0]) + (e[13] - g[1]) * (e[13] - g[1]) +
                           (e[14] - g[2]) * (e[14] - g[2]));
         if (err > rep->ik_max_error_m) rep->ik_max_error_m = err;
+    }
+}
+
+/* ---- batches of independent handles (the SIMD kernels of rig_two_bone_simd.h) ------------- */
+int kiln__ik3_batchable(const kiln__rig *r, const kiln_blob_ik_handle *h, uint32_t chain[3])
+{
+    uint32_t nb = r->bone_count;
+    if (h->chain_length != 3 || r->max_chain < 3 || h->target_bone >= nb || h->start_bone >= nb ||
+        h->end_bone >= nb || (h->pole_vector_bone != KILN_BLOB_NONE && h->pole_vector_bone >= nb) ||
+        (h->pole_bone != KILN_BLOB_NONE && h->pole_bone >= nb))
+        return 0;
+    uint32_t b = h->end_bone;
+    for (int i = 2; i >= 0; i--) {
+        chain[i] = b;
+        if (i == 0) break;
+        int32_t p = r->bones[b].parent;
+        if (p < 0 || (uint32_t)p >= b) return 0;
+        b = (uint32_t)p;
+    }
+    return chain[0] == h->start_bone;
+}
+
+/* Lane `l` of b from handle h: what kiln__ik_two_bone_solve reads, in the same float form. */
+static void kiln__ik3_gather(const kiln__rig *r, const kiln_blob_ik_handle *h, const uint32_t chain[3],
+                             kiln__ik3_batch *b, unsigned l)
+{
+    const float *tm = r->model + (size_t)h->target_bone * 16u, *fm = kiln__rig_parent_matrix(r, chain[0]);
+    for (int k = 0; k < 3; k++) {
+        b->g[k][l] = tm[k] * h->target_offset[0] + tm[4 + k] * h->target_offset[1] + tm[8 + k] * h->target_offset[2] +
+                     tm[12 + k];
+        b->tc0[k][l] = tm[k], b->tc1[k][l] = tm[4 + k];
+        b->fc0[k][l] = fm[k], b->fc1[k][l] = fm[4 + k];
+    }
+    for (int i = 0; i < 3; i++) {
+        const float *m = r->model + (size_t)chain[i] * 16u;
+        b->p[i][0][l] = m[12], b->p[i][1][l] = m[13], b->p[i][2][l] = m[14];
+    }
+    for (int i = 0; i < 2; i++) {
+        versor q;
+        kiln__local_rotation_f(r, chain[i], q);
+        for (int k = 0; k < 4; k++) b->fk[i][k][l] = q[k];
+    }
+    b->has_pv[l] = h->pole_vector_bone != KILN_BLOB_NONE ? 1.0f : 0.0f;
+    if (h->pole_vector_bone != KILN_BLOB_NONE) {
+        const float *pm = r->model + (size_t)h->pole_vector_bone * 16u;
+        b->pv[0][l] = pm[12], b->pv[1][l] = pm[13], b->pv[2][l] = pm[14];
+    } else {
+        b->pv[0][l] = b->pv[1][l] = b->pv[2][l] = 0.0f;
+    }
+    b->has_tw[l] = 0.0f, b->tw[0][l] = 1.0f, b->tw[1][l] = 0.0f;
+    if (h->pole_bone != KILN_BLOB_NONE) {
+        versor pq;
+        float cs[2];
+        kiln__local_rotation_f(r, h->pole_bone, pq);
+        kiln__euler_x_cs(pq, cs);
+        b->has_tw[l] = 1.0f, b->tw[0][l] = cs[0], b->tw[1][l] = cs[1];
+    }
+    b->use_target[l] = (h->flags & KILN_IK_USE_TARGET_ROTATION) ? 1.0f : 0.0f;
+}
+
+/* Copies lane `from` to lane `to` (the padding of a partly filled kernel width). */
+static void kiln__ik3_copy_lane(kiln__ik3_batch *b, unsigned from, unsigned to)
+{
+    float(*f)[KILN__IK3_LANES] = (float(*)[KILN__IK3_LANES])(void *)b;
+    size_t rows = offsetof(kiln__ik3_batch, q) / sizeof *f;
+    for (size_t i = 0; i < rows; i++) f[i][to] = f[i][from];
+}
+
+void kiln__ik_two_bone_batch(kiln__rig *r, const kiln_blob_ik_handle *const *hs, const uint32_t (*chains)[3],
+                             uint32_t n, kiln__ik3_batch_fn fn, kiln__ik3_batch *b)
+{
+    for (uint32_t l = 0; l < n; l++) kiln__ik3_gather(r, hs[l], chains[l], b, l);
+    /* the kernel reads whole vectors: the lanes past n repeat lane 0 */
+    for (uint32_t l = n; l < KILN__IK3_LANES; l++) kiln__ik3_copy_lane(b, 0, l);
+    fn(b, n);
+    kiln_rig_report *rep = r->report;
+    for (uint32_t l = 0; l < n; l++) {
+        const kiln_blob_ik_handle *h = hs[l];
+        const uint32_t *chain = chains[l];
+        if (b->redo[l] != 0.0f) {
+            /* a fallback case: the scalar solve, on the state this lane was gathered from
+             * (no other handle of the batch moved what it reads) */
+            memcpy(r->chain, chain, 3 * sizeof *chain);
+            kiln__ik_two_bone_solve(r, h, 1.0);
+            continue;
+        }
+        int use_target = (h->flags & KILN_IK_USE_TARGET_ROTATION) != 0;
+        for (int i = 0; i < 2 + use_target; i++) {
+            kiln_soa_xform *x = &r->local[chain[i] / KILN_SOA_WIDTH];
+            unsigned s = chain[i] % KILN_SOA_WIDTH;
+            x->qx[s] = b->q[i][0][l], x->qy[s] = b->q[i][1][l], x->qz[s] = b->q[i][2][l], x->qw[s] = b->q[i][3][l];
+            r->stamp[chain[i]] = r->epoch;
+        }
+        /* the reach, as kiln__ik_two_bone_solve classifies it, from the gathered positions */
+        vec3 p0 = {b->p[0][0][l], b->p[0][1][l], b->p[0][2][l]}, p1 = {b->p[1][0][l], b->p[1][1][l], b->p[1][2][l]};
+        vec3 p2 = {b->p[2][0][l], b->p[2][1][l], b->p[2][2][l]}, g = {b->g[0][l], b->g[1][l], b->g[2][l]}, d;
+        glm_vec3_sub(p1, p0, d);
+        float l1 = glm_vec3_norm(d);
+        glm_vec3_sub(p2, p1, d);
+        float l2 = glm_vec3_norm(d);
+        glm_vec3_sub(g, p0, d);
+        float dg = glm_vec3_norm(d), total = l1 + l2;
+        double slack = 1e-9 * total, longest = l1 > l2 ? l1 : l2;
+        int reachable = dg <= total + slack && dg >= 2.0 * longest - total - slack;
+        kiln__rig_update(r, chain[0]);
+        rep->ik_solved++;
+        if (!reachable) {
+            rep->ik_unreachable++;
+        } else {
+            const float *e = r->model + (size_t)chain[2] * 16u;
+            float err = sqrtf((e[12] - g[0]) * (e[12] - g[0]) + (e[13] - g[1]) * (e[13] - g[1]) +
+                              (e[14] - g[2]) * (e[14] - g[2]));
+            if (err > rep->ik_max_error_m) rep->ik_max_error_m = err;
+        }
     }
 }
