@@ -171,6 +171,20 @@ void kiln__rig_update(kiln__rig *r, uint32_t first)
     r->moved = 0;
 }
 
+void kiln__rig_update_below(kiln__rig *r, const uint32_t chain[3])
+{
+    const uint32_t e = r->epoch, first = chain[0];
+    for (uint32_t b = first; b <= r->last[first]; b++) {
+        if (b == chain[0] || b == chain[1] || b == chain[2]) continue;
+        int32_t p = r->bones[b].parent;
+        if (r->stamp[b] != e && !(p >= 0 && (uint32_t)p < b && r->stamp[p] == e)) continue;
+        r->stamp[b] = e;
+        kiln__rig_compose(r, b);
+    }
+    r->epoch++;
+    r->moved = 0;
+}
+
 /* ---- entry point ---------------------------------------------------------------------------- */
 static double kiln__weight(const float *weights, uint32_t count, uint32_t i, double own)
 {
@@ -179,36 +193,39 @@ static double kiln__weight(const float *weights, uint32_t count, uint32_t i, dou
     return w < 1.0 ? w : 1.0;
 }
 
-/* Whether bone b lies in the index range [s, last[s]] that holds bone s's subtree. */
-static int kiln__in_range(const kiln__rig *r, uint32_t s, uint32_t b) { return b >= s && b <= r->last[s]; }
-
 /* The handles from i on that one batch kernel call can solve (into r->batch_handles and
  * r->batch_chains): consecutive two-bone handles of weight 1, none reading a bone an earlier
  * one moves (its chain, the chain start's parent, its target, pole vector and pole bones) and
  * none moving bones of another's subtree range, so that solving them side by side gives what
- * solving them in order gives. Stops at the first handle that does not qualify. */
+ * solving them in order gives. Stops at the first handle that does not qualify. A subtree is
+ * tested as the index range [start, last[start]] that holds it (a superset when subtrees
+ * interleave, which only stops a batch early). */
 static uint32_t kiln__ik_gather_batch(kiln__rig *r, const kiln_rig_desc *d, const kiln_blob_ik_handle *iks,
                                       uint32_t nik, uint32_t i)
 {
-    uint32_t n = 0;
+    uint32_t n = 0, lo[KILN__IK3_LANES], span[KILN__IK3_LANES];
     for (uint32_t j = i; j < nik && n < KILN__IK3_LANES; j++) {
         const kiln_blob_ik_handle *h = &iks[j];
         if (h->skeleton != d->skeleton || h->target_bone == KILN_BLOB_NONE ||
-            kiln__weight(d->ik_weights, d->ik_weight_count, j, 1.0) < 1.0 || !kiln__ik3_batchable(r, h, r->batch_chains[n]))
+            (d->ik_weights && j < d->ik_weight_count && !(d->ik_weights[j] >= 1.0f)) ||
+            !kiln__ik3_batchable(r, h, r->batch_chains[n]))
             break;
         const uint32_t *c = r->batch_chains[n];
         int32_t parent = r->bones[c[0]].parent;
-        uint32_t reads[7] = {c[0], c[1], c[2], parent >= 0 ? (uint32_t)parent : c[0], h->target_bone,
+        /* c[1] and c[2] lie in c[0]'s range: outside the others' when c[0] is and theirs
+         * starts are outside c[0]'s */
+        uint32_t reads[4] = {parent >= 0 ? (uint32_t)parent : c[0], h->target_bone,
                              h->pole_vector_bone != KILN_BLOB_NONE ? h->pole_vector_bone : c[0],
                              h->pole_bone != KILN_BLOB_NONE ? h->pole_bone : c[0]};
+        uint32_t own_span = r->last[c[0]] - c[0];
         int ok = 1;
-        for (uint32_t m = 0; m < n && ok; m++) {
-            uint32_t s = r->batch_chains[m][0];
-            for (int k = 0; k < 7 && ok; k++) ok = !kiln__in_range(r, s, reads[k]);
-            /* the two subtree ranges apart (c[0] is outside s's range already) */
-            ok = ok && !kiln__in_range(r, c[0], s);
+        for (uint32_t m = 0; m < n; m++) {
+            /* b in [lo, lo + span] as one unsigned comparison */
+            ok &= c[0] - lo[m] > span[m] && lo[m] - c[0] > own_span;
+            for (int k = 0; k < 4; k++) ok &= reads[k] - lo[m] > span[m];
         }
         if (!ok) break;
+        lo[n] = c[0], span[n] = own_span;
         r->batch_handles[n++] = h;
     }
     return n;
@@ -271,10 +288,13 @@ kiln_result kiln_rig_solve(const kiln_rig_desc *d)
         memset(r.stamp, 0, (size_t)sk->bone_count * sizeof *r.stamp);
         /* last descendant of every bone: children come after their parent, so one backward
          * pass carries each subtree's end up to its root */
-        for (uint32_t b = 0; b < sk->bone_count; b++) r.last[b] = b;
-        for (uint32_t b = sk->bone_count; b-- > 1;) {
-            int32_t p = bones[b].parent;
-            if (p >= 0 && (uint32_t)p < b && r.last[b] > r.last[p]) r.last[p] = r.last[b];
+        const uint32_t nb = sk->bone_count; /* a local: the stores below cannot change it */
+        uint32_t *last = r.last;
+        for (uint32_t b = 0; b < nb; b++) last[b] = b;
+        for (uint32_t b = nb; b-- > 1;) {
+            /* as unsigned, a root's -1 is never below b */
+            uint32_t p = (uint32_t)bones[b].parent, lb = last[b];
+            if (p < b && lb > last[p]) last[p] = lb;
         }
         r.epoch = 1;
         r.moved = 0;

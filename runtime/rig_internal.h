@@ -101,8 +101,18 @@ typedef struct kiln__ik3_batch {
     float has_pv[KILN__IK3_LANES];      /* 1 or 0 */
     float has_tw[KILN__IK3_LANES];
     float use_target[KILN__IK3_LANES];
+    /* for the chain's model matrices (kiln__bone_to_model's arithmetic) */
+    float pm[16][KILN__IK3_LANES];      /* the matrix the start's local is composed with */
+    float t[3][3][KILN__IK3_LANES];     /* local translations of the three joints */
+    float s[3][3][KILN__IK3_LANES];     /* local scales */
+    float inv[3][3][KILN__IK3_LANES];   /* 1 / the parent's local scale (segment scale
+                                            compensation), else 1 */
+    float q2[4][KILN__IK3_LANES];       /* the end's local rotation as stored */
     float q[3][4][KILN__IK3_LANES];     /* out: unit local rotations of the three joints (the
                                             end's only with use_target) */
+    float m[3][16][KILN__IK3_LANES];    /* out: the three joints' model matrices, as
+                                            kiln__rig_update computes them from those locals */
+    float len[3][KILN__IK3_LANES];      /* out: the two bone lengths and the start-goal distance */
     float redo[KILN__IK3_LANES];        /* out: nonzero where a fallback of the scalar solve applies */
 } kiln__ik3_batch;
 
@@ -112,6 +122,10 @@ typedef struct kiln__ik3_batch {
 typedef void (*kiln__ik3_batch_fn)(kiln__ik3_batch *b, uint32_t lanes);
 void kiln__ik3_batch_sse2(kiln__ik3_batch *b, uint32_t lanes);
 void kiln__ik3_batch_avx2(kiln__ik3_batch *b, uint32_t lanes);
+
+/* Like kiln__rig_update, for a two-bone chain whose three model matrices the caller wrote
+ * already (marked stale, so that their descendants are recomputed, but not recomputed). */
+void kiln__rig_update_below(kiln__rig *r, const uint32_t chain[3]);
 
 /* Whether handle h (weight 1) can join a batch: an active, valid three-joint chain (written to
  * chain[], start first). */

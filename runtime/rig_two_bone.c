@@ -290,6 +290,22 @@ static void kiln__ik3_gather(const kiln__rig *r, const kiln_blob_ik_handle *h, c
         b->has_tw[l] = 1.0f, b->tw[0][l] = cs[0], b->tw[1][l] = cs[1];
     }
     b->use_target[l] = (h->flags & KILN_IK_USE_TARGET_ROTATION) ? 1.0f : 0.0f;
+    for (int k = 0; k < 16; k++) b->pm[k][l] = fm[k];
+    for (int i = 0; i < 3; i++) {
+        const kiln_soa_xform *x = &r->local[chain[i] / KILN_SOA_WIDTH];
+        unsigned s = chain[i] % KILN_SOA_WIDTH;
+        b->t[i][0][l] = x->tx[s], b->t[i][1][l] = x->ty[s], b->t[i][2][l] = x->tz[s];
+        b->s[i][0][l] = x->sx[s], b->s[i][1][l] = x->sy[s], b->s[i][2][l] = x->sz[s];
+        /* kiln__bone_to_model's segment scale compensation: 1 / the parent's local scale */
+        int32_t p = r->bones[chain[i]].parent;
+        int ssc = p >= 0 && (uint32_t)p < chain[i] && (r->bones[chain[i]].flags & KILN_BONE_SEGMENT_SCALE_COMPENSATE);
+        const kiln_soa_xform *px = ssc ? &r->local[(uint32_t)p / KILN_SOA_WIDTH] : NULL;
+        unsigned pl = (uint32_t)p % KILN_SOA_WIDTH;
+        b->inv[i][0][l] = ssc ? 1.0f / px->sx[pl] : 1.0f;
+        b->inv[i][1][l] = ssc ? 1.0f / px->sy[pl] : 1.0f;
+        b->inv[i][2][l] = ssc ? 1.0f / px->sz[pl] : 1.0f;
+        if (i == 2) b->q2[0][l] = x->qx[s], b->q2[1][l] = x->qy[s], b->q2[2][l] = x->qz[s], b->q2[3][l] = x->qw[s];
+    }
 }
 
 /* Copies lane `from` to lane `to` (the padding of a partly filled kernel width). */
@@ -319,29 +335,25 @@ void kiln__ik_two_bone_batch(kiln__rig *r, const kiln_blob_ik_handle *const *hs,
             continue;
         }
         int use_target = (h->flags & KILN_IK_USE_TARGET_ROTATION) != 0;
-        for (int i = 0; i < 2 + use_target; i++) {
+        for (int i = 0; i < 3; i++) {
             kiln_soa_xform *x = &r->local[chain[i] / KILN_SOA_WIDTH];
             unsigned s = chain[i] % KILN_SOA_WIDTH;
-            x->qx[s] = b->q[i][0][l], x->qy[s] = b->q[i][1][l], x->qz[s] = b->q[i][2][l], x->qw[s] = b->q[i][3][l];
+            if (i < 2 + use_target)
+                x->qx[s] = b->q[i][0][l], x->qy[s] = b->q[i][1][l], x->qz[s] = b->q[i][2][l], x->qw[s] = b->q[i][3][l];
+            float *m = r->model + (size_t)chain[i] * 16u;
+            for (int k = 0; k < 16; k++) m[k] = b->m[i][k][l];
             r->stamp[chain[i]] = r->epoch;
         }
-        /* the reach, as kiln__ik_two_bone_solve classifies it, from the gathered positions */
-        vec3 p0 = {b->p[0][0][l], b->p[0][1][l], b->p[0][2][l]}, p1 = {b->p[1][0][l], b->p[1][1][l], b->p[1][2][l]};
-        vec3 p2 = {b->p[2][0][l], b->p[2][1][l], b->p[2][2][l]}, g = {b->g[0][l], b->g[1][l], b->g[2][l]}, d;
-        glm_vec3_sub(p1, p0, d);
-        float l1 = glm_vec3_norm(d);
-        glm_vec3_sub(p2, p1, d);
-        float l2 = glm_vec3_norm(d);
-        glm_vec3_sub(g, p0, d);
-        float dg = glm_vec3_norm(d), total = l1 + l2;
+        /* the reach, as kiln__ik_two_bone_solve classifies it (the kernel's lengths are its) */
+        float l1 = b->len[0][l], l2 = b->len[1][l], dg = b->len[2][l], total = l1 + l2;
         double slack = 1e-9 * total, longest = l1 > l2 ? l1 : l2;
         int reachable = dg <= total + slack && dg >= 2.0 * longest - total - slack;
-        kiln__rig_update(r, chain[0]);
+        kiln__rig_update_below(r, chain);
         rep->ik_solved++;
         if (!reachable) {
             rep->ik_unreachable++;
         } else {
-            const float *e = r->model + (size_t)chain[2] * 16u;
+            const float *e = r->model + (size_t)chain[2] * 16u, g[3] = {b->g[0][l], b->g[1][l], b->g[2][l]};
             float err = sqrtf((e[12] - g[0]) * (e[12] - g[0]) + (e[13] - g[1]) * (e[13] - g[1]) +
                               (e[14] - g[2]) * (e[14] - g[2]));
             if (err > rep->ik_max_error_m) rep->ik_max_error_m = err;

@@ -257,6 +257,38 @@ KILN__FN void KILN__SFX(kiln__qstv)(float (*v)[KILN__IK3_LANES], unsigned o, kv_
     kv_st(v[0] + o, q.x), kv_st(v[1] + o, q.y), kv_st(v[2] + o, q.z), kv_st(v[3] + o, q.w);
 }
 
+/* The model matrix of a bone (16 vectors, column-major) from the matrix p it is composed with,
+ * its local t, unit q, s and the segment scale compensation inv: kiln__bone_to_model's
+ * arithmetic, operation for operation (pose_model.c), so that the result is the matrix
+ * kiln__rig_update would compute. */
+KILN__FN void KILN__SFX(kiln__ik3v_compose)(const kv p[16], kv3 t, kv_quat q, kv3 s, kv3 inv, kv out[16])
+{
+    kv one = kv_set1(1.0f), two = kv_set1(2.0f);
+    kv xx = kv_mul(q.x, q.x), yy = kv_mul(q.y, q.y), zz = kv_mul(q.z, q.z);
+    kv xy = kv_mul(q.x, q.y), xz = kv_mul(q.x, q.z), yz = kv_mul(q.y, q.z);
+    kv wx = kv_mul(q.w, q.x), wy = kv_mul(q.w, q.y), wz = kv_mul(q.w, q.z);
+    kv m[9];
+    m[0] = kv_mul(kv_sub(one, kv_mul(two, kv_add(yy, zz))), s.x);
+    m[1] = kv_mul(kv_mul(two, kv_add(xy, wz)), s.x);
+    m[2] = kv_mul(kv_mul(two, kv_sub(xz, wy)), s.x);
+    m[3] = kv_mul(kv_mul(two, kv_sub(xy, wz)), s.y);
+    m[4] = kv_mul(kv_sub(one, kv_mul(two, kv_add(xx, zz))), s.y);
+    m[5] = kv_mul(kv_mul(two, kv_add(yz, wx)), s.y);
+    m[6] = kv_mul(kv_mul(two, kv_add(xz, wy)), s.z);
+    m[7] = kv_mul(kv_mul(two, kv_sub(yz, wx)), s.z);
+    m[8] = kv_mul(kv_sub(one, kv_mul(two, kv_add(xx, yy))), s.z);
+    kv ps[12];
+    const kv iv[3] = {inv.x, inv.y, inv.z};
+    for (int c = 0; c < 3; c++)
+        for (int k = 0; k < 4; k++) ps[c * 4 + k] = kv_mul(p[c * 4 + k], iv[c]);
+    for (int c = 0; c < 3; c++)
+        for (int k = 0; k < 4; k++)
+            out[c * 4 + k] = kv_add(kv_add(kv_mul(ps[k], m[c * 3]), kv_mul(ps[4 + k], m[c * 3 + 1])),
+                                    kv_mul(ps[8 + k], m[c * 3 + 2]));
+    for (int k = 0; k < 4; k++)
+        out[12 + k] = kv_add(kv_add(kv_add(kv_mul(p[k], t.x), kv_mul(p[4 + k], t.y)), kv_mul(p[8 + k], t.z)), p[12 + k]);
+}
+
 /* Solves lanes [0, lanes) of b (rig_internal.h), KV_W at a time. */
 KILN__KERNEL void KILN__SFX(kiln__ik3_batch)(kiln__ik3_batch *b, uint32_t lanes)
 {
@@ -285,6 +317,7 @@ KILN__KERNEL void KILN__SFX(kiln__ik3_batch)(kiln__ik3_batch *b, uint32_t lanes)
         bad = kv_or(bad, KILN__SFX(kiln__not)(kv_and(kv_gt(c.l1, tiny), kv_gt(c.l2, tiny))));
         kv3 ag = KILN__SFX(kiln__v3sub)(g, c.p0);
         kv dg = kv_sqrt(KILN__SFX(kiln__v3dot)(ag, ag)), total = kv_add(c.l1, c.l2);
+        kv_st(b->len[0] + o, c.l1), kv_st(b->len[1] + o, c.l2), kv_st(b->len[2] + o, dg);
         kv limit = kv_mul(total, kv_set1((float)(1.0 - KILN__RIG_IK_REACH_INSET)));
         kv out = kv_and(kv_gt(dg, limit), kv_gt(total, tiny));
         /* out of reach: toward the inset point, the pole there, then straightened toward g */
@@ -303,11 +336,23 @@ KILN__KERNEL void KILN__SFX(kiln__ik3_batch)(kiln__ik3_batch *b, uint32_t lanes)
         kv_quat q0 = KILN__SFX(kiln__qmulv)(KILN__SFX(kiln__qconjv)(frame), c.rot0);
         kv_quat q1 = KILN__SFX(kiln__qmulv)(KILN__SFX(kiln__qconjv)(c.rot0), c.rot1);
         kv_quat q2 = KILN__SFX(kiln__qmulv)(KILN__SFX(kiln__qconjv)(c.rot1), rt);
-        KILN__SFX(kiln__qstv)(b->q[0], o, KILN__SFX(kiln__qnormv)(q0, &bad));
-        KILN__SFX(kiln__qstv)(b->q[1], o, KILN__SFX(kiln__qnormv)(q1, &bad));
         tb = kv_zero();
-        KILN__SFX(kiln__qstv)(b->q[2], o, KILN__SFX(kiln__qnormv)(q2, &tb));
+        q0 = KILN__SFX(kiln__qnormv)(q0, &bad), q1 = KILN__SFX(kiln__qnormv)(q1, &bad);
+        q2 = KILN__SFX(kiln__qsel)(use_target, KILN__SFX(kiln__qnormv)(q2, &tb), KILN__SFX(kiln__qldv)(b->q2, o));
         bad = kv_or(bad, kv_and(use_target, tb));
+        KILN__SFX(kiln__qstv)(b->q[0], o, q0);
+        KILN__SFX(kiln__qstv)(b->q[1], o, q1);
+        KILN__SFX(kiln__qstv)(b->q[2], o, q2);
+        /* the model matrices: the start keeps its position bit for bit (kiln__rig_update) */
+        kv m[3][16], pm[16];
+        for (int k = 0; k < 16; k++) pm[k] = kv_ld(b->pm[k] + o);
+        const kv_quat qs[3] = {q0, q1, q2};
+        for (int i = 0; i < 3; i++) {
+            KILN__SFX(kiln__ik3v_compose)(i ? m[i - 1] : pm, KILN__SFX(kiln__v3ld)(b->t[i], o), qs[i],
+                                          KILN__SFX(kiln__v3ld)(b->s[i], o), KILN__SFX(kiln__v3ld)(b->inv[i], o), m[i]);
+            if (i == 0) m[0][12] = kv_ld(b->p[0][0] + o), m[0][13] = kv_ld(b->p[0][1] + o), m[0][14] = kv_ld(b->p[0][2] + o);
+            for (int k = 0; k < 16; k++) kv_st(b->m[i][k] + o, m[i][k]);
+        }
         kv_st(b->redo + o, kv_and(bad, kv_set1(1.0f)));
     }
 }

@@ -6,8 +6,9 @@
  * The rig mixes what decides whether handles may share a batch and what sends a lane back to
  * the scalar code: legs with and without pole vectors, pole bones (twist) and the target
  * rotation; goals inside, near and beyond the reach; a straight leg (the hinge fallback); a
- * leg whose target is another leg's ankle (it must see that leg's result), and a leg hanging
- * under another's ankle (it moves with it). */
+ * leg whose target is another leg's ankle (it must see that leg's result), a leg hanging
+ * under another's ankle (it moves with it), scaled hips with and without segment scale
+ * compensation (the model matrices the batch writes are kiln__bone_to_model's). */
 #include <criterion/criterion.h>
 #include <math.h>
 #include <stdio.h>
@@ -58,6 +59,8 @@ static void legs_make(legs *L)
         int32_t parent = i == 9 ? (int32_t)(hip_of(8) + 2) : 0;
         snprintf(names[n], 16, "hip%u", i);
         b[n] = i == 9 ? bone(names[n], parent, 0, -0.1f, 0) : bone(names[n], 0, x, 1, 0);
+        if (i % 7 == 4) b[n].s[0] = 1.3f, b[n].s[1] = 0.8f, b[n].s[2] = 1.1f; /* the knee compensates (SSC) */
+        if (i % 7 == 6) b[n].s[0] = b[n].s[1] = b[n].s[2] = 1.25f, b[n].ssc = 0;
         n++;
         snprintf(names[n], 16, "knee%u", i), b[n] = bone(names[n], (int32_t)hip, 0, -0.5f, 0);
         if (i != 3) af_axis_angle(1, 0.1 * (i % 3), 0, 0.2 + 0.05 * i, b[n].r); /* leg 3 straight */
@@ -164,7 +167,8 @@ Test(rig_simd, every_path_matches_the_serial_scalar_solve)
             continue;
         }
         tested++;
-        double worst_q = 0, worst_p = 0, worst_end = 0, worst_len = 0;
+        double worst_q = 0, worst_p = 0, worst_end = 0, worst_len = 0, worst_m = 0;
+        static float fresh[16 * N];
         for (uint32_t k = 0; k < POSES; k++) {
             legs_reset(&L, k);
             kiln_rig_report rep;
@@ -185,6 +189,9 @@ Test(rig_simd, every_path_matches_the_serial_scalar_solve)
                     worst_p = fmax(worst_p, fabs(L.pose.model[b * 16 + c] - rm[b * 16 + c]));
                 }
             }
+            /* the model matrices are what a full recomputation of the local pose gives */
+            cr_assert_eq(kiln_pose_local_to_object(L.blob, 0, L.pose.local, NULL, fresh, N), KILN_OK);
+            for (uint32_t x = 0; x < 16 * N; x++) worst_m = fmax(worst_m, fabs(fresh[x] - L.pose.model[x]));
             /* accuracy on this path: reachable goals met, lengths kept */
             const float *m0 = L.start_model + (size_t)k * 16 * N;
             for (uint32_t i = 0; i < LEGS; i++) {
@@ -208,9 +215,10 @@ Test(rig_simd, every_path_matches_the_serial_scalar_solve)
                 if (dg < l * (1.0 - 2e-4) && dg > fold + 1e-3) worst_end = fmax(worst_end, rf_dist(a[2], g));
             }
         }
-        fprintf(stderr, "rig simd %-6s %u poses x %u legs: against scalar, rotation %.2e, matrix %.2e; end error "
-                        "%.2e m, bone length %.2e relative\n",
-                kiln_simd_name(paths[pi]), POSES, LEGS, worst_q, worst_p, worst_end, worst_len);
+        fprintf(stderr, "rig simd %-6s %u poses x %u legs: against scalar, rotation %.2e, matrix %.2e; against a full "
+                        "recomputation %.2e; end error %.2e m, bone length %.2e relative\n",
+                kiln_simd_name(paths[pi]), POSES, LEGS, worst_q, worst_p, worst_m, worst_end, worst_len);
+        cr_assert(worst_m <= TOL_PATH, "%s: model matrices %.3g from a full recomputation", kiln_simd_name(paths[pi]), worst_m);
         cr_assert(worst_q <= TOL_PATH, "%s: local rotations %.3g from the scalar path", kiln_simd_name(paths[pi]), worst_q);
         cr_assert(worst_p <= TOL_PATH, "%s: model matrices %.3g from the scalar path", kiln_simd_name(paths[pi]), worst_p);
         cr_assert(worst_end <= TOL_REACH, "%s: end %.3g m from a reachable goal", kiln_simd_name(paths[pi]), worst_end);
