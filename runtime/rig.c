@@ -135,13 +135,6 @@ void kiln__rig_position(const kiln__rig *r, uint32_t b, double p[3])
 
 void kiln__rig_rotation(const kiln__rig *r, uint32_t b, double q[4]) { kiln__qfrom_matrix(r->model + (size_t)b * 16u, q); }
 
-const float *kiln__rig_parent_matrix(const kiln__rig *r, uint32_t b)
-{
-    int32_t p = r->bones[b].parent;
-    /* parent < b for verified blobs; anything else is a root, as in kiln_pose_local_to_object */
-    return p >= 0 && (uint32_t)p < b ? r->model + (size_t)p * 16u : r->root;
-}
-
 void kiln__rig_frame(const kiln__rig *r, uint32_t b, double q[4]) { kiln__qfrom_matrix(kiln__rig_parent_matrix(r, b), q); }
 
 /* The model matrix of bone b from its local and its parent's matrix: the per-bone step of the
@@ -155,6 +148,17 @@ static void kiln__rig_compose(kiln__rig *r, uint32_t b)
 void kiln__rig_update(kiln__rig *r, uint32_t first)
 {
     const uint32_t e = r->epoch;
+    if (r->last[first] == first) {
+        /* a leaf (a constraint's owner, typically): only its own matrix, when it changed */
+        if (r->stamp[first] == e) {
+            float *m = r->model + (size_t)first * 16u, keep[3] = {m[12], m[13], m[14]};
+            kiln__rig_compose(r, first);
+            if (!r->moved) m[12] = keep[0], m[13] = keep[1], m[14] = keep[2];
+        }
+        r->epoch++;
+        r->moved = 0;
+        return;
+    }
     /* `first`'s parent did not change: unless its translation was written, its position is the
      * one it had, bit for bit (recomposing could round it differently from the kernel that
      * produced it, e.g. with FMA), so that an IK start never moves. */

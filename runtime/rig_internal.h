@@ -72,7 +72,12 @@ void kiln__rig_rotation(const kiln__rig *r, uint32_t b, double q[4]);
  * the root matrix's for a root bone. */
 void kiln__rig_frame(const kiln__rig *r, uint32_t b, double q[4]);
 /* The matrix bone b's local transform is composed with: the parent's model matrix or the root. */
-const float *kiln__rig_parent_matrix(const kiln__rig *r, uint32_t b);
+static inline const float *kiln__rig_parent_matrix(const kiln__rig *r, uint32_t b)
+{
+    int32_t p = r->bones[b].parent;
+    /* parent < b for verified blobs; anything else is a root, as in kiln_pose_local_to_object */
+    return p >= 0 && (uint32_t)p < b ? r->model + (size_t)p * 16u : r->root;
+}
 /* Recomputes the model matrices of the bones marked stale since the last call and of all
  * their descendants, scanning bone `first`'s subtree range (every stale bone must lie in
  * `first`'s subtree). */
