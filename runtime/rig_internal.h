@@ -96,22 +96,22 @@ void kiln__ik_two_bone_solve(kiln__rig *r, const kiln_blob_ik_handle *h, double 
 typedef struct kiln__ik3_batch {
     float g[3][KILN__IK3_LANES];        /* goal */
     float p[3][3][KILN__IK3_LANES];     /* joint positions [joint][xyz] */
-    float fc0[3][KILN__IK3_LANES];      /* the start's parent frame matrix: columns 0 and 1 */
-    float fc1[3][KILN__IK3_LANES];
     float tc0[3][KILN__IK3_LANES];      /* the target matrix's columns 0 and 1 */
     float tc1[3][KILN__IK3_LANES];
     float pv[3][KILN__IK3_LANES];       /* pole vector bone position */
-    float tw[2][KILN__IK3_LANES];       /* twist (cos, sin) up to a positive factor */
-    float fk[2][4][KILN__IK3_LANES];    /* unit local rotations of the start and middle joints */
+    float tw[4][KILN__IK3_LANES];       /* the pole bone's local rotation as stored (twist) */
+    float fk[2][4][KILN__IK3_LANES];    /* local rotations of the start and middle joints, as
+                                            stored (normalised in the kernel) */
     float has_pv[KILN__IK3_LANES];      /* 1 or 0 */
     float has_tw[KILN__IK3_LANES];
     float use_target[KILN__IK3_LANES];
     /* for the chain's model matrices (kiln__bone_to_model's arithmetic) */
-    float pm[16][KILN__IK3_LANES];      /* the matrix the start's local is composed with */
+    float pm[16][KILN__IK3_LANES];      /* the matrix the start's local is composed with (its
+                                            columns 0 and 1 give the frame rotation) */
     float t[3][3][KILN__IK3_LANES];     /* local translations of the three joints */
     float s[3][3][KILN__IK3_LANES];     /* local scales */
-    float inv[3][3][KILN__IK3_LANES];   /* 1 / the parent's local scale (segment scale
-                                            compensation), else 1 */
+    float ps[3][3][KILN__IK3_LANES];    /* the parent's local scale with segment scale
+                                            compensation, else 1 (divided by in the kernel) */
     float q2[4][KILN__IK3_LANES];       /* the end's local rotation as stored */
     float q[3][4][KILN__IK3_LANES];     /* out: unit local rotations of the three joints (the
                                             end's only with use_target) */

@@ -263,16 +263,15 @@ static void kiln__ik3_gather(const kiln__rig *r, const kiln_blob_ik_handle *h, c
         b->g[k][l] = tm[k] * h->target_offset[0] + tm[4 + k] * h->target_offset[1] + tm[8 + k] * h->target_offset[2] +
                      tm[12 + k];
         b->tc0[k][l] = tm[k], b->tc1[k][l] = tm[4 + k];
-        b->fc0[k][l] = fm[k], b->fc1[k][l] = fm[4 + k];
     }
     for (int i = 0; i < 3; i++) {
         const float *m = r->model + (size_t)chain[i] * 16u;
         b->p[i][0][l] = m[12], b->p[i][1][l] = m[13], b->p[i][2][l] = m[14];
     }
     for (int i = 0; i < 2; i++) {
-        versor q;
-        kiln__local_rotation_f(r, chain[i], q);
-        for (int k = 0; k < 4; k++) b->fk[i][k][l] = q[k];
+        const kiln_soa_xform *x = &r->local[chain[i] / KILN_SOA_WIDTH];
+        unsigned s = chain[i] % KILN_SOA_WIDTH;
+        b->fk[i][0][l] = x->qx[s], b->fk[i][1][l] = x->qy[s], b->fk[i][2][l] = x->qz[s], b->fk[i][3][l] = x->qw[s];
     }
     b->has_pv[l] = h->pole_vector_bone != KILN_BLOB_NONE ? 1.0f : 0.0f;
     if (h->pole_vector_bone != KILN_BLOB_NONE) {
@@ -281,14 +280,12 @@ static void kiln__ik3_gather(const kiln__rig *r, const kiln_blob_ik_handle *h, c
     } else {
         b->pv[0][l] = b->pv[1][l] = b->pv[2][l] = 0.0f;
     }
-    b->has_tw[l] = 0.0f, b->tw[0][l] = 1.0f, b->tw[1][l] = 0.0f;
-    if (h->pole_bone != KILN_BLOB_NONE) {
-        versor pq;
-        float cs[2];
-        kiln__local_rotation_f(r, h->pole_bone, pq);
-        kiln__euler_x_cs(pq, cs);
-        b->has_tw[l] = 1.0f, b->tw[0][l] = cs[0], b->tw[1][l] = cs[1];
-    }
+    b->has_tw[l] = h->pole_bone != KILN_BLOB_NONE ? 1.0f : 0.0f;
+    /* without a pole bone, any unit quaternion (its twist is not used) */
+    const kiln_soa_xform *px = h->pole_bone != KILN_BLOB_NONE ? &r->local[h->pole_bone / KILN_SOA_WIDTH] : NULL;
+    unsigned pl = h->pole_bone % KILN_SOA_WIDTH;
+    b->tw[0][l] = px ? px->qx[pl] : 0.0f, b->tw[1][l] = px ? px->qy[pl] : 0.0f;
+    b->tw[2][l] = px ? px->qz[pl] : 0.0f, b->tw[3][l] = px ? px->qw[pl] : 1.0f;
     b->use_target[l] = (h->flags & KILN_IK_USE_TARGET_ROTATION) ? 1.0f : 0.0f;
     for (int k = 0; k < 16; k++) b->pm[k][l] = fm[k];
     for (int i = 0; i < 3; i++) {
@@ -299,11 +296,11 @@ static void kiln__ik3_gather(const kiln__rig *r, const kiln_blob_ik_handle *h, c
         /* kiln__bone_to_model's segment scale compensation: 1 / the parent's local scale */
         int32_t p = r->bones[chain[i]].parent;
         int ssc = p >= 0 && (uint32_t)p < chain[i] && (r->bones[chain[i]].flags & KILN_BONE_SEGMENT_SCALE_COMPENSATE);
-        const kiln_soa_xform *px = ssc ? &r->local[(uint32_t)p / KILN_SOA_WIDTH] : NULL;
-        unsigned pl = (uint32_t)p % KILN_SOA_WIDTH;
-        b->inv[i][0][l] = ssc ? 1.0f / px->sx[pl] : 1.0f;
-        b->inv[i][1][l] = ssc ? 1.0f / px->sy[pl] : 1.0f;
-        b->inv[i][2][l] = ssc ? 1.0f / px->sz[pl] : 1.0f;
+        const kiln_soa_xform *sx = ssc ? &r->local[(uint32_t)p / KILN_SOA_WIDTH] : NULL;
+        unsigned sl = (uint32_t)p % KILN_SOA_WIDTH;
+        b->ps[i][0][l] = ssc ? sx->sx[sl] : 1.0f;
+        b->ps[i][1][l] = ssc ? sx->sy[sl] : 1.0f;
+        b->ps[i][2][l] = ssc ? sx->sz[sl] : 1.0f;
         if (i == 2) b->q2[0][l] = x->qx[s], b->q2[1][l] = x->qy[s], b->q2[2][l] = x->qz[s], b->q2[3][l] = x->qw[s];
     }
 }

@@ -48,6 +48,13 @@ KILN__FN kv3 KILN__SFX(kiln__v3muladds)(kv3 a, kv3 b, kv s)
     kv3 r = {kiln__rig_ma(b.x, s, a.x), kiln__rig_ma(b.y, s, a.y), kiln__rig_ma(b.z, s, a.z)};
     return r;
 }
+/* 1 / a, per component (divisions, as kiln__bone_to_model's). */
+KILN__FN kv3 KILN__SFX(kiln__v3inv)(kv3 a)
+{
+    kv one = kv_set1(1.0f);
+    kv3 r = {kv_div(one, a.x), kv_div(one, a.y), kv_div(one, a.z)};
+    return r;
+}
 KILN__FN kv KILN__SFX(kiln__v3dot)(kv3 a, kv3 b) { return kiln__rig_ma(a.z, b.z, kiln__rig_ma(a.y, b.y, kv_mul(a.x, b.x))); }
 KILN__FN kv3 KILN__SFX(kiln__v3cross)(kv3 a, kv3 b)
 {
@@ -298,15 +305,27 @@ KILN__KERNEL void KILN__SFX(kiln__ik3_batch)(kiln__ik3_batch *b, uint32_t lanes)
         kv has_pv = kv_gt(kv_ld(b->has_pv + o), half), has_tw = kv_gt(kv_ld(b->has_tw + o), half);
         kv use_target = kv_gt(kv_ld(b->use_target + o), half);
         kv3 g = KILN__SFX(kiln__v3ld)(b->g, o), pv = KILN__SFX(kiln__v3ld)(b->pv, o);
-        kv tw_c = kv_ld(b->tw[0] + o), tw_s = kv_ld(b->tw[1] + o);
-        kv_quat frame = KILN__SFX(kiln__qfrom_colsv)(KILN__SFX(kiln__v3ld)(b->fc0, o), KILN__SFX(kiln__v3ld)(b->fc1, o), &bad);
+        /* the twist: kiln__euler_x_cs of the pole bone's unit local rotation */
         kv tb = kv_zero();
+        kv_quat pq = KILN__SFX(kiln__qnormv)(KILN__SFX(kiln__qldv)(b->tw, o), &tb);
+        bad = kv_or(bad, kv_and(has_tw, tb));
+        kv one = kv_set1(1.0f), two = kv_set1(2.0f);
+        kv r00 = kv_sub(one, kv_mul(two, kv_add(kv_mul(pq.y, pq.y), kv_mul(pq.z, pq.z))));
+        kv r10 = kv_mul(two, kv_add(kv_mul(pq.x, pq.y), kv_mul(pq.w, pq.z)));
+        kv regular = kv_gt(kv_add(kv_mul(r00, r00), kv_mul(r10, r10)), kv_set1(1e-12f));
+        kv tw_c = kv_sel(regular, kv_sub(one, kv_mul(two, kv_add(kv_mul(pq.x, pq.x), kv_mul(pq.y, pq.y)))),
+                         kv_sub(one, kv_mul(two, kv_add(kv_mul(pq.x, pq.x), kv_mul(pq.z, pq.z)))));
+        kv tw_s = kv_sel(regular, kv_mul(two, kv_add(kv_mul(pq.y, pq.z), kv_mul(pq.w, pq.x))),
+                         kv_mul(kv_set1(-2.0f), kv_sub(kv_mul(pq.y, pq.z), kv_mul(pq.w, pq.x))));
+        kv_quat frame = KILN__SFX(kiln__qfrom_colsv)(KILN__SFX(kiln__v3ld)(b->pm, o), KILN__SFX(kiln__v3ld)(b->pm + 4, o), &bad);
+        tb = kv_zero();
         kv_quat rt = KILN__SFX(kiln__qfrom_colsv)(KILN__SFX(kiln__v3ld)(b->tc0, o), KILN__SFX(kiln__v3ld)(b->tc1, o), &tb);
         bad = kv_or(bad, kv_and(use_target, tb));
         KILN__SFX(kiln__ik3v) c;
         c.p0 = KILN__SFX(kiln__v3ld)(b->p[0], o), c.p1 = KILN__SFX(kiln__v3ld)(b->p[1], o);
         c.p2 = KILN__SFX(kiln__v3ld)(b->p[2], o);
-        kv_quat fk0 = KILN__SFX(kiln__qldv)(b->fk[0], o), fk1 = KILN__SFX(kiln__qldv)(b->fk[1], o);
+        kv_quat fk0 = KILN__SFX(kiln__qnormv)(KILN__SFX(kiln__qldv)(b->fk[0], o), &bad);
+        kv_quat fk1 = KILN__SFX(kiln__qnormv)(KILN__SFX(kiln__qldv)(b->fk[1], o), &bad);
         c.rot0 = KILN__SFX(kiln__qmulv)(frame, fk0);
         c.rot1 = KILN__SFX(kiln__qmulv)(c.rot0, fk1);
         kv3 d = KILN__SFX(kiln__v3sub)(c.p1, c.p0);
@@ -349,7 +368,8 @@ KILN__KERNEL void KILN__SFX(kiln__ik3_batch)(kiln__ik3_batch *b, uint32_t lanes)
         const kv_quat qs[3] = {q0, q1, q2};
         for (int i = 0; i < 3; i++) {
             KILN__SFX(kiln__ik3v_compose)(i ? m[i - 1] : pm, KILN__SFX(kiln__v3ld)(b->t[i], o), qs[i],
-                                          KILN__SFX(kiln__v3ld)(b->s[i], o), KILN__SFX(kiln__v3ld)(b->inv[i], o), m[i]);
+                                          KILN__SFX(kiln__v3ld)(b->s[i], o),
+                                          KILN__SFX(kiln__v3inv)(KILN__SFX(kiln__v3ld)(b->ps[i], o)), m[i]);
             if (i == 0) m[0][12] = kv_ld(b->p[0][0] + o), m[0][13] = kv_ld(b->p[0][1] + o), m[0][14] = kv_ld(b->p[0][2] + o);
             for (int k = 0; k < 16; k++) kv_st(b->m[i][k] + o, m[i][k]);
         }
