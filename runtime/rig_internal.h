@@ -115,8 +115,9 @@ typedef struct kiln__ik3_batch {
     float q2[4][KILN__IK3_LANES];       /* the end's local rotation as stored */
     float q[3][4][KILN__IK3_LANES];     /* out: unit local rotations of the three joints (the
                                             end's only with use_target) */
-    float m[3][16][KILN__IK3_LANES];    /* out: the three joints' model matrices, as
-                                            kiln__rig_update computes them from those locals */
+    float *dst[3][KILN__IK3_LANES];     /* where the kernel writes the three joints' model
+                                            matrices (as kiln__rig_update computes them from
+                                            those locals): lanes [0, lanes) without redo */
     float len[3][KILN__IK3_LANES];      /* out: the two bone lengths and the start-goal distance */
     float redo[KILN__IK3_LANES];        /* out: nonzero where a fallback of the scalar solve applies */
 } kiln__ik3_batch;

@@ -301,6 +301,7 @@ static void kiln__ik3_gather(const kiln__rig *r, const kiln_blob_ik_handle *h, c
         b->ps[i][0][l] = ssc ? sx->sx[sl] : 1.0f;
         b->ps[i][1][l] = ssc ? sx->sy[sl] : 1.0f;
         b->ps[i][2][l] = ssc ? sx->sz[sl] : 1.0f;
+        b->dst[i][l] = r->model + (size_t)chain[i] * 16u;
         if (i == 2) b->q2[0][l] = x->qx[s], b->q2[1][l] = x->qy[s], b->q2[2][l] = x->qz[s], b->q2[3][l] = x->qw[s];
     }
 }
@@ -337,8 +338,6 @@ void kiln__ik_two_bone_batch(kiln__rig *r, const kiln_blob_ik_handle *const *hs,
             unsigned s = chain[i] % KILN_SOA_WIDTH;
             if (i < 2 + use_target)
                 x->qx[s] = b->q[i][0][l], x->qy[s] = b->q[i][1][l], x->qz[s] = b->q[i][2][l], x->qw[s] = b->q[i][3][l];
-            float *m = r->model + (size_t)chain[i] * 16u;
-            for (int k = 0; k < 16; k++) m[k] = b->m[i][k][l];
             r->stamp[chain[i]] = r->epoch;
         }
         /* the reach, as kiln__ik_two_bone_solve classifies it (the kernel's lengths are its) */

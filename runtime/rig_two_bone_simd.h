@@ -296,6 +296,41 @@ KILN__FN void KILN__SFX(kiln__ik3v_compose)(const kv p[16], kv3 t, kv_quat q, kv
         out[12 + k] = kv_add(kv_add(kv_add(kv_mul(p[k], t.x), kv_mul(p[4 + k], t.y)), kv_mul(p[8 + k], t.z)), p[12 + k]);
 }
 
+/* Writes the 16 rows of m (one matrix per lane) to dst[l] for the lanes whose bit is set in
+ * `lanes`: KV_W x KV_W transposes, each lane's matrix as whole vectors. */
+KILN__FN void KILN__SFX(kiln__ik3v_store)(const kv m[16], float *const *dst, unsigned lanes)
+{
+#if KV_W == 8
+    for (int j = 0; j < 2; j++) {
+        const kv *r = m + 8 * j;
+        kv t0 = _mm256_unpacklo_ps(r[0], r[1]), t1 = _mm256_unpackhi_ps(r[0], r[1]);
+        kv t2 = _mm256_unpacklo_ps(r[2], r[3]), t3 = _mm256_unpackhi_ps(r[2], r[3]);
+        kv t4 = _mm256_unpacklo_ps(r[4], r[5]), t5 = _mm256_unpackhi_ps(r[4], r[5]);
+        kv t6 = _mm256_unpacklo_ps(r[6], r[7]), t7 = _mm256_unpackhi_ps(r[6], r[7]);
+        kv u0 = _mm256_shuffle_ps(t0, t2, _MM_SHUFFLE(1, 0, 1, 0)), u1 = _mm256_shuffle_ps(t0, t2, _MM_SHUFFLE(3, 2, 3, 2));
+        kv u2 = _mm256_shuffle_ps(t1, t3, _MM_SHUFFLE(1, 0, 1, 0)), u3 = _mm256_shuffle_ps(t1, t3, _MM_SHUFFLE(3, 2, 3, 2));
+        kv u4 = _mm256_shuffle_ps(t4, t6, _MM_SHUFFLE(1, 0, 1, 0)), u5 = _mm256_shuffle_ps(t4, t6, _MM_SHUFFLE(3, 2, 3, 2));
+        kv u6 = _mm256_shuffle_ps(t5, t7, _MM_SHUFFLE(1, 0, 1, 0)), u7 = _mm256_shuffle_ps(t5, t7, _MM_SHUFFLE(3, 2, 3, 2));
+        kv v[8] = {_mm256_permute2f128_ps(u0, u4, 0x20), _mm256_permute2f128_ps(u1, u5, 0x20),
+                   _mm256_permute2f128_ps(u2, u6, 0x20), _mm256_permute2f128_ps(u3, u7, 0x20),
+                   _mm256_permute2f128_ps(u0, u4, 0x31), _mm256_permute2f128_ps(u1, u5, 0x31),
+                   _mm256_permute2f128_ps(u2, u6, 0x31), _mm256_permute2f128_ps(u3, u7, 0x31)};
+        for (unsigned l = 0; l < 8; l++)
+            if (lanes >> l & 1u) kv_st(dst[l] + 8 * j, v[l]);
+    }
+#elif KV_W == 4
+    for (int j = 0; j < 4; j++) {
+        kv a = m[4 * j], b = m[4 * j + 1], c = m[4 * j + 2], d = m[4 * j + 3];
+        _MM_TRANSPOSE4_PS(a, b, c, d);
+        const kv v[4] = {a, b, c, d};
+        for (unsigned l = 0; l < 4; l++)
+            if (lanes >> l & 1u) kv_st(dst[l] + 4 * j, v[l]);
+    }
+#else
+#error "rig_two_bone_simd.h: 4 or 8 lanes"
+#endif
+}
+
 /* Solves lanes [0, lanes) of b (rig_internal.h), KV_W at a time. */
 KILN__KERNEL void KILN__SFX(kiln__ik3_batch)(kiln__ik3_batch *b, uint32_t lanes)
 {
@@ -366,12 +401,17 @@ KILN__KERNEL void KILN__SFX(kiln__ik3_batch)(kiln__ik3_batch *b, uint32_t lanes)
         kv m[3][16], pm[16];
         for (int k = 0; k < 16; k++) pm[k] = kv_ld(b->pm[k] + o);
         const kv_quat qs[3] = {q0, q1, q2};
+        /* the lanes to write: solved here (no redo) and below `lanes` (not padding) */
+        float badv[KV_W];
+        unsigned store = 0;
+        kv_st(badv, bad); /* all-one bits (a NaN) where bad */
+        for (unsigned l = 0; l < KV_W; l++) store |= (o + l < lanes && badv[l] == 0.0f ? 1u : 0u) << l;
         for (int i = 0; i < 3; i++) {
             KILN__SFX(kiln__ik3v_compose)(i ? m[i - 1] : pm, KILN__SFX(kiln__v3ld)(b->t[i], o), qs[i],
                                           KILN__SFX(kiln__v3ld)(b->s[i], o),
                                           KILN__SFX(kiln__v3inv)(KILN__SFX(kiln__v3ld)(b->ps[i], o)), m[i]);
             if (i == 0) m[0][12] = kv_ld(b->p[0][0] + o), m[0][13] = kv_ld(b->p[0][1] + o), m[0][14] = kv_ld(b->p[0][2] + o);
-            for (int k = 0; k < 16; k++) kv_st(b->m[i][k] + o, m[i][k]);
+            KILN__SFX(kiln__ik3v_store)(m[i], b->dst[i] + o, store);
         }
         kv_st(b->redo + o, kv_and(bad, kv_set1(1.0f)));
     }
