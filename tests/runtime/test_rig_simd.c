@@ -258,3 +258,87 @@ Test(rig_simd, a_handle_sees_the_previous_handles_result)
     kiln_simd_force(KILN_SIMD_AUTO);
     legs_free(&L);
 }
+
+/* The degenerate two-bone inputs of test_rig.c's degenerate_inputs_never_give_nan, nine legs
+ * side by side (a batch of 8 and one alone): the lanes that need the scalar code's fallbacks
+ * (straight chains, the goal on the start, a zero-length bone) give its result, every float is
+ * finite, and every path matches the scalar one. */
+Test(rig_simd, degenerate_lanes_match_the_scalar_fallbacks)
+{
+    static const struct {
+        double bend; /* knee bend (degrees) */
+        float knee_len, goal[3], pole[3];
+        int use_pole;
+    } cases[] = {
+        {0, 0.5f, {0, 0.4f, 0.1f}, {0, 0, 0}, 0},      /* straight chain, no pole */
+        {0, 0.5f, {0, 0.4f, 0}, {0, 0.5f, 2}, 1},      /* straight chain, pole in front */
+        {20, 0.5f, {0, 1, 0}, {0, 0.5f, 2}, 1},        /* goal on the start */
+        {0, 0.5f, {0, 1, 0}, {0, 0.5f, 2}, 1},         /* goal on the start, straight */
+        {20, 0.5f, {0, 0.4f, 0}, {0, -1, 0}, 1},       /* pole on the start->goal line */
+        {20, 0.5f, {0, 0.4f, 0}, {0, 1, 0}, 1},        /* pole on the start */
+        {20, 0.0f, {0, 0.4f, 0.3f}, {0, 0.5f, 2}, 1},  /* zero-length upper bone */
+        {20, 0.2f, {0, 0.95f, 0}, {0, 0.5f, 2}, 1},    /* goal closer than folded */
+        {20, 0.5f, {0, 2.5f, 0}, {0, 0.5f, 2}, 1},     /* beyond the reach, straight up */
+    };
+    enum { NC = sizeof cases / sizeof cases[0], NB = 1 + NC * PER_LEG };
+    static char names[NB][16];
+    af_bone b[NB];
+    kiln_blob_ik_handle ik[NC];
+    uint32_t n = 0;
+    snprintf(names[n], 16, "root");
+    b[n] = bone(names[n], -1, 0, 0, 0), n++;
+    for (uint32_t i = 0; i < NC; i++) {
+        float x = 3.0f * (float)i;
+        uint32_t hip = n;
+        snprintf(names[n], 16, "hip%u", i), b[n] = bone(names[n], 0, x, 1, 0), n++;
+        snprintf(names[n], 16, "knee%u", i), b[n] = bone(names[n], (int32_t)hip, 0, -cases[i].knee_len, 0);
+        af_axis_angle(1, 0, 0, cases[i].bend * 3.14159265358979323846 / 180.0, b[n].r), n++;
+        snprintf(names[n], 16, "ankle%u", i), b[n] = bone(names[n], (int32_t)hip + 1, 0, -0.5f, 0), n++;
+        snprintf(names[n], 16, "target%u", i);
+        b[n] = bone(names[n], 0, x + cases[i].goal[0], cases[i].goal[1], cases[i].goal[2]), n++;
+        snprintf(names[n], 16, "pole%u", i);
+        b[n] = bone(names[n], 0, x + cases[i].pole[0], cases[i].pole[1], cases[i].pole[2]), n++;
+        ik[i] = rf_ik(0, hip, hip + 2, 3, hip + 3);
+        ik[i].order = i;
+        if (cases[i].use_pole) ik[i].pole_vector_bone = hip + 4;
+    }
+    size_t size;
+    af_skel skel = {NB, b};
+    unsigned char *mem = rf_build(&skel, NULL, 0, ik, NC, &size);
+    const kiln_blob *blob;
+    cr_assert_eq(kiln_blob_load(mem, size, 0, &blob, NULL), KILN_OK);
+    rf_pose pose;
+    rf_pose_init(&pose, blob, 0);
+    const size_t lbytes = sizeof *pose.local * pose.soa_count;
+    kiln_soa_xform *start = malloc(lbytes), *ref_local = malloc(lbytes);
+    static float ref_model[16 * NB];
+    cr_assert(start && ref_local);
+    memcpy(start, pose.local, lbytes);
+    static const kiln_simd paths[] = {KILN_SIMD_SCALAR, KILN_SIMD_SSE2, KILN_SIMD_AVX2};
+    for (size_t pi = 0; pi < sizeof paths / sizeof *paths; pi++) {
+        if (kiln_simd_force(paths[pi]) != paths[pi]) continue;
+        memcpy(pose.local, start, lbytes);
+        cr_assert_eq(rf_forward(&pose), KILN_OK);
+        kiln_rig_report rep;
+        cr_assert_eq(rf_solve(&pose, &rep), KILN_OK);
+        cr_assert_eq(rep.ik_solved, NC);
+        const float *l = (const float *)(const void *)pose.local;
+        for (size_t k = 0; k < lbytes / sizeof(float); k++) cr_assert(isfinite(l[k]), "%s: local float %zu", kiln_simd_name(paths[pi]), k);
+        for (uint32_t k = 0; k < 16 * NB; k++) cr_assert(isfinite(pose.model[k]), "%s: model float %u", kiln_simd_name(paths[pi]), k);
+        if (pi == 0) {
+            memcpy(ref_local, pose.local, lbytes);
+            memcpy(ref_model, pose.model, sizeof ref_model);
+            continue;
+        }
+        double worst = 0;
+        const float *r = (const float *)(const void *)ref_local;
+        for (size_t k = 0; k < lbytes / sizeof(float); k++) worst = fmax(worst, fabs(l[k] - r[k]));
+        for (uint32_t k = 0; k < 16 * NB; k++) worst = fmax(worst, fabs(pose.model[k] - ref_model[k]));
+        fprintf(stderr, "rig simd %-6s degenerate lanes: %.2e from the scalar path\n", kiln_simd_name(paths[pi]), worst);
+        cr_assert(worst <= TOL_PATH, "%s: %.3g from the scalar path", kiln_simd_name(paths[pi]), worst);
+    }
+    kiln_simd_force(KILN_SIMD_AUTO);
+    free(start), free(ref_local);
+    rf_pose_free(&pose);
+    free(mem);
+}
