@@ -198,16 +198,18 @@ static double kiln__weight(const float *weights, uint32_t count, uint32_t i, dou
 }
 
 /* The handles from i on that one batch kernel call can solve (into r->batch_handles and
- * r->batch_chains): consecutive two-bone handles of weight 1, none reading a bone an earlier
- * one moves (its chain, the chain start's parent, its target, pole vector and pole bones) and
- * none moving bones of another's subtree range, so that solving them side by side gives what
- * solving them in order gives. Stops at the first handle that does not qualify. A subtree is
- * tested as the index range [start, last[start]] that holds it (a superset when subtrees
- * interleave, which only stops a batch early). */
+ * r->batch_chains): consecutive two-bone handles of weight 1 none of which reads a bone
+ * another one moves (its chain, the chain start's parent, its target, pole vector and pole
+ * bones) and whose moved subtrees are apart. Solving them side by side then gives what solving
+ * them in order gives, whichever of them the batch kernel leaves to the scalar code (that one
+ * runs after the kernel wrote the others' matrices, so it must not read them either). Stops at
+ * the first handle that does not qualify. A subtree is tested as the index range
+ * [start, last[start]] that holds it (a superset when subtrees interleave, which only stops a
+ * batch early). */
 static uint32_t kiln__ik_gather_batch(kiln__rig *r, const kiln_rig_desc *d, const kiln_blob_ik_handle *iks,
                                       uint32_t nik, uint32_t i)
 {
-    uint32_t n = 0, lo[KILN__IK3_LANES], span[KILN__IK3_LANES];
+    uint32_t n = 0, lo[KILN__IK3_LANES], span[KILN__IK3_LANES], reads[KILN__IK3_LANES][4];
     for (uint32_t j = i; j < nik && n < KILN__IK3_LANES; j++) {
         const kiln_blob_ik_handle *h = &iks[j];
         if (h->skeleton != d->skeleton || h->target_bone == KILN_BLOB_NONE ||
@@ -218,18 +220,19 @@ static uint32_t kiln__ik_gather_batch(kiln__rig *r, const kiln_rig_desc *d, cons
         int32_t parent = r->bones[c[0]].parent;
         /* c[1] and c[2] lie in c[0]'s range: outside the others' when c[0] is and theirs
          * starts are outside c[0]'s */
-        uint32_t reads[4] = {parent >= 0 ? (uint32_t)parent : c[0], h->target_bone,
-                             h->pole_vector_bone != KILN_BLOB_NONE ? h->pole_vector_bone : c[0],
-                             h->pole_bone != KILN_BLOB_NONE ? h->pole_bone : c[0]};
-        uint32_t own_span = r->last[c[0]] - c[0];
+        uint32_t *rd = reads[n];
+        rd[0] = parent >= 0 ? (uint32_t)parent : c[0], rd[1] = h->target_bone;
+        rd[2] = h->pole_vector_bone != KILN_BLOB_NONE ? h->pole_vector_bone : c[0];
+        rd[3] = h->pole_bone != KILN_BLOB_NONE ? h->pole_bone : c[0];
+        uint32_t own_lo = c[0], own_span = r->last[c[0]] - c[0];
         int ok = 1;
         for (uint32_t m = 0; m < n; m++) {
-            /* b in [lo, lo + span] as one unsigned comparison */
-            ok &= c[0] - lo[m] > span[m] && lo[m] - c[0] > own_span;
-            for (int k = 0; k < 4; k++) ok &= reads[k] - lo[m] > span[m];
+            /* b in [lo, lo + span] as one unsigned comparison; the ranges apart */
+            ok &= own_lo - lo[m] > span[m] && lo[m] - own_lo > own_span;
+            for (int k = 0; k < 4; k++) ok &= rd[k] - lo[m] > span[m] && reads[m][k] - own_lo > own_span;
         }
         if (!ok) break;
-        lo[n] = c[0], span[n] = own_span;
+        lo[n] = own_lo, span[n] = own_span;
         r->batch_handles[n++] = h;
     }
     return n;

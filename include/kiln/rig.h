@@ -81,7 +81,7 @@
  * the object matrix update, which scans from the chain start (or the constraint's owner) to the last
  * bone of its subtree in index order; one O(bones) pass per call finds those subtree ends.
  * Serial by nature (each step reads the previous one's result), except that consecutive
- * two-bone handles of weight 1 that are independent (none reads a bone an earlier one moves:
+ * two-bone handles of weight 1 that are independent (none reads a bone another one moves:
  * its chain, the chain start's parent, its target, pole vector and pole bones; their subtrees
  * apart) are solved side by side, one per SIMD lane (SSE2: 4, AVX2: 8; the path
  * kiln_simd_force selects; the scalar path solves them one at a time), which gives the same

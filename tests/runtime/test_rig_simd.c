@@ -260,9 +260,10 @@ Test(rig_simd, a_handle_sees_the_previous_handles_result)
 }
 
 /* The degenerate two-bone inputs of test_rig.c's degenerate_inputs_never_give_nan, nine legs
- * side by side (a batch of 8 and one alone): the lanes that need the scalar code's fallbacks
- * (straight chains, the goal on the start, a zero-length bone) give its result, every float is
- * finite, and every path matches the scalar one. */
+ * side by side: the lanes that need the scalar code's fallbacks (straight chains, the goal on
+ * the start, a zero-length bone) give its result, every float is finite, and every path
+ * matches the scalar one. The first leg aims at the fifth's ankle: it must see that ankle
+ * before the fifth handle moves it, whichever code solves it. */
 Test(rig_simd, degenerate_lanes_match_the_scalar_fallbacks)
 {
     static const struct {
@@ -298,7 +299,9 @@ Test(rig_simd, degenerate_lanes_match_the_scalar_fallbacks)
         b[n] = bone(names[n], 0, x + cases[i].goal[0], cases[i].goal[1], cases[i].goal[2]), n++;
         snprintf(names[n], 16, "pole%u", i);
         b[n] = bone(names[n], 0, x + cases[i].pole[0], cases[i].pole[1], cases[i].pole[2]), n++;
-        ik[i] = rf_ik(0, hip, hip + 2, 3, hip + 3);
+        /* the first leg (a straight chain: the scalar fallback) aims at the fifth leg's
+         * ankle, which the fifth handle moves after it in file order */
+        ik[i] = rf_ik(0, hip, hip + 2, 3, i == 0 ? hip + 4 * PER_LEG + 2 : hip + 3);
         ik[i].order = i;
         if (cases[i].use_pole) ik[i].pole_vector_bone = hip + 4;
     }
