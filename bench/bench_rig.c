@@ -18,7 +18,13 @@
  * a plain copy of that traffic takes at memory speed (bench_bandwidth_seconds). Figures are
  * ns per solve, best of 40 repetitions (5 with --quick).
  * The corpus rigs are left out (with a note) when the corpus is absent.
- * Usage: kiln_bench_rig [--quick] [--rig NAME]   (--rig: only that rig, e.g. for callgrind)
+ * Each line names the SIMD path that ran ("simd"): it decides how many independent two-bone
+ * handles are solved at once (scalar: one; SSE2: 4; AVX2: 8). The summary compares the IK
+ * stage's ns per handle with the target of 120 and the constraint stage's ns per constraint
+ * with the target of 40 (JSON: "target_ns", "meets").
+ * Usage: kiln_bench_rig [--quick] [--rig NAME] [--simd best|all|scalar|sse2|avx2|avx512]
+ *   --rig: only that rig (e.g. for callgrind); --simd: the path to force, or every path the CPU
+ *   has in turn (default: the best).
  */
 #include <math.h>
 #include <stdint.h>
@@ -33,13 +39,8 @@
 #include "kiln/rig.h"
 
 #define POSES 32
-/* The solver's float math: cglm's routines, with SSE2 where the compiler targets it (x86-64
- * always). It has no per-path kernel, so kiln_simd_force does not change it. */
-#if defined(__SSE2__)
-#define BENCH_RIG_MATH "sse2"
-#else
-#define BENCH_RIG_MATH "scalar"
-#endif
+#define TARGET_NS_IK 120.0        /* per two-bone handle, the result written into the pose */
+#define TARGET_NS_CONSTRAINT 40.0 /* per constraint */
 
 static volatile float bench_sink;
 
@@ -49,6 +50,7 @@ typedef struct rig_case {
     kiln_bake_result baked;   /* baked blob, or zeroed */
     const kiln_blob *blob;
     uint32_t bones, soa, nik, ncn;
+    int two_bone;             /* every IK handle has a three-joint chain */
     kiln_soa_xform *poses;    /* POSES x soa */
     float *models;            /* POSES x bones x 16 */
 } rig_case;
@@ -58,7 +60,9 @@ static void case_alloc(rig_case *c)
     uint32_t ns = 0;
     const kiln_blob_skeleton *sk = kiln_blob_skeletons(c->blob, &ns);
     c->bones = sk[0].bone_count, c->soa = sk[0].soa_count;
-    kiln_rig_ik_handles(c->blob, 0, &c->nik);
+    const kiln_blob_ik_handle *ik = kiln_rig_ik_handles(c->blob, 0, &c->nik);
+    c->two_bone = 1;
+    for (uint32_t i = 0; i < c->nik; i++) c->two_bone &= ik[i].chain_length == 3;
     kiln_rig_constraints(c->blob, 0, &c->ncn);
     c->poses = aligned_alloc(64, sizeof *c->poses * c->soa * POSES);
     c->models = aligned_alloc(64, (sizeof(float) * 16 * c->bones * POSES + 63) & ~(size_t)63);
@@ -307,25 +311,52 @@ static void emit(rig_case *c, const char *stage, uint32_t stages, int reps, int 
     double bw_ns = bench_bandwidth_seconds(bytes, bytes, 50) * 1e9;
     uint32_t all = stages ? stages : KILN_RIG_IK | KILN_RIG_CONSTRAINTS;
     uint32_t nik = all & KILN_RIG_IK ? c->nik : 0, ncn = all & KILN_RIG_CONSTRAINTS ? c->ncn : 0;
+    double per = t.ns_solve / (nik + ncn ? nik + ncn : 1);
+    /* a target applies to a stage that runs one kind of item (FABRIK rigs have none) */
+    double target = !ncn && nik && c->two_bone ? TARGET_NS_IK : !nik && ncn ? TARGET_NS_CONSTRAINT : 0.0;
+    const char *simd = kiln_simd_name(kiln_simd_active());
     printf("{\"bench\":\"rig\",\"case\":\"solve\",\"rig\":\"%s\",\"data\":\"%s\",\"stage\":\"%s\",\"bones\":%u,"
            "\"ik_handles\":%u,\"constraints\":%u,\"simd\":\"%s\",\"ns_per_solve\":%.1f,\"ns_per_item\":%.1f,"
-           "\"ns_copy\":%.1f,\"ns_copy_bandwidth\":%.1f,\"iters\":%ld}\n",
-           c->name, c->data, stage, c->bones, nik, ncn, BENCH_RIG_MATH, t.ns_solve, t.ns_solve / (nik + ncn ? nik + ncn : 1),
-           t.ns_copy, bw_ns, t.iters);
-    fprintf(stderr, "  %-12s %-11s %3u bones %2u IK %2u constraints  %9.1f ns/solve  %7.1f ns/item  (reset copy %.1f ns)\n",
-            c->name, stage, c->bones, nik, ncn, t.ns_solve, t.ns_solve / (nik + ncn ? nik + ncn : 1), t.ns_copy);
+           "\"target_ns\":%.0f,\"meets\":%s,\"ns_copy\":%.1f,\"ns_copy_bandwidth\":%.1f,\"iters\":%ld}\n",
+           c->name, c->data, stage, c->bones, nik, ncn, simd, t.ns_solve, per, target,
+           target > 0.0 ? (per <= target ? "true" : "false") : "null", t.ns_copy, bw_ns, t.iters);
+    char verdict[48] = "";
+    if (target > 0.0)
+        snprintf(verdict, sizeof verdict, "  %s target %.0f", per <= target ? "meets" : "misses", target);
+    fprintf(stderr, "  %-6s %-12s %-11s %3u bones %2u IK %2u constraints  %9.1f ns/solve  %7.1f ns/item%s  (reset copy %.1f ns)\n",
+            simd, c->name, stage, c->bones, nik, ncn, t.ns_solve, per, verdict, t.ns_copy);
     fflush(stdout);
 }
 
 int main(int argc, char **argv)
 {
     int quick = bench_quick(argc, argv);
-    const char *only = NULL;
-    for (int i = 1; i + 1 < argc; i++)
+    const char *only = NULL, *simd = "best";
+    for (int i = 1; i + 1 < argc; i++) {
         if (strcmp(argv[i], "--rig") == 0) only = argv[i + 1];
+        if (strcmp(argv[i], "--simd") == 0) simd = argv[i + 1];
+    }
+    static const kiln_simd every[] = {KILN_SIMD_SCALAR, KILN_SIMD_SSE2, KILN_SIMD_AVX2, KILN_SIMD_AVX512};
+    kiln_simd paths[4];
+    int npaths = 0;
+    if (strcmp(simd, "best") == 0) {
+        paths[npaths++] = KILN_SIMD_AUTO;
+    } else {
+        for (int p = 0; p < 4; p++)
+            if (strcmp(simd, "all") == 0 || strcmp(simd, kiln_simd_name(every[p])) == 0) {
+                if (kiln_simd_force(every[p]) == every[p]) paths[npaths++] = every[p];
+                else fprintf(stderr, "  (%s: not available on this CPU or build; skipped)\n", kiln_simd_name(every[p]));
+            }
+        kiln_simd_force(KILN_SIMD_AUTO);
+        if (!npaths) {
+            fprintf(stderr, "usage: kiln_bench_rig [--quick] [--rig NAME] [--simd best|all|scalar|sse2|avx2|avx512]\n");
+            return 2;
+        }
+    }
     const int reps = quick ? 5 : 40, calls = quick ? 256 : 2048;
-    fprintf(stderr, "bench_rig: %s; two-bone IK and constraints in float (%s), FABRIK in double, on every path\n",
-            kiln_build_info(), BENCH_RIG_MATH);
+    fprintf(stderr, "bench_rig: %s; two-bone IK (independent handles side by side in SIMD lanes) and constraints "
+                    "in float, FABRIK in double; targets: %.0f ns per two-bone handle, %.0f ns per constraint\n",
+            kiln_build_info(), TARGET_NS_IK, TARGET_NS_CONSTRAINT);
     rig_case cases[5];
     int n = 0;
     if (corpus_case(&cases[n], "ik_polevec", "ik_polevec_model.cast", "anim_ik_polevec.cast")) n++;
@@ -335,18 +366,19 @@ int main(int argc, char **argv)
     if (character_case(&cases[n])) n++;
     legs_case(&cases[n++]);
     tails_case(&cases[n++]);
-    for (int i = 0; i < n; i++) {
-        rig_case *c = &cases[i];
-        if (only && strcmp(only, c->name) != 0) {
-            case_free(c);
-            continue;
+    for (int p = 0; p < npaths; p++) {
+        kiln_simd_force(paths[p]);
+        for (int i = 0; i < n; i++) {
+            rig_case *c = &cases[i];
+            if (only && strcmp(only, c->name) != 0) continue;
+            emit(c, "all", 0, reps, calls);
+            if (c->nik && c->ncn) {
+                emit(c, "ik", KILN_RIG_IK, reps, calls);
+                emit(c, "constraints", KILN_RIG_CONSTRAINTS, reps, calls);
+            }
         }
-        emit(c, "all", 0, reps, calls);
-        if (c->nik && c->ncn) {
-            emit(c, "ik", KILN_RIG_IK, reps, calls);
-            emit(c, "constraints", KILN_RIG_CONSTRAINTS, reps, calls);
-        }
-        case_free(c);
     }
+    kiln_simd_force(KILN_SIMD_AUTO);
+    for (int i = 0; i < n; i++) case_free(&cases[i]);
     return 0;
 }

@@ -18,6 +18,7 @@
 #include "blob_internal.h"
 #include "rig_internal.h"
 #include "error_detail.h"
+#include "simd_table.h"
 
 /* ---- views ---------------------------------------------------------------------------------- */
 KILN__RECORDS_VIEW(kiln_blob_constraints, kiln_blob_constraint, KILN_SECTION_CONSTRAINTS)
@@ -134,13 +135,6 @@ void kiln__rig_position(const kiln__rig *r, uint32_t b, double p[3])
 
 void kiln__rig_rotation(const kiln__rig *r, uint32_t b, double q[4]) { kiln__qfrom_matrix(r->model + (size_t)b * 16u, q); }
 
-const float *kiln__rig_parent_matrix(const kiln__rig *r, uint32_t b)
-{
-    int32_t p = r->bones[b].parent;
-    /* parent < b for verified blobs; anything else is a root, as in kiln_pose_local_to_object */
-    return p >= 0 && (uint32_t)p < b ? r->model + (size_t)p * 16u : r->root;
-}
-
 void kiln__rig_frame(const kiln__rig *r, uint32_t b, double q[4]) { kiln__qfrom_matrix(kiln__rig_parent_matrix(r, b), q); }
 
 /* The model matrix of bone b from its local and its parent's matrix: the per-bone step of the
@@ -154,6 +148,17 @@ static void kiln__rig_compose(kiln__rig *r, uint32_t b)
 void kiln__rig_update(kiln__rig *r, uint32_t first)
 {
     const uint32_t e = r->epoch;
+    if (r->last[first] == first) {
+        /* a leaf (a constraint's owner, typically): only its own matrix, when it changed */
+        if (r->stamp[first] == e) {
+            float *m = r->model + (size_t)first * 16u, keep[3] = {m[12], m[13], m[14]};
+            kiln__rig_compose(r, first);
+            if (!r->moved) m[12] = keep[0], m[13] = keep[1], m[14] = keep[2];
+        }
+        r->epoch++;
+        r->moved = 0;
+        return;
+    }
     /* `first`'s parent did not change: unless its translation was written, its position is the
      * one it had, bit for bit (recomposing could round it differently from the kernel that
      * produced it, e.g. with FMA), so that an IK start never moves. */
@@ -170,12 +175,67 @@ void kiln__rig_update(kiln__rig *r, uint32_t first)
     r->moved = 0;
 }
 
+void kiln__rig_update_below(kiln__rig *r, const uint32_t chain[3])
+{
+    const uint32_t e = r->epoch, first = chain[0];
+    for (uint32_t b = first; b <= r->last[first]; b++) {
+        if (b == chain[0] || b == chain[1] || b == chain[2]) continue;
+        int32_t p = r->bones[b].parent;
+        if (r->stamp[b] != e && !(p >= 0 && (uint32_t)p < b && r->stamp[p] == e)) continue;
+        r->stamp[b] = e;
+        kiln__rig_compose(r, b);
+    }
+    r->epoch++;
+    r->moved = 0;
+}
+
 /* ---- entry point ---------------------------------------------------------------------------- */
 static double kiln__weight(const float *weights, uint32_t count, uint32_t i, double own)
 {
     double w = own * (weights && i < count ? (double)weights[i] : 1.0);
     if (!(w > 0.0)) return 0.0; /* also NaN */
     return w < 1.0 ? w : 1.0;
+}
+
+/* The handles from i on that one batch kernel call can solve (into r->batch_handles and
+ * r->batch_chains): consecutive two-bone handles of weight 1 none of which reads a bone
+ * another one moves (its chain, the chain start's parent, its target, pole vector and pole
+ * bones) and whose moved subtrees are apart. Solving them side by side then gives what solving
+ * them in order gives, whichever of them the batch kernel leaves to the scalar code (that one
+ * runs after the kernel wrote the others' matrices, so it must not read them either). Stops at
+ * the first handle that does not qualify. A subtree is tested as the index range
+ * [start, last[start]] that holds it (a superset when subtrees interleave, which only stops a
+ * batch early). */
+static uint32_t kiln__ik_gather_batch(kiln__rig *r, const kiln_rig_desc *d, const kiln_blob_ik_handle *iks,
+                                      uint32_t nik, uint32_t i)
+{
+    uint32_t n = 0, lo[KILN__IK3_LANES], span[KILN__IK3_LANES], reads[KILN__IK3_LANES][4];
+    for (uint32_t j = i; j < nik && n < KILN__IK3_LANES; j++) {
+        const kiln_blob_ik_handle *h = &iks[j];
+        if (h->skeleton != d->skeleton || h->target_bone == KILN_BLOB_NONE ||
+            (d->ik_weights && j < d->ik_weight_count && !(d->ik_weights[j] >= 1.0f)) ||
+            !kiln__ik3_batchable(r, h, r->batch_chains[n]))
+            break;
+        const uint32_t *c = r->batch_chains[n];
+        int32_t parent = r->bones[c[0]].parent;
+        /* c[1] and c[2] lie in c[0]'s range: outside the others' when c[0] is and theirs
+         * starts are outside c[0]'s */
+        uint32_t *rd = reads[n];
+        rd[0] = parent >= 0 ? (uint32_t)parent : c[0], rd[1] = h->target_bone;
+        rd[2] = h->pole_vector_bone != KILN_BLOB_NONE ? h->pole_vector_bone : c[0];
+        rd[3] = h->pole_bone != KILN_BLOB_NONE ? h->pole_bone : c[0];
+        uint32_t own_lo = c[0], own_span = r->last[c[0]] - c[0];
+        int ok = 1;
+        for (uint32_t m = 0; m < n; m++) {
+            /* b in [lo, lo + span] as one unsigned comparison; the ranges apart */
+            ok &= own_lo - lo[m] > span[m] && lo[m] - own_lo > own_span;
+            for (int k = 0; k < 4; k++) ok &= rd[k] - lo[m] > span[m] && reads[m][k] - own_lo > own_span;
+        }
+        if (!ok) break;
+        lo[n] = own_lo, span[n] = own_span;
+        r->batch_handles[n++] = h;
+    }
+    return n;
 }
 
 kiln_result kiln_rig_solve(const kiln_rig_desc *d)
@@ -235,18 +295,32 @@ kiln_result kiln_rig_solve(const kiln_rig_desc *d)
         memset(r.stamp, 0, (size_t)sk->bone_count * sizeof *r.stamp);
         /* last descendant of every bone: children come after their parent, so one backward
          * pass carries each subtree's end up to its root */
-        for (uint32_t b = 0; b < sk->bone_count; b++) r.last[b] = b;
-        for (uint32_t b = sk->bone_count; b-- > 1;) {
-            int32_t p = bones[b].parent;
-            if (p >= 0 && (uint32_t)p < b && r.last[b] > r.last[p]) r.last[p] = r.last[b];
+        const uint32_t nb = sk->bone_count; /* a local: the stores below cannot change it */
+        uint32_t *last = r.last;
+        for (uint32_t b = 0; b < nb; b++) last[b] = b;
+        for (uint32_t b = nb; b-- > 1;) {
+            /* as unsigned, a root's -1 is never below b */
+            uint32_t p = (uint32_t)bones[b].parent, lb = last[b];
+            if (p < b && lb > last[p]) last[p] = lb;
         }
         r.epoch = 1;
         r.moved = 0;
+        kiln__ik3_batch_fn batch = nik > 1 ? kiln__simd_get()->rig_two_bone : NULL;
         for (uint32_t i = 0; i < nik; i++) {
             /* a record of another skeleton only turns up in unverified (trusted) blobs */
             double w = iks[i].skeleton == d->skeleton ? kiln__weight(d->ik_weights, d->ik_weight_count, i, 1.0) : 0.0;
-            if (w > 0.0) kiln__ik_solve(&r, &iks[i], w);
-            else report.ik_skipped++;
+            if (!(w > 0.0)) {
+                report.ik_skipped++;
+                continue;
+            }
+            uint32_t n = batch && w >= 1.0 ? kiln__ik_gather_batch(&r, d, iks, nik, i) : 0;
+            if (n < 2) {
+                kiln__ik_solve(&r, &iks[i], w);
+                continue;
+            }
+            kiln__ik3_batch lanes;
+            kiln__ik_two_bone_batch(&r, r.batch_handles, (const uint32_t(*)[3])r.batch_chains, n, batch, &lanes);
+            i += n - 1;
         }
         for (uint32_t i = 0; i < ncn; i++) {
             double own = cns[i].weight > 0.0f ? (cns[i].weight < 1.0f ? (double)cns[i].weight : 1.0) : 0.0;

@@ -4,36 +4,57 @@
  * and writes the local back. See kiln/rig.h for the formulas.
  *
  * Single precision on cglm (rig_math_f32.h): rotations come from the model matrices' columns
- * (Gram-Schmidt, Shepperd) and the only transcendental functions left are those of the Euler
- * round trip of an ORIENT with skipped axes and of a slerp with a weight below 1.
+ * (Gram-Schmidt, Shepperd); the Euler round trip of an ORIENT with skipped axes carries each
+ * angle as its (cos, sin) pair and rebuilds the half angles from them (square roots only), so
+ * the only transcendental functions left are those of a slerp with a weight below 1.
  */
 #include "rig_math_f32.h"
 
 #include "rig_internal.h"
 
-/* XYZ Euler angles (R = Rz(e[2]) · Ry(e[1]) · Rx(e[0])) of a unit quaternion: R20 = -sin b,
- * R21 = cos b sin a, R22 = cos b cos a, R10 = cos b sin c, R00 = cos b cos c; at cos b = 0 only
- * a - c (or a + c) is defined, and c = 0 is chosen: then R11 = cos a, R12 = -sin a
- * (kiln__qto_euler_xyz). */
-static void kiln__qto_euler_xyz_f(const versor q, vec3 e)
+/* XYZ Euler angles (R = Rz(c) · Ry(b) · Rx(a)) of a unit quaternion, each as the (cos, sin)
+ * pair atan2 would take (any positive multiple): R20 = -sin b, R21 = cos b sin a,
+ * R22 = cos b cos a, R10 = cos b sin c, R00 = cos b cos c; at cos b = 0 only a - c (or a + c)
+ * is defined, and c = 0 is chosen: then R11 = cos a, R12 = -sin a (kiln__qto_euler_xyz, which
+ * returns the atan2 of these pairs). */
+static void kiln__qto_euler_cs_f(const versor q, float cs[3][2])
 {
     float x = q[0], y = q[1], z = q[2], w = q[3];
     float r00 = 1.0f - 2.0f * (y * y + z * z), r10 = 2.0f * (x * y + w * z), r20 = 2.0f * (x * z - w * y);
     float cb = sqrtf(r00 * r00 + r10 * r10);
-    e[1] = atan2f(-r20, cb);
+    cs[1][0] = cb, cs[1][1] = -r20;
     if (cb > 1e-6f) {
-        e[0] = atan2f(2.0f * (y * z + w * x), 1.0f - 2.0f * (x * x + y * y));
-        e[2] = atan2f(r10, r00);
+        cs[0][0] = 1.0f - 2.0f * (x * x + y * y), cs[0][1] = 2.0f * (y * z + w * x);
+        cs[2][0] = r00, cs[2][1] = r10;
     } else {
-        e[0] = atan2f(-2.0f * (y * z - w * x), 1.0f - 2.0f * (x * x + z * z));
-        e[2] = 0.0f;
+        cs[0][0] = 1.0f - 2.0f * (x * x + z * z), cs[0][1] = -2.0f * (y * z - w * x);
+        cs[2][0] = 1.0f, cs[2][1] = 0.0f;
     }
 }
 
-static void kiln__qfrom_euler_xyz_f(const vec3 e, versor q)
+/* (sin, cos) of half the angle atan2(s, c), or of that angle plus 2 pi (the same rotation up to
+ * the quaternion's sign), without cancellation: (s, h + c) or (h - c, s), h = |(c, s)|,
+ * normalised; (0, 0) gives the zero angle (as atan2 does). */
+static void kiln__half_angle_f(const float cs[2], float *sh, float *ch)
 {
-    float sa = sinf(0.5f * e[0]), ca = cosf(0.5f * e[0]), sb = sinf(0.5f * e[1]), cb = cosf(0.5f * e[1]);
-    float sc = sinf(0.5f * e[2]), cc = cosf(0.5f * e[2]);
+    float c = cs[0], s = cs[1], h = sqrtf(c * c + s * s), a, b;
+    if (c >= 0.0f) a = s, b = h + c;
+    else a = h - c, b = s;
+    float n = sqrtf(a * a + b * b);
+    if (!(n > 0.0f)) {
+        *sh = 0.0f, *ch = 1.0f;
+        return;
+    }
+    *sh = a / n, *ch = b / n;
+}
+
+/* The unit quaternion of XYZ Euler angles given as (cos, sin) pairs (kiln__qfrom_euler_xyz). */
+static void kiln__qfrom_euler_cs_f(const float cs[3][2], versor q)
+{
+    float sa, ca, sb, cb, sc, cc;
+    kiln__half_angle_f(cs[0], &sa, &ca);
+    kiln__half_angle_f(cs[1], &sb, &cb);
+    kiln__half_angle_f(cs[2], &sc, &cc);
     /* Rz ⊗ Ry ⊗ Rx multiplied out */
     q[0] = cc * cb * sa - sc * sb * ca;
     q[1] = cc * sb * ca + sc * cb * sa;
@@ -54,12 +75,12 @@ static void kiln__orient(const kiln__rig *r, const kiln_blob_constraint *c, cons
     kiln__qnorm_f(out);
     uint32_t skip = c->flags & (KILN_CONSTRAINT_SKIP_X | KILN_CONSTRAINT_SKIP_Y | KILN_CONSTRAINT_SKIP_Z);
     if (!skip) return; /* no round trip through angles when nothing is skipped */
-    vec3 ef, ed;
-    kiln__qto_euler_xyz_f(fk, ef);
-    kiln__qto_euler_xyz_f(out, ed);
+    float ef[3][2], ed[3][2];
+    kiln__qto_euler_cs_f(fk, ef);
+    kiln__qto_euler_cs_f(out, ed);
     for (int k = 0; k < 3; k++)
-        if (skip & (1u << k)) ed[k] = ef[k];
-    kiln__qfrom_euler_xyz_f(ed, out);
+        if (skip & (1u << k)) ed[k][0] = ef[k][0], ed[k][1] = ef[k][1];
+    kiln__qfrom_euler_cs_f(ed, out);
 }
 
 void kiln__constraint_apply(kiln__rig *r, const kiln_blob_constraint *c, double weight)

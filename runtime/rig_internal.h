@@ -27,6 +27,9 @@
  * leaves the knee 7 mm off the line: a well-defined plane. */
 #define KILN__RIG_IK_REACH_INSET 1e-4
 
+/* Two-bone handles one SIMD batch holds: the widest path's lanes (kiln__ik3_batch). */
+#define KILN__IK3_LANES 8
+
 /* One bone of a FABRIK shape (rig_ik.c): its direction and the bend onto it. */
 typedef struct kiln__ik_bend {
     double d[3], axis[3], angle, conj[4], pad;
@@ -51,6 +54,9 @@ typedef struct kiln__rig {
     double              (*rot)[4]; /* max_chain: model-space joint rotations */
     double               *len;     /* max_chain - 1: bone lengths */
     kiln_rig_report      *report;  /* never NULL (a local when the caller passed none) */
+    /* the handles of the batch being gathered (rig.c) and their chains, start first */
+    const kiln_blob_ik_handle *batch_handles[KILN__IK3_LANES];
+    uint32_t              batch_chains[KILN__IK3_LANES][3];
 } kiln__rig;
 
 /* ---- pose access (rig.c) ------------------------------------------------------------------ */
@@ -66,7 +72,12 @@ void kiln__rig_rotation(const kiln__rig *r, uint32_t b, double q[4]);
  * the root matrix's for a root bone. */
 void kiln__rig_frame(const kiln__rig *r, uint32_t b, double q[4]);
 /* The matrix bone b's local transform is composed with: the parent's model matrix or the root. */
-const float *kiln__rig_parent_matrix(const kiln__rig *r, uint32_t b);
+static inline const float *kiln__rig_parent_matrix(const kiln__rig *r, uint32_t b)
+{
+    int32_t p = r->bones[b].parent;
+    /* parent < b for verified blobs; anything else is a root, as in kiln_pose_local_to_object */
+    return p >= 0 && (uint32_t)p < b ? r->model + (size_t)p * 16u : r->root;
+}
 /* Recomputes the model matrices of the bones marked stale since the last call and of all
  * their descendants, scanning bone `first`'s subtree range (every stale bone must lie in
  * `first`'s subtree). */
@@ -78,6 +89,59 @@ void kiln__ik_solve(kiln__rig *r, const kiln_blob_ik_handle *h, double w);
 /* The same for a chain of three joints (the caller gathered it into r->chain): the analytic
  * two-bone solve in single precision (rig_two_bone.c). */
 void kiln__ik_two_bone_solve(kiln__rig *r, const kiln_blob_ik_handle *h, double w);
+/* ---- two-bone handles in SIMD lanes (rig_two_bone.c, rig_two_bone_{sse2,avx2}.c) ---------- */
+
+/* The inputs and outputs of up to KILN__IK3_LANES two-bone solves, SoA (one handle per lane;
+ * [component][lane]). Filled by kiln__ik_two_bone_batch, solved by a path's kernel. */
+typedef struct kiln__ik3_batch {
+    float g[3][KILN__IK3_LANES];        /* goal */
+    float p[3][3][KILN__IK3_LANES];     /* joint positions [joint][xyz] */
+    float tc0[3][KILN__IK3_LANES];      /* the target matrix's columns 0 and 1 */
+    float tc1[3][KILN__IK3_LANES];
+    float pv[3][KILN__IK3_LANES];       /* pole vector bone position */
+    float tw[4][KILN__IK3_LANES];       /* the pole bone's local rotation as stored (twist) */
+    float fk[2][4][KILN__IK3_LANES];    /* local rotations of the start and middle joints, as
+                                            stored (normalised in the kernel) */
+    float has_pv[KILN__IK3_LANES];      /* 1 or 0 */
+    float has_tw[KILN__IK3_LANES];
+    float use_target[KILN__IK3_LANES];
+    /* for the chain's model matrices (kiln__bone_to_model's arithmetic) */
+    float pm[16][KILN__IK3_LANES];      /* the matrix the start's local is composed with (its
+                                            columns 0 and 1 give the frame rotation) */
+    float t[3][3][KILN__IK3_LANES];     /* local translations of the three joints */
+    float s[3][3][KILN__IK3_LANES];     /* local scales */
+    float ps[3][3][KILN__IK3_LANES];    /* the parent's local scale with segment scale
+                                            compensation, else 1 (divided by in the kernel) */
+    float q2[4][KILN__IK3_LANES];       /* the end's local rotation as stored */
+    float q[3][4][KILN__IK3_LANES];     /* out: unit local rotations of the three joints (the
+                                            end's only with use_target) */
+    float *dst[3][KILN__IK3_LANES];     /* where the kernel writes the three joints' model
+                                            matrices (as kiln__rig_update computes them from
+                                            those locals): lanes [0, lanes) without redo */
+    float len[3][KILN__IK3_LANES];      /* out: the two bone lengths and the start-goal distance */
+    float redo[KILN__IK3_LANES];        /* out: nonzero where a fallback of the scalar solve applies */
+} kiln__ik3_batch;
+
+/* A path's batch kernel: solves lanes [0, lanes) of b, a whole vector at a time (so up to the
+ * next multiple of its width: every KILN__IK3_LANES lanes must be filled). NULL in the scalar
+ * row: one handle at a time. */
+typedef void (*kiln__ik3_batch_fn)(kiln__ik3_batch *b, uint32_t lanes);
+void kiln__ik3_batch_sse2(kiln__ik3_batch *b, uint32_t lanes);
+void kiln__ik3_batch_avx2(kiln__ik3_batch *b, uint32_t lanes);
+
+/* Like kiln__rig_update, for a two-bone chain whose three model matrices the caller wrote
+ * already (marked stale, so that their descendants are recomputed, but not recomputed). */
+void kiln__rig_update_below(kiln__rig *r, const uint32_t chain[3]);
+
+/* Whether handle h (weight 1) can join a batch: an active, valid three-joint chain (written to
+ * chain[], start first). */
+int kiln__ik3_batchable(const kiln__rig *r, const kiln_blob_ik_handle *h, uint32_t chain[3]);
+/* Solves the n (2..KILN__IK3_LANES) handles hs, whose chains are given in chains, with the
+ * batch kernel fn, as n successive kiln__ik_solve calls with weight 1 would: the caller made
+ * sure that no handle reads a bone an earlier one of them moves (nor moves the same bones). */
+void kiln__ik_two_bone_batch(kiln__rig *r, const kiln_blob_ik_handle *const *hs, const uint32_t (*chains)[3],
+                             uint32_t n, kiln__ik3_batch_fn fn, kiln__ik3_batch *b);
+
 /* Applies one constraint with total weight w in (0, 1] and updates the model matrices. */
 void kiln__constraint_apply(kiln__rig *r, const kiln_blob_constraint *c, double w);
 

@@ -32,6 +32,7 @@ static const kiln__simd_table kiln__row_scalar = {
     kiln__instance_world_scalar,
     &kiln__scan_scalar,
     kiln__crc32c_sw,
+    NULL, /* the serial solver */
 };
 
 #if KILN__SIMD_SSE2 && KILN__X86_DISPATCH
@@ -55,6 +56,7 @@ static const kiln__simd_table kiln__row_sse2 = {
     kiln__instance_world_sse2,
     &KILN__SCAN_SSE2,
     kiln__crc32c_sw, /* SSE2 has no crc32 instruction */
+    kiln__ik3_batch_sse2,
 };
 #endif
 
@@ -69,6 +71,7 @@ static const kiln__simd_table kiln__row_avx2 = {
     kiln__instance_world_avx2,
     &KILN__SCAN_AVX2,
     KILN__CRC_SSE42,
+    kiln__ik3_batch_avx2,
 };
 #endif
 
@@ -84,6 +87,7 @@ static const kiln__simd_table kiln__row_avx512 = {
     kiln__instance_world_avx2,
     &KILN__SCAN_AVX2,
     KILN__CRC_SSE42,
+    kiln__ik3_batch_avx2,
 };
 #endif
 

@@ -22,6 +22,7 @@
 #include "blend_shape_internal.h"
 #include "blob_internal.h"
 #include "instance_internal.h"
+#include "rig_internal.h"
 #include "skin_internal.h"
 
 typedef struct kiln__simd_table {
@@ -33,6 +34,8 @@ typedef struct kiln__simd_table {
     void (*instance_world)(const kiln__instance_job *job); /* instance.c */
     const kiln__scan_kernels *scan;                      /* blob payload scanners (blob_scan.c) */
     uint32_t (*crc32c)(uint32_t crc, const void *data, size_t size); /* blob CRC (crc32c.c) */
+    kiln__ik3_batch_fn rig_two_bone;                     /* independent two-bone IK handles in
+                                                            lanes (rig.c); NULL: one at a time */
 } kiln__simd_table;
 
 /* The row in use: chosen on first use (the best path the CPU has), replaced by

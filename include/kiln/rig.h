@@ -80,10 +80,17 @@
  * more passes at most for goals near the folded reach) plus
  * the object matrix update, which scans from the chain start (or the constraint's owner) to the last
  * bone of its subtree in index order; one O(bones) pass per call finds those subtree ends.
- * Serial by nature (each step reads the previous one's result). Two-bone handles and
+ * Serial by nature (each step reads the previous one's result), except that consecutive
+ * two-bone handles of weight 1 that are independent (none reads a bone another one moves:
+ * its chain, the chain start's parent, its target, pole vector and pole bones; their subtrees
+ * apart) are solved side by side, one per SIMD lane (SSE2: 4, AVX2: 8; the path
+ * kiln_simd_force selects; the scalar path solves them one at a time), which gives the same
+ * result bit for bit: the lanes do the scalar code's float operations in its order, and a lane
+ * that needs one of the fallbacks above is solved by the scalar code. Two-bone handles and
  * constraints compute in single precision (cglm's float routines, which use SSE2 on x86-64),
- * FABRIK chains and one- and four-or-more-joint chains in double; the same code runs whatever
- * kiln_simd_force selects (the solver has no per-path kernel). Nothing allocates. The solver is thread-safe on distinct poses and scratch buffers.
+ * FABRIK chains and one- and four-or-more-joint chains in double. Nothing allocates (the
+ * lanes of a batch, about 3.5 KB, live on the stack). The solver is thread-safe on distinct
+ * poses and scratch buffers.
  */
 #ifndef KILN_RIG_H
 #define KILN_RIG_H

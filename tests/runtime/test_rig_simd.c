@@ -1,0 +1,347 @@
+/* The two-bone IK handles solved side by side in SIMD lanes (SSE2: 4, AVX2: 8) against the
+ * scalar path, which solves them one at a time in file order (the reference): every path the
+ * CPU has (kiln_simd_force) gives the same local rotations, model matrices and report within
+ * 1e-5, reaches reachable goals within 1e-5 m and keeps the bone lengths within 1e-5 relative.
+ *
+ * The rig mixes what decides whether handles may share a batch and what sends a lane back to
+ * the scalar code: legs with and without pole vectors, pole bones (twist) and the target
+ * rotation; goals inside, near and beyond the reach; a straight leg (the hinge fallback); a
+ * leg whose target is another leg's ankle (it must see that leg's result), a leg hanging
+ * under another's ankle (it moves with it), scaled hips with and without segment scale
+ * compensation (the model matrices the batch writes are kiln__bone_to_model's). */
+#include <criterion/criterion.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "rig_fixture.h"
+#include "kiln/anim.h"
+
+#define TOL_PATH 1e-5  /* paths against the scalar one: rotation components, positions (m) */
+#define TOL_REACH 1e-5 /* end effector on a reachable goal (m) */
+#define TOL_LEN 1e-5   /* bone lengths, relative */
+
+enum { LEGS = 21, PER_LEG = 5, N = 1 + LEGS * PER_LEG, POSES = 24 };
+
+static af_bone bone(const char *name, int32_t parent, float x, float y, float z)
+{
+    af_bone b;
+    memset(&b, 0, sizeof b);
+    b.name = name, b.parent = parent, b.t[0] = x, b.t[1] = y, b.t[2] = z;
+    b.r[3] = 1, b.s[0] = b.s[1] = b.s[2] = 1, b.ssc = 1;
+    return b;
+}
+
+/* Bones of leg i: hip, knee, ankle, target, pole (the hip under the root, or for leg 9 under
+ * leg 8's ankle; leg 5's target is leg 4's ankle). */
+static uint32_t hip_of(uint32_t i) { return 1 + i * PER_LEG; }
+
+typedef struct legs {
+    unsigned char *mem;
+    const kiln_blob *blob;
+    rf_pose pose;
+    kiln_blob_ik_handle ik[LEGS];
+    kiln_soa_xform *start_local;  /* POSES poses */
+    float *start_model;
+} legs;
+
+static void legs_make(legs *L)
+{
+    static char names[N][16];
+    af_bone b[N];
+    uint32_t n = 0;
+    snprintf(names[n], 16, "root");
+    b[n] = bone(names[n], -1, 0, 0, 0), n++;
+    for (uint32_t i = 0; i < LEGS; i++) {
+        uint32_t hip = n;
+        float x = (float)i - 10.0f;
+        int32_t parent = i == 9 ? (int32_t)(hip_of(8) + 2) : 0;
+        snprintf(names[n], 16, "hip%u", i);
+        b[n] = i == 9 ? bone(names[n], parent, 0, -0.1f, 0) : bone(names[n], 0, x, 1, 0);
+        if (i % 7 == 4) b[n].s[0] = 1.3f, b[n].s[1] = 0.8f, b[n].s[2] = 1.1f; /* the knee compensates (SSC) */
+        if (i % 7 == 6) b[n].s[0] = b[n].s[1] = b[n].s[2] = 1.25f, b[n].ssc = 0;
+        n++;
+        snprintf(names[n], 16, "knee%u", i), b[n] = bone(names[n], (int32_t)hip, 0, -0.5f, 0);
+        if (i != 3) af_axis_angle(1, 0.1 * (i % 3), 0, 0.2 + 0.05 * i, b[n].r); /* leg 3 straight */
+        n++;
+        snprintf(names[n], 16, "ankle%u", i), b[n] = bone(names[n], (int32_t)hip + 1, 0, -0.4f - 0.01f * (float)i, 0);
+        n++;
+        snprintf(names[n], 16, "target%u", i), b[n] = bone(names[n], 0, x, 0.3f, 0.1f);
+        af_axis_angle(0, 1, 0.2, 0.3 * i, b[n].r), n++;
+        snprintf(names[n], 16, "pole%u", i), b[n] = bone(names[n], 0, x + 0.2f, 0.5f, 2), n++;
+        L->ik[i] = rf_ik(0, hip, hip + 2, 3, i == 5 ? hip_of(4) + 2 : hip + 3);
+        L->ik[i].order = i;
+        if (i % 4 != 1) L->ik[i].pole_vector_bone = hip + 4;
+        if (i % 3 == 2) L->ik[i].pole_bone = hip + 4; /* its local X angle twists the plane */
+        L->ik[i].flags = i % 2 ? KILN_IK_USE_TARGET_ROTATION : 0u;
+        for (int k = 0; k < 3; k++) L->ik[i].target_offset[k] = i % 6 == 0 ? 0.05f * (float)(k + 1) : 0.0f;
+    }
+    size_t size;
+    af_skel skel = {N, b};
+    L->mem = rf_build(&skel, NULL, 0, L->ik, LEGS, &size);
+    kiln_diag err;
+    cr_assert_eq(kiln_blob_load(L->mem, size, 0, &L->blob, &err), KILN_OK, "%s: %s", err.path, err.message);
+    rf_pose_init(&L->pose, L->blob, 0);
+    /* poses: targets and poles moved, goals from folded to beyond the reach */
+    uint32_t soa = L->pose.soa_count, st = 99;
+    L->start_local = malloc(sizeof *L->start_local * soa * POSES);
+    L->start_model = malloc(sizeof(float) * 16 * N * POSES);
+    cr_assert(L->start_local && L->start_model);
+    kiln_soa_xform *rest = malloc(sizeof *rest * soa);
+    memcpy(rest, L->pose.local, sizeof *rest * soa);
+    for (uint32_t k = 0; k < POSES; k++) {
+        memcpy(L->pose.local, rest, sizeof *rest * soa);
+        for (uint32_t i = 0; i < LEGS; i++) {
+            uint32_t t = hip_of(i) + 3, p = hip_of(i) + 4;
+            float reach = k % 4 == 3 ? 1.3f : 0.75f; /* every fourth pose: goals out of reach */
+            for (unsigned a = 0; a < 3; a++) {
+                *rf_lane(L->pose.local, t, a) += af_rand(&st, -reach, reach) * (a == 1 ? 1.0f : 0.5f);
+                *rf_lane(L->pose.local, p, a) += af_rand(&st, -0.5f, 0.5f);
+            }
+            float tw[4];
+            af_axis_angle(1, 0, 0, af_rand(&st, -2, 2), tw);
+            for (unsigned a = 0; a < 4; a++) *rf_lane(L->pose.local, p, 3 + a) = tw[a];
+        }
+        /* leg 7's goal just inside its reach, in the band where the chain is straight to float
+         * precision (hip (x, 1, 0), reach 0.5 + 0.47 = 0.97) */
+        uint32_t t7 = hip_of(7) + 3;
+        *rf_lane(L->pose.local, t7, 0) = -3.0f, *rf_lane(L->pose.local, t7, 1) = 1.0f - 0.97f * (1.0f - 0.5e-4f * (float)(k % 3));
+        *rf_lane(L->pose.local, t7, 2) = 0.0f;
+        cr_assert_eq(rf_forward(&L->pose), KILN_OK);
+        memcpy(L->start_local + (size_t)k * soa, L->pose.local, sizeof *rest * soa);
+        memcpy(L->start_model + (size_t)k * 16 * N, L->pose.model, sizeof(float) * 16 * N);
+    }
+    free(rest);
+}
+
+static void legs_free(legs *L)
+{
+    rf_pose_free(&L->pose);
+    free(L->start_local), free(L->start_model), free(L->mem);
+}
+
+static void legs_reset(legs *L, uint32_t k)
+{
+    memcpy(L->pose.local, L->start_local + (size_t)k * L->pose.soa_count, sizeof *L->pose.local * L->pose.soa_count);
+    memcpy(L->pose.model, L->start_model + (size_t)k * 16 * N, sizeof(float) * 16 * N);
+}
+
+static double qdist(const float *a, const float *b)
+{
+    double d = 0, s = 0;
+    for (int k = 0; k < 4; k++) d += (double)a[k] * b[k];
+    s = d < 0 ? -1.0 : 1.0;
+    double worst = 0;
+    for (int k = 0; k < 4; k++) worst = fmax(worst, fabs(a[k] - s * b[k]));
+    return worst;
+}
+
+static void local_q(const rf_pose *p, uint32_t b, float q[4])
+{
+    for (unsigned k = 0; k < 4; k++) q[k] = *rf_lane(p->local, b, 3 + k);
+}
+
+Test(rig_simd, every_path_matches_the_serial_scalar_solve)
+{
+    legs L;
+    legs_make(&L);
+    const uint32_t soa = L.pose.soa_count;
+    kiln_soa_xform *ref_local = malloc(sizeof *ref_local * soa * POSES);
+    float *ref_model = malloc(sizeof(float) * 16 * N * POSES);
+    kiln_rig_report ref_rep[POSES];
+    cr_assert(ref_local && ref_model);
+    cr_assert_eq(kiln_simd_force(KILN_SIMD_SCALAR), KILN_SIMD_SCALAR);
+    for (uint32_t k = 0; k < POSES; k++) {
+        legs_reset(&L, k);
+        cr_assert_eq(rf_solve(&L.pose, &ref_rep[k]), KILN_OK);
+        memcpy(ref_local + (size_t)k * soa, L.pose.local, sizeof *ref_local * soa);
+        memcpy(ref_model + (size_t)k * 16 * N, L.pose.model, sizeof(float) * 16 * N);
+        cr_assert_eq(ref_rep[k].ik_solved, LEGS);
+    }
+    static const kiln_simd paths[] = {KILN_SIMD_SCALAR, KILN_SIMD_SSE2, KILN_SIMD_AVX2, KILN_SIMD_AVX512};
+    uint32_t unreachable = 0, tested = 0;
+    for (size_t pi = 0; pi < sizeof paths / sizeof *paths; pi++) {
+        if (kiln_simd_force(paths[pi]) != paths[pi]) {
+            fprintf(stderr, "rig simd: %s not available here, skipped\n", kiln_simd_name(paths[pi]));
+            continue;
+        }
+        tested++;
+        double worst_q = 0, worst_p = 0, worst_end = 0, worst_len = 0, worst_m = 0;
+        static float fresh[16 * N];
+        for (uint32_t k = 0; k < POSES; k++) {
+            legs_reset(&L, k);
+            kiln_rig_report rep;
+            cr_assert_eq(rf_solve(&L.pose, &rep), KILN_OK);
+            cr_assert_eq(rep.ik_solved, ref_rep[k].ik_solved, "%s pose %u", kiln_simd_name(paths[pi]), k);
+            cr_assert_eq(rep.ik_unreachable, ref_rep[k].ik_unreachable, "%s pose %u", kiln_simd_name(paths[pi]), k);
+            cr_assert(fabs(rep.ik_max_error_m - ref_rep[k].ik_max_error_m) <= TOL_PATH);
+            if (pi == 0) unreachable += rep.ik_unreachable;
+            const kiln_soa_xform *rl = ref_local + (size_t)k * soa;
+            const float *rm = ref_model + (size_t)k * 16 * N;
+            for (uint32_t b = 0; b < N; b++) {
+                float q[4], r[4];
+                local_q(&L.pose, b, q);
+                for (unsigned c = 0; c < 4; c++) r[c] = ((const float *)(const void *)&rl[b / 8])[(3 + c) * 8 + b % 8];
+                worst_q = fmax(worst_q, qdist(q, r));
+                for (unsigned c = 0; c < 16; c++) {
+                    cr_assert(isfinite(L.pose.model[b * 16 + c]));
+                    worst_p = fmax(worst_p, fabs(L.pose.model[b * 16 + c] - rm[b * 16 + c]));
+                }
+            }
+            /* the model matrices are what a full recomputation of the local pose gives */
+            cr_assert_eq(kiln_pose_local_to_object(L.blob, 0, L.pose.local, NULL, fresh, N), KILN_OK);
+            for (uint32_t x = 0; x < 16 * N; x++) worst_m = fmax(worst_m, fabs(fresh[x] - L.pose.model[x]));
+            /* accuracy on this path: reachable goals met, lengths kept */
+            const float *m0 = L.start_model + (size_t)k * 16 * N;
+            for (uint32_t i = 0; i < LEGS; i++) {
+                const kiln_blob_ik_handle *h = &L.ik[i];
+                uint32_t c[3] = {h->start_bone, h->start_bone + 1, h->end_bone};
+                double a[3][3], s[3][3], g[3];
+                for (int j = 0; j < 3; j++) {
+                    rf_position(&L.pose, c[j], a[j]);
+                    for (int x = 0; x < 3; x++) s[j][x] = m0[c[j] * 16 + 12 + x];
+                }
+                for (int j = 0; j < 2; j++)
+                    worst_len = fmax(worst_len, fabs(rf_dist(a[j], a[j + 1]) / rf_dist(s[j], s[j + 1]) - 1.0));
+                /* the goal as the solve saw it: targets under the root are not moved by IK,
+                 * leg 5's (leg 4's ankle) is where leg 4 left it */
+                const float *tm = L.pose.model + (size_t)h->target_bone * 16;
+                for (int x = 0; x < 3; x++)
+                    g[x] = tm[x] * h->target_offset[0] + tm[4 + x] * h->target_offset[1] + tm[8 + x] * h->target_offset[2] +
+                           tm[12 + x];
+                double l = rf_dist(s[0], s[1]) + rf_dist(s[1], s[2]), dg = rf_dist(a[0], g);
+                double fold = fabs(rf_dist(s[0], s[1]) - rf_dist(s[1], s[2]));
+                if (dg < l * (1.0 - 2e-4) && dg > fold + 1e-3) worst_end = fmax(worst_end, rf_dist(a[2], g));
+            }
+        }
+        fprintf(stderr, "rig simd %-6s %u poses x %u legs: against scalar, rotation %.2e, matrix %.2e; against a full "
+                        "recomputation %.2e; end error %.2e m, bone length %.2e relative\n",
+                kiln_simd_name(paths[pi]), POSES, LEGS, worst_q, worst_p, worst_m, worst_end, worst_len);
+        cr_assert(worst_m <= TOL_PATH, "%s: model matrices %.3g from a full recomputation", kiln_simd_name(paths[pi]), worst_m);
+        cr_assert(worst_q <= TOL_PATH, "%s: local rotations %.3g from the scalar path", kiln_simd_name(paths[pi]), worst_q);
+        cr_assert(worst_p <= TOL_PATH, "%s: model matrices %.3g from the scalar path", kiln_simd_name(paths[pi]), worst_p);
+        cr_assert(worst_end <= TOL_REACH, "%s: end %.3g m from a reachable goal", kiln_simd_name(paths[pi]), worst_end);
+        cr_assert(worst_len <= TOL_LEN, "%s: a bone length changed by %.3g", kiln_simd_name(paths[pi]), worst_len);
+    }
+    kiln_simd_force(KILN_SIMD_AUTO);
+    cr_assert(unreachable > 0, "the poses should put some goals out of reach");
+    cr_assert(tested >= 1);
+    free(ref_local), free(ref_model);
+    legs_free(&L);
+}
+
+/* A pose the batch must not change: handles that depend on each other solved together would
+ * leave leg 5 aiming at where leg 4's ankle was before leg 4's solve. */
+Test(rig_simd, a_handle_sees_the_previous_handles_result)
+{
+    legs L;
+    legs_make(&L);
+    static const kiln_simd paths[] = {KILN_SIMD_SCALAR, KILN_SIMD_SSE2, KILN_SIMD_AVX2};
+    for (size_t pi = 0; pi < sizeof paths / sizeof *paths; pi++) {
+        if (kiln_simd_force(paths[pi]) != paths[pi]) continue;
+        for (uint32_t k = 0; k < POSES; k += 4) { /* reachable poses */
+            legs_reset(&L, k);
+            kiln_rig_report rep;
+            cr_assert_eq(rf_solve(&L.pose, &rep), KILN_OK);
+            double ankle4[3], ankle5[3], hip5[3], knee5[3];
+            rf_position(&L.pose, hip_of(4) + 2, ankle4);
+            rf_position(&L.pose, hip_of(5), hip5);
+            rf_position(&L.pose, hip_of(5) + 1, knee5);
+            rf_position(&L.pose, hip_of(5) + 2, ankle5);
+            double reach = rf_dist(hip5, knee5) + rf_dist(knee5, ankle5);
+            if (rf_dist(hip5, ankle4) < reach * 0.999)
+                cr_assert(rf_dist(ankle5, ankle4) <= TOL_REACH, "%s pose %u: leg 5's end is %.3g from leg 4's ankle",
+                          kiln_simd_name(paths[pi]), k, rf_dist(ankle5, ankle4));
+        }
+    }
+    kiln_simd_force(KILN_SIMD_AUTO);
+    legs_free(&L);
+}
+
+/* The degenerate two-bone inputs of test_rig.c's degenerate_inputs_never_give_nan, nine legs
+ * side by side: the lanes that need the scalar code's fallbacks (straight chains, the goal on
+ * the start, a zero-length bone) give its result, every float is finite, and every path
+ * matches the scalar one. The first leg aims at the fifth's ankle: it must see that ankle
+ * before the fifth handle moves it, whichever code solves it. */
+Test(rig_simd, degenerate_lanes_match_the_scalar_fallbacks)
+{
+    static const struct {
+        double bend; /* knee bend (degrees) */
+        float knee_len, goal[3], pole[3];
+        int use_pole;
+    } cases[] = {
+        {0, 0.5f, {0, 0.4f, 0.1f}, {0, 0, 0}, 0},      /* straight chain, no pole */
+        {0, 0.5f, {0, 0.4f, 0}, {0, 0.5f, 2}, 1},      /* straight chain, pole in front */
+        {20, 0.5f, {0, 1, 0}, {0, 0.5f, 2}, 1},        /* goal on the start */
+        {0, 0.5f, {0, 1, 0}, {0, 0.5f, 2}, 1},         /* goal on the start, straight */
+        {20, 0.5f, {0, 0.4f, 0}, {0, -1, 0}, 1},       /* pole on the start->goal line */
+        {20, 0.5f, {0, 0.4f, 0}, {0, 1, 0}, 1},        /* pole on the start */
+        {20, 0.0f, {0, 0.4f, 0.3f}, {0, 0.5f, 2}, 1},  /* zero-length upper bone */
+        {20, 0.2f, {0, 0.95f, 0}, {0, 0.5f, 2}, 1},    /* goal closer than folded */
+        {20, 0.5f, {0, 2.5f, 0}, {0, 0.5f, 2}, 1},     /* beyond the reach, straight up */
+    };
+    enum { NC = sizeof cases / sizeof cases[0], NB = 1 + NC * PER_LEG };
+    static char names[NB][16];
+    af_bone b[NB];
+    kiln_blob_ik_handle ik[NC];
+    uint32_t n = 0;
+    snprintf(names[n], 16, "root");
+    b[n] = bone(names[n], -1, 0, 0, 0), n++;
+    for (uint32_t i = 0; i < NC; i++) {
+        float x = 3.0f * (float)i;
+        uint32_t hip = n;
+        snprintf(names[n], 16, "hip%u", i), b[n] = bone(names[n], 0, x, 1, 0), n++;
+        snprintf(names[n], 16, "knee%u", i), b[n] = bone(names[n], (int32_t)hip, 0, -cases[i].knee_len, 0);
+        af_axis_angle(1, 0, 0, cases[i].bend * 3.14159265358979323846 / 180.0, b[n].r), n++;
+        snprintf(names[n], 16, "ankle%u", i), b[n] = bone(names[n], (int32_t)hip + 1, 0, -0.5f, 0), n++;
+        snprintf(names[n], 16, "target%u", i);
+        b[n] = bone(names[n], 0, x + cases[i].goal[0], cases[i].goal[1], cases[i].goal[2]), n++;
+        snprintf(names[n], 16, "pole%u", i);
+        b[n] = bone(names[n], 0, x + cases[i].pole[0], cases[i].pole[1], cases[i].pole[2]), n++;
+        /* the first leg (a straight chain: the scalar fallback) aims at the fifth leg's
+         * ankle, which the fifth handle moves after it in file order */
+        ik[i] = rf_ik(0, hip, hip + 2, 3, i == 0 ? hip + 4 * PER_LEG + 2 : hip + 3);
+        ik[i].order = i;
+        if (cases[i].use_pole) ik[i].pole_vector_bone = hip + 4;
+    }
+    size_t size;
+    af_skel skel = {NB, b};
+    unsigned char *mem = rf_build(&skel, NULL, 0, ik, NC, &size);
+    const kiln_blob *blob;
+    cr_assert_eq(kiln_blob_load(mem, size, 0, &blob, NULL), KILN_OK);
+    rf_pose pose;
+    rf_pose_init(&pose, blob, 0);
+    const size_t lbytes = sizeof *pose.local * pose.soa_count;
+    kiln_soa_xform *start = malloc(lbytes), *ref_local = malloc(lbytes);
+    static float ref_model[16 * NB];
+    cr_assert(start && ref_local);
+    memcpy(start, pose.local, lbytes);
+    static const kiln_simd paths[] = {KILN_SIMD_SCALAR, KILN_SIMD_SSE2, KILN_SIMD_AVX2};
+    for (size_t pi = 0; pi < sizeof paths / sizeof *paths; pi++) {
+        if (kiln_simd_force(paths[pi]) != paths[pi]) continue;
+        memcpy(pose.local, start, lbytes);
+        cr_assert_eq(rf_forward(&pose), KILN_OK);
+        kiln_rig_report rep;
+        cr_assert_eq(rf_solve(&pose, &rep), KILN_OK);
+        cr_assert_eq(rep.ik_solved, NC);
+        const float *l = (const float *)(const void *)pose.local;
+        for (size_t k = 0; k < lbytes / sizeof(float); k++) cr_assert(isfinite(l[k]), "%s: local float %zu", kiln_simd_name(paths[pi]), k);
+        for (uint32_t k = 0; k < 16 * NB; k++) cr_assert(isfinite(pose.model[k]), "%s: model float %u", kiln_simd_name(paths[pi]), k);
+        if (pi == 0) {
+            memcpy(ref_local, pose.local, lbytes);
+            memcpy(ref_model, pose.model, sizeof ref_model);
+            continue;
+        }
+        double worst = 0;
+        const float *r = (const float *)(const void *)ref_local;
+        for (size_t k = 0; k < lbytes / sizeof(float); k++) worst = fmax(worst, fabs(l[k] - r[k]));
+        for (uint32_t k = 0; k < 16 * NB; k++) worst = fmax(worst, fabs(pose.model[k] - ref_model[k]));
+        fprintf(stderr, "rig simd %-6s degenerate lanes: %.2e from the scalar path\n", kiln_simd_name(paths[pi]), worst);
+        cr_assert(worst <= TOL_PATH, "%s: %.3g from the scalar path", kiln_simd_name(paths[pi]), worst);
+    }
+    kiln_simd_force(KILN_SIMD_AUTO);
+    free(start), free(ref_local);
+    rf_pose_free(&pose);
+    free(mem);
+}
