@@ -33,6 +33,7 @@
 #include <string.h>
 
 #include "bake_anim.h"
+#include "bake_anim_world.h"
 #include "bake_report.h"
 #include "ds.h"
 #include "math_f64.h"
@@ -74,12 +75,6 @@ typedef struct kiln__loc {
     double r[9];           /* the rotation alone */
 } kiln__loc;
 
-/* A world transform, for the error: 3x3 and translation. */
-typedef struct kiln__wxf {
-    double m[9];
-    double t[3];
-} kiln__wxf;
-
 /* A measured node as a measurement visits it: whether its block's and its parent's locals are
  * the candidate's, and whether its parent's world is. */
 typedef struct kiln__step {
@@ -107,6 +102,7 @@ typedef struct kiln__lossy {
     double *node_err;      /* per node: largest error of the last measurement */
     double *limit2;        /* per node: the largest squared error within its allowance */
     double target, distance;
+    int avx2;              /* the AVX2 kernels of bake_anim_world_avx2.c run on this CPU */
     uint64_t cache_bytes;  /* what the caches need; above KILN__CACHE_LIMIT none are made */
     /* Per frame and node (frame-major): the raw world transforms, and the decoded local and
      * world transforms of the encoding as it stands. A candidate for one block recomputes the
@@ -329,6 +325,12 @@ static void kiln__compose(const kiln__lossy *L, uint32_t nd, const kiln__loc *lc
                 buf[col * 3 + row] = lc->rs[col * 3 + row] / (pl->s[row] != 0.0 ? pl->s[row] : 1.0);
         lm = buf;
     }
+#if KILN__WORLD_AVX2
+    if (L->avx2) {
+        kiln__world_mul_avx2(pw, lm, lc->t, w);
+        return;
+    }
+#endif
     const double *p = pw->m;
 #if KILN__SSE2
     __m128d p0 = _mm_loadu_pd(p), p1 = _mm_loadu_pd(p + 3), p2 = _mm_loadu_pd(p + 6);
@@ -354,13 +356,22 @@ static void kiln__compose(const kiln__lossy *L, uint32_t nd, const kiln__loc *lc
 /* kiln__compose when only the local translation differs from the one the cached world `same`
  * was composed with (the parent's world matrix and the local rotation and scale are the
  * cached ones): the matrix is the cached one, the translation is recomputed. */
-static void kiln__compose_t(const kiln__loc *lc, const kiln__wxf *pw, const kiln__wxf *same, kiln__wxf *w)
+static void kiln__compose_t(const kiln__lossy *L, const kiln__loc *lc, const kiln__wxf *pw, const kiln__wxf *same,
+                            kiln__wxf *w)
 {
     memcpy(w->m, same->m, sizeof w->m);
     if (!pw) {
         memcpy(w->t, lc->t, sizeof w->t);
         return;
     }
+#if KILN__WORLD_AVX2
+    if (L->avx2) {
+        kiln__world_mul_t_avx2(pw, lc->t, w);
+        return;
+    }
+#else
+    (void)L;
+#endif
     const double *p = pw->m;
     for (int row = 0; row < 3; row++)
         w->t[row] = p[row] * lc->t[0] + p[3 + row] * lc->t[1] + p[6 + row] * lc->t[2] + pw->t[row];
@@ -373,6 +384,9 @@ static void kiln__compose_t(const kiln__loc *lc, const kiln__wxf *pw, const kiln
  * the same operations, then sums them in that order. */
 static double kiln__point_error2(const kiln__lossy *L, const kiln__wxf *a, const kiln__wxf *b)
 {
+#if KILN__WORLD_AVX2
+    if (L->avx2) return kiln__point_error2_avx2(a, b, L->distance);
+#endif
     double dt[3] = {b->t[0] - a->t[0], b->t[1] - a->t[1], b->t[2] - a->t[2]};
     double worst = dt[0] * dt[0] + dt[1] * dt[1] + dt[2] * dt[2];
 #if KILN__SSE2
@@ -502,7 +516,7 @@ static double kiln__measure(kiln__lossy *L, uint32_t blk, const double *allowed,
                 pw = st->parent_measured ? &cw[p] : &dw[p];
                 pl = st->parent_own ? &cl[p] : &dl[p];
             }
-            if (keep_m) kiln__compose_t(lc, pw, &dw[i], &cw[i]);
+            if (keep_m) kiln__compose_t(L, lc, pw, &dw[i], &cw[i]);
             else kiln__compose(L, i, lc, pw, pl, &cw[i]);
             double e2 = kiln__point_error2(L, &rw[i], &cw[i]);
             if (e2 > err2[i]) err2[i] = e2;
@@ -925,6 +939,9 @@ kiln_result kiln__encode_lossy(const kiln_allocator *a, const kiln_bake_options 
     L.blocks = (an->joint_count + KILN_SOA_WIDTH - 1) / KILN_SOA_WIDTH;
     L.target = 0.97 * bound;
     L.distance = distance;
+#if KILN__WORLD_AVX2
+    L.avx2 = kiln__world_avx2_ok();
+#endif
     double err = 0.0;
     kiln_result r = kiln__allocate(&L, skeleton, &err, met);
     if (r == KILN_OK && *met) r = kiln__anim_layout(a, an, L.plan, 1);
