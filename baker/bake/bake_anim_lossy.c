@@ -80,7 +80,7 @@ typedef struct kiln__loc {
 typedef struct kiln__step {
     uint32_t node;
     int32_t  parent;
-    uint8_t  own, parent_own, parent_measured;
+    uint8_t  own, parent_own, parent_measured, ssc;
 } kiln__step;
 
 typedef struct kiln__lossy {
@@ -478,6 +478,7 @@ static double kiln__measure(kiln__lossy *L, uint32_t blk, const double *allowed,
         st->own = (uint8_t)(blk == UINT32_MAX || L->node_block[i] == blk);
         st->parent_own = (uint8_t)(p >= 0 && (blk == UINT32_MAX || L->node_block[p] == blk));
         st->parent_measured = (uint8_t)(p >= 0 && L->measure[p]);
+        st->ssc = (uint8_t)(L->node[i].ssc != 0);
     }
     for (uint32_t k = 0; k < L->n + (early ? KILN__HOT : 0u); k++) {
         uint32_t r;
@@ -493,7 +494,7 @@ static double kiln__measure(kiln__lossy *L, uint32_t blk, const double *allowed,
             if (h < KILN__HOT) continue; /* tried already */
         }
         if (L->lazy && !L->lazy_done[r]) kiln__decode_frame(L, L->lazy_blk, L->lazy_c, r), L->lazy_done[r] = 1;
-        if (early) L->score[r] = 0.0; /* every frame is visited once: a pass sets them all */
+        double score = 0.0; /* L->score[r]: every frame is visited once, a pass sets them all */
         size_t at = (size_t)r * L->nodes;
         kiln__loc *dl = L->dec_local + at;
         kiln__wxf *dw = L->dec_world + at;
@@ -517,10 +518,13 @@ static double kiln__measure(kiln__lossy *L, uint32_t blk, const double *allowed,
                 pl = st->parent_own ? &cl[p] : &dl[p];
             }
             if (keep_m) kiln__compose_t(L, lc, pw, &dw[i], &cw[i]);
+#if KILN__WORLD_AVX2
+            else if (L->avx2 && pw && !st->ssc) kiln__world_mul_avx2(pw, lc->rs, lc->t, &cw[i]);
+#endif
             else kiln__compose(L, i, lc, pw, pl, &cw[i]);
             double e2 = kiln__point_error2(L, &rw[i], &cw[i]);
             if (e2 > err2[i]) err2[i] = e2;
-            if (early && e2 > L->score[r] * limit2[i]) L->score[r] = limit2[i] > 0.0 ? e2 / limit2[i] : 1.0;
+            if (early && e2 > score * limit2[i]) score = limit2[i] > 0.0 ? e2 / limit2[i] : 1.0;
             if (allowed && e2 > limit2[i]) {
                 if (early) { /* to the front of the list */
                     unsigned h = 0;
@@ -531,6 +535,7 @@ static double kiln__measure(kiln__lossy *L, uint32_t blk, const double *allowed,
                 return INFINITY;
             }
         }
+        if (early) L->score[r] = score;
     }
     for (uint32_t i = 0; i < L->nodes; i++) {
         err2[i] = sqrt(err2[i]);

@@ -60,15 +60,13 @@ KILN__AVX2 double kiln__point_error2_avx2(const kiln__wxf *a, const kiln__wxf *b
     __m256d dt = _mm256_sub_pd(kiln__t4(b), kiln__t4(a)), dist = _mm256_set1_pd(distance), zero = _mm256_setzero_pd();
     /* squares per row, lane 3 zero (so a sum with it is exact): the three vertices, then the
      * origin (d = dt) */
-    __m256d sq[4];
-    for (int col = 0; col < 3; col++) {
-        __m256d d = _mm256_sub_pd(_mm256_loadu_pd(b->m + col * 3), _mm256_loadu_pd(a->m + col * 3));
-        d = _mm256_add_pd(dt, _mm256_mul_pd(dist, d));
-        sq[col] = _mm256_blend_pd(_mm256_mul_pd(d, d), zero, 0x8);
-    }
-    sq[3] = _mm256_blend_pd(_mm256_mul_pd(dt, dt), zero, 0x8);
+    __m256d d0 = _mm256_add_pd(dt, _mm256_mul_pd(dist, _mm256_sub_pd(_mm256_loadu_pd(b->m), _mm256_loadu_pd(a->m))));
+    __m256d d1 = _mm256_add_pd(dt, _mm256_mul_pd(dist, _mm256_sub_pd(_mm256_loadu_pd(b->m + 3), _mm256_loadu_pd(a->m + 3))));
+    __m256d d2 = _mm256_add_pd(dt, _mm256_mul_pd(dist, _mm256_sub_pd(_mm256_loadu_pd(b->m + 6), _mm256_loadu_pd(a->m + 6))));
+    __m256d sq0 = _mm256_blend_pd(_mm256_mul_pd(d0, d0), zero, 0x8), sq1 = _mm256_blend_pd(_mm256_mul_pd(d1, d1), zero, 0x8);
+    __m256d sq2 = _mm256_blend_pd(_mm256_mul_pd(d2, d2), zero, 0x8), sq3 = _mm256_blend_pd(_mm256_mul_pd(dt, dt), zero, 0x8);
     /* hadd: (sq0 + sq1) of two of them in lanes 0, 1 and (sq2 + 0) in lanes 2, 3; then + sq2 */
-    __m256d h01 = _mm256_hadd_pd(sq[0], sq[1]), h23 = _mm256_hadd_pd(sq[2], sq[3]);
+    __m256d h01 = _mm256_hadd_pd(sq0, sq1), h23 = _mm256_hadd_pd(sq2, sq3);
     __m128d e01 = _mm_add_pd(_mm256_castpd256_pd128(h01), _mm256_extractf128_pd(h01, 1));
     __m128d e23 = _mm_add_pd(_mm256_castpd256_pd128(h23), _mm256_extractf128_pd(h23, 1));
     double worst = _mm_cvtsd_f64(_mm_unpackhi_pd(e23, e23));
