@@ -125,6 +125,12 @@ typedef struct kiln__lossy {
     int lazy;
     uint32_t lazy_blk;
     unsigned lazy_c;
+    struct {                /* the candidate's lanes, resolved once (kiln__lazy_lanes) */
+        const float *v;    /* the raw track, NULL for none */
+        float *d;          /* its decoded values in L->dec */
+        float lo, extent, step, constant;
+    } lazy_lane[KILN_SOA_WIDTH];
+    unsigned lazy_lanes;
     uint8_t *lazy_done;
 } kiln__lossy;
 
@@ -197,6 +203,43 @@ static void kiln__decode_frame(kiln__lossy *L, uint32_t blk, unsigned c, uint32_
     }
 }
 
+/* Resolves the lanes of the candidate (L->lazy_blk, L->lazy_c) by its plan as it stands. */
+static void kiln__lazy_lanes(kiln__lossy *L)
+{
+    uint32_t blk = L->lazy_blk;
+    unsigned c = L->lazy_c;
+    const kiln__anim_plan *pl = &L->plan[blk * KILN_ANIM_COMPONENTS + c];
+    L->lazy_lanes = 0;
+    for (unsigned l = 0; l < KILN_SOA_WIDTH && blk * KILN_SOA_WIDTH + l < L->nj; l++) {
+        uint32_t j = blk * KILN_SOA_WIDTH + l;
+        L->lazy_lane[l].v = kiln__anim_track(L->an, j, c);
+        L->lazy_lane[l].d = kiln__dec(L, j, c);
+        L->lazy_lane[l].lo = pl->range_min[l];
+        L->lazy_lane[l].extent = pl->range_extent[l];
+        L->lazy_lane[l].step = kiln__clip_step(pl->range_extent[l], pl->width);
+        L->lazy_lane[l].constant = pl->constant[l];
+        L->lazy_lanes = l + 1;
+    }
+}
+
+/* kiln__decode_frame for the candidate, with its lanes resolved by kiln__lazy_lanes. */
+static void kiln__decode_lazy(kiln__lossy *L, uint32_t r)
+{
+    uint32_t w = L->plan[L->lazy_blk * KILN_ANIM_COMPONENTS + L->lazy_c].width;
+    for (unsigned l = 0; l < L->lazy_lanes; l++) {
+        const float *v = L->lazy_lane[l].v;
+        float lo = L->lazy_lane[l].lo, x = v ? v[r] : lo;
+        if (w == 0) {
+            L->lazy_lane[l].d[r] = L->lazy_lane[l].constant;
+        } else if (w == KILN__CLIP_RAW) {
+            L->lazy_lane[l].d[r] = x;
+        } else {
+            float step = L->lazy_lane[l].step;
+            L->lazy_lane[l].d[r] = kiln__clip_dequant(kiln__quantize_step(x, lo, L->lazy_lane[l].extent, w, step), lo, step);
+        }
+    }
+}
+
 /* Sets the plan of (blk, c) to width index `step` and decodes it into L->dec. */
 static void kiln__apply(kiln__lossy *L, uint32_t blk, unsigned c, unsigned step)
 {
@@ -229,6 +272,8 @@ static double kiln__scale(uint32_t mode, double v0, double k, const float *ab)
          : mode == KILN_MODE_ADDITIVE ? v0 * (1.0 + ab[2] * (k - 1.0)) : v0;
 }
 
+static void kiln__rotation(uint32_t mr, const double *rest, const double kq[4], const float *ab, double q[4]);
+
 /* The local transform of `nd` at frame r from raw (dec == 0) or decoded values, composed with
  * the rest pose by the joint's modes (the runtime's table, with the rest pose underneath). */
 static void kiln__local(const kiln__lossy *L, uint32_t nd, uint32_t r, int dec, double t[3], double q[4], double s[3],
@@ -255,10 +300,16 @@ static void kiln__local(const kiln__lossy *L, uint32_t nd, uint32_t r, int dec, 
         s[c] = kiln__scale(modes >> (2 * (7 + c)) & 3u, rest[7 + c], k[7 + c], ab);
     }
     if (!rot) return;
-    uint32_t mr = modes >> 6 & 3u;
-    double kq[4] = {k[3], k[4], k[5], k[6]}, r0[4] = {rest[3], rest[4], rest[5], rest[6]};
+    double kq[4] = {k[3], k[4], k[5], k[6]};
+    kiln__rotation(modes >> 6 & 3u, rest, kq, ab, q);
+}
+
+/* The rotation by its mode mr over the rest rotation rest[3..6] (key kq). */
+static void kiln__rotation(uint32_t mr, const double *rest, const double kq[4], const float *ab, double q[4])
+{
+    double r0[4] = {rest[3], rest[4], rest[5], rest[6]};
     if (mr == KILN_MODE_ABSOLUTE) {
-        memcpy(q, kq, sizeof kq);
+        memcpy(q, kq, 4 * sizeof *kq);
     } else if (mr == KILN_MODE_RELATIVE) {
         kiln__qmul(r0, kq, q);
     } else if (mr == KILN_MODE_ADDITIVE) {
@@ -270,11 +321,9 @@ static void kiln__local(const kiln__lossy *L, uint32_t nd, uint32_t r, int dec, 
     }
 }
 
-/* The local transform of nd at frame r, ready to compose (kiln__compose). */
-static void kiln__local_xf(const kiln__lossy *L, uint32_t nd, uint32_t r, int dec, kiln__loc *out)
+/* out's rotation and scaled rotation from the rotation q and out->s. */
+static void kiln__local_finish(const double q[4], kiln__loc *out)
 {
-    double q[4];
-    kiln__local(L, nd, r, dec, out->t, q, out->s, 1);
     double n2 = q[0] * q[0] + q[1] * q[1] + q[2] * q[2] + q[3] * q[3];
     double inv = n2 > 0 ? 1.0 / sqrt(n2) : 0.0;
     double x = q[0] * inv, y = q[1] * inv, z = q[2] * inv, ww = q[3] * inv;
@@ -282,6 +331,31 @@ static void kiln__local_xf(const kiln__lossy *L, uint32_t nd, uint32_t r, int de
     kiln__qto_mat3(unit, out->r);
     for (int col = 0; col < 3; col++)
         for (int row = 0; row < 3; row++) out->rs[col * 3 + row] = out->r[col * 3 + row] * out->s[col];
+}
+
+/* The local transform of nd at frame r, ready to compose (kiln__compose). */
+static void kiln__local_xf(const kiln__lossy *L, uint32_t nd, uint32_t r, int dec, kiln__loc *out)
+{
+    double q[4];
+    kiln__local(L, nd, r, dec, out->t, q, out->s, 1);
+    kiln__local_finish(q, out);
+}
+
+/* kiln__local_xf from the decoded values when only rotation components differ from `same`,
+ * the node's local at this frame as the cache holds it: its translation and scale, the
+ * rotation recomputed, the same doubles. */
+static void kiln__local_xf_rot(const kiln__lossy *L, uint32_t nd, uint32_t r, const kiln__loc *same, kiln__loc *out)
+{
+    const kiln__node *N = &L->node[nd];
+    uint32_t j = N->joint;
+    const float *d = L->dec + (size_t)j * KILN_ANIM_COMPONENTS * L->n + r;
+    double kq[4] = {d[(size_t)3 * L->n], d[(size_t)4 * L->n], d[(size_t)5 * L->n], d[(size_t)6 * L->n]};
+    if (kiln__qw_rebuilt(L, j / KILN_SOA_WIDTH)) kq[3] = kiln__clip_rebuild_qw((float)kq[0], (float)kq[1], (float)kq[2]);
+    memcpy(out->t, same->t, sizeof out->t);
+    memcpy(out->s, same->s, sizeof out->s);
+    double q[4];
+    kiln__rotation(L->modes[j] >> 6 & 3u, N->rest, kq, L->an->joints[j].ab, q);
+    kiln__local_finish(q, out);
 }
 
 /* The same when only translation or scale component c (not a rotation one) differs from
@@ -459,6 +533,8 @@ static double kiln__measure(kiln__lossy *L, uint32_t blk, const double *allowed,
     int keep_rot = !commit && L->lazy && blk == L->lazy_blk && (L->lazy_c < 3 || L->lazy_c > 6);
     /* a translation candidate leaves every world matrix as it is: only translations move */
     int keep_m = keep_rot && L->lazy_c < 3;
+    /* a rotation candidate leaves the cached translations and scales of its block */
+    int keep_ts = !commit && L->lazy && blk == L->lazy_blk && L->lazy_c >= 3 && L->lazy_c <= 6;
     uint32_t *hot = early ? L->hot + (size_t)blk * KILN__HOT : NULL;
     /* A failing candidate fails at the same frames whatever their order, and a passing one
      * measures them all: the order only decides how soon a failure is seen. */
@@ -493,7 +569,7 @@ static double kiln__measure(kiln__lossy *L, uint32_t blk, const double *allowed,
             while (h < KILN__HOT && hot[h] != r) h++;
             if (h < KILN__HOT) continue; /* tried already */
         }
-        if (L->lazy && !L->lazy_done[r]) kiln__decode_frame(L, L->lazy_blk, L->lazy_c, r), L->lazy_done[r] = 1;
+        if (L->lazy && !L->lazy_done[r]) kiln__decode_lazy(L, r), L->lazy_done[r] = 1;
         double score = 0.0; /* L->score[r]: every frame is visited once, a pass sets them all */
         size_t at = (size_t)r * L->nodes;
         kiln__loc *dl = L->dec_local + at;
@@ -507,6 +583,7 @@ static double kiln__measure(kiln__lossy *L, uint32_t blk, const double *allowed,
             const kiln__loc *lc = &dl[i];
             if (st->own) {
                 if (keep_rot) kiln__local_xf_one(L, i, r, L->lazy_c, &dl[i], &cl[i]);
+                else if (keep_ts) kiln__local_xf_rot(L, i, r, &dl[i], &cl[i]);
                 else kiln__local_xf(L, i, r, 1, &cl[i]);
                 lc = &cl[i];
             }
@@ -789,6 +866,7 @@ static uint32_t kiln__narrow(kiln__lossy *L, double share, double *cur, double *
             while (lo < hi) {
                 unsigned mid = (lo + hi) / 2;
                 kiln__apply_plan(L, blk, c, mid);
+                kiln__lazy_lanes(L);
                 memset(L->lazy_done, 0, L->n);
                 if (kiln__measure(L, blk, allowed, 0) <= L->target) {
                     /* every frame was measured, so decoded */
