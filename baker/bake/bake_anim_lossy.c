@@ -80,7 +80,10 @@ typedef struct kiln__loc {
 typedef struct kiln__step {
     uint32_t node;
     int32_t  parent;
-    uint8_t  own, parent_own, parent_measured, ssc;
+    uint8_t  own, ssc;
+    /* banks (kiln__lossy.world, .local): the node's world as cached and as measured, its
+     * local as cached and as measured (own only), its parent's world and local as read */
+    uint8_t  w_dec, w_new, l_dec, l_new, pw, pl;
 } kiln__step;
 
 typedef struct kiln__lossy {
@@ -104,16 +107,16 @@ typedef struct kiln__lossy {
     double target, distance;
     int avx2;              /* the AVX2 kernels of bake_anim_world_avx2.c run on this CPU */
     uint64_t cache_bytes;  /* what the caches need; above KILN__CACHE_LIMIT none are made */
-    /* Per frame and node (frame-major): the raw world transforms, and the decoded local and
-     * world transforms of the encoding as it stands. A candidate for one block recomputes the
+    /* Per frame and node (frame-major): the raw world transforms, and three banks of decoded
+     * local and world transforms. Per node, one bank holds the encoding as it stands (the
+     * cache: w_bank, l_bank), one the narrowest candidate that passed (w_best, l_best), the
+     * third the candidate being measured; the cache takes the passing candidate by swapping
+     * the node's bank numbers, without copying. A candidate for one block recomputes the
      * locals of that block's joints and the worlds of their subtrees only; everything else is
-     * read from here, the same doubles the full evaluation computes. */
-    kiln__wxf *raw_world, *dec_world;
-    kiln__loc *dec_local;
-    /* The same per frame and node for the candidate being measured, and for the narrowest
-     * candidate that passed: the cache takes the latter when the search ends. */
-    kiln__loc *cand_local, *best_local;
-    kiln__wxf *cand_world, *best_world;
+     * read from the cache, the same doubles the full evaluation computes. */
+    kiln__wxf *raw_world, *world[3];
+    kiln__loc *local[3];
+    uint8_t *w_bank, *w_best, *l_bank, *l_best; /* per node */
     uint32_t *hot;         /* per block: the KILN__HOT frames its candidates last failed at, the
                             * latest first (UINT32_MAX: none), tried first */
     uint32_t *order;       /* frames, every 4th first: a failing candidate fails early */
@@ -552,9 +555,17 @@ static double kiln__measure(kiln__lossy *L, uint32_t blk, const double *allowed,
         st->node = i;
         st->parent = p;
         st->own = (uint8_t)(blk == UINT32_MAX || L->node_block[i] == blk);
-        st->parent_own = (uint8_t)(p >= 0 && (blk == UINT32_MAX || L->node_block[p] == blk));
-        st->parent_measured = (uint8_t)(p >= 0 && L->measure[p]);
         st->ssc = (uint8_t)(L->node[i].ssc != 0);
+        st->w_dec = L->w_bank[i];
+        st->w_new = commit ? st->w_dec : (uint8_t)(3 - L->w_bank[i] - L->w_best[i]);
+        st->l_dec = L->l_bank[i];
+        st->l_new = commit || !st->own ? st->l_dec : (uint8_t)(3 - L->l_bank[i] - L->l_best[i]);
+        st->pw = st->pl = 0;
+        if (p >= 0) { /* listed before i: its step is set */
+            int own_p = blk == UINT32_MAX || L->node_block[p] == blk;
+            st->pw = L->measure[p] ? (uint8_t)(commit ? L->w_bank[p] : 3 - L->w_bank[p] - L->w_best[p]) : L->w_bank[p];
+            st->pl = own_p && !commit ? (uint8_t)(3 - L->l_bank[p] - L->l_best[p]) : L->l_bank[p];
+        }
     }
     for (uint32_t k = 0; k < L->n + (early ? KILN__HOT : 0u); k++) {
         uint32_t r;
@@ -572,34 +583,34 @@ static double kiln__measure(kiln__lossy *L, uint32_t blk, const double *allowed,
         if (L->lazy && !L->lazy_done[r]) kiln__decode_lazy(L, r), L->lazy_done[r] = 1;
         double score = 0.0; /* L->score[r]: every frame is visited once, a pass sets them all */
         size_t at = (size_t)r * L->nodes;
-        kiln__loc *dl = L->dec_local + at;
-        kiln__wxf *dw = L->dec_world + at;
+        kiln__loc *lb[3] = {L->local[0] + at, L->local[1] + at, L->local[2] + at};
+        kiln__wxf *wb[3] = {L->world[0] + at, L->world[1] + at, L->world[2] + at};
         const kiln__wxf *rw = L->raw_world + at;
-        kiln__loc *cl = commit ? dl : L->cand_local + at;
-        kiln__wxf *cw = commit ? dw : L->cand_world + at;
         for (uint32_t m = 0; m < L->listed; m++) {
             const kiln__step *st = &L->steps[m];
             uint32_t i = st->node;
-            const kiln__loc *lc = &dl[i];
+            const kiln__loc *lc = &lb[st->l_dec][i];
             if (st->own) {
-                if (keep_rot) kiln__local_xf_one(L, i, r, L->lazy_c, &dl[i], &cl[i]);
-                else if (keep_ts) kiln__local_xf_rot(L, i, r, &dl[i], &cl[i]);
-                else kiln__local_xf(L, i, r, 1, &cl[i]);
-                lc = &cl[i];
+                kiln__loc *out = &lb[st->l_new][i];
+                if (keep_rot) kiln__local_xf_one(L, i, r, L->lazy_c, lc, out);
+                else if (keep_ts) kiln__local_xf_rot(L, i, r, lc, out);
+                else kiln__local_xf(L, i, r, 1, out);
+                lc = out;
             }
             const kiln__wxf *pw = NULL;
             const kiln__loc *pl = NULL;
             if (st->parent >= 0) {
                 uint32_t p = (uint32_t)st->parent;
-                pw = st->parent_measured ? &cw[p] : &dw[p];
-                pl = st->parent_own ? &cl[p] : &dl[p];
+                pw = &wb[st->pw][p];
+                pl = &lb[st->pl][p];
             }
-            if (keep_m) kiln__compose_t(L, lc, pw, &dw[i], &cw[i]);
+            kiln__wxf *w = &wb[st->w_new][i];
+            if (keep_m) kiln__compose_t(L, lc, pw, &wb[st->w_dec][i], w);
 #if KILN__WORLD_AVX2
-            else if (L->avx2 && pw && !st->ssc) kiln__world_mul_avx2(pw, lc->rs, lc->t, &cw[i]);
+            else if (L->avx2 && pw && !st->ssc) kiln__world_mul_avx2(pw, lc->rs, lc->t, w);
 #endif
-            else kiln__compose(L, i, lc, pw, pl, &cw[i]);
-            double e2 = kiln__point_error2(L, &rw[i], &cw[i]);
+            else kiln__compose(L, i, lc, pw, pl, w);
+            double e2 = kiln__point_error2(L, &rw[i], w);
             if (e2 > err2[i]) err2[i] = e2;
             if (early && e2 > score * limit2[i]) score = limit2[i] > 0.0 ? e2 / limit2[i] : 1.0;
             if (allowed && e2 > limit2[i]) {
@@ -626,16 +637,27 @@ static double kiln__measure(kiln__lossy *L, uint32_t blk, const double *allowed,
 }
 
 /* The cache takes the locals of block blk's joints and the worlds of the measured nodes from
- * the best candidate's buffers. */
+ * the best candidate's banks: the node's bank numbers swap. */
 static void kiln__commit_best(kiln__lossy *L, uint32_t blk)
 {
-    for (uint32_t r = 0; r < L->n; r++) {
-        size_t at = (size_t)r * L->nodes;
-        for (uint32_t m = 0; m < L->listed; m++) {
-            uint32_t i = L->list[m];
-            if (L->node_block[i] == blk) L->dec_local[at + i] = L->best_local[at + i];
-            L->dec_world[at + i] = L->best_world[at + i];
-        }
+    for (uint32_t m = 0; m < L->listed; m++) {
+        uint32_t i = L->list[m];
+        uint8_t t = L->w_bank[i];
+        L->w_bank[i] = L->w_best[i], L->w_best[i] = t;
+        if (L->node_block[i] != blk) continue;
+        t = L->l_bank[i];
+        L->l_bank[i] = L->l_best[i], L->l_best[i] = t;
+    }
+}
+
+/* A measured candidate passed: its banks become the best ones (kiln__measure's w_new and
+ * l_new), the previous best ones take the next candidate. */
+static void kiln__keep_best(kiln__lossy *L, uint32_t blk)
+{
+    for (uint32_t m = 0; m < L->listed; m++) {
+        uint32_t i = L->list[m];
+        L->w_best[i] = (uint8_t)(3 - L->w_bank[i] - L->w_best[i]);
+        if (L->node_block[i] == blk) L->l_best[i] = (uint8_t)(3 - L->l_bank[i] - L->l_best[i]);
     }
 }
 
@@ -646,8 +668,9 @@ static void kiln__raw_worlds(kiln__lossy *L)
         kiln__wxf *rw = L->raw_world + (size_t)r * L->nodes;
         for (uint32_t i = 0; i < L->nodes; i++) {
             int32_t p = L->node[i].parent;
-            kiln__local_xf(L, i, r, 0, &L->cand_local[i]);
-            kiln__compose(L, i, &L->cand_local[i], p >= 0 ? &rw[p] : NULL, p >= 0 ? &L->cand_local[p] : NULL, &rw[i]);
+            kiln__loc *scratch = L->local[1]; /* free before the first measurement */
+            kiln__local_xf(L, i, r, 0, &scratch[i]);
+            kiln__compose(L, i, &scratch[i], p >= 0 ? &rw[p] : NULL, p >= 0 ? &scratch[p] : NULL, &rw[i]);
         }
     }
 }
@@ -870,10 +893,7 @@ static uint32_t kiln__narrow(kiln__lossy *L, double share, double *cur, double *
                 memset(L->lazy_done, 0, L->n);
                 if (kiln__measure(L, blk, allowed, 0) <= L->target) {
                     /* every frame was measured, so decoded */
-                    kiln__loc *tl = L->cand_local;
-                    kiln__wxf *tw = L->cand_world;
-                    L->cand_local = L->best_local, L->cand_world = L->best_world;
-                    L->best_local = tl, L->best_world = tw;
+                    kiln__keep_best(L, blk);
                     if (kiln__widths[mid] == KILN__CLIP_RAW) {
                         kiln__anim_plan *pl = &L->plan[blk * KILN_ANIM_COMPONENTS + c];
                         memset(pl->range_min, 0, sizeof pl->range_min), memset(pl->range_extent, 0, sizeof pl->range_extent);
@@ -935,12 +955,11 @@ static kiln_result kiln__allocate(kiln__lossy *L, const kiln__skeleton *sk, doub
     L->cache_bytes = (uint64_t)frames_nodes * (4 * sizeof(kiln__wxf) + 3 * sizeof(kiln__loc));
     if (L->cache_bytes > KILN__CACHE_LIMIT || L->cache_bytes > SIZE_MAX / 2) return KILN_OK;
     L->raw_world = kiln__realloc(L->a, NULL, frames_nodes * sizeof(kiln__wxf) + 1);
-    L->dec_world = kiln__realloc(L->a, NULL, frames_nodes * sizeof(kiln__wxf) + 1);
-    L->dec_local = kiln__realloc(L->a, NULL, frames_nodes * sizeof(kiln__loc) + 1);
-    L->cand_world = kiln__realloc(L->a, NULL, frames_nodes * sizeof(kiln__wxf) + 1);
-    L->cand_local = kiln__realloc(L->a, NULL, frames_nodes * sizeof(kiln__loc) + 1);
-    L->best_world = kiln__realloc(L->a, NULL, frames_nodes * sizeof(kiln__wxf) + 1);
-    L->best_local = kiln__realloc(L->a, NULL, frames_nodes * sizeof(kiln__loc) + 1);
+    for (int b = 0; b < 3; b++) {
+        L->world[b] = kiln__realloc(L->a, NULL, frames_nodes * sizeof(kiln__wxf) + 1);
+        L->local[b] = kiln__realloc(L->a, NULL, frames_nodes * sizeof(kiln__loc) + 1);
+    }
+    L->w_bank = kiln__realloc(L->a, NULL, (size_t)L->nodes * 4 + 1);
     L->order = kiln__realloc(L->a, NULL, (size_t)L->n * sizeof *L->order + 1);
     L->block_order = kiln__realloc(L->a, NULL, (size_t)L->blocks * L->n * sizeof *L->block_order + 1);
     L->score = kiln__realloc(L->a, NULL, (size_t)L->n * sizeof *L->score + 1);
@@ -953,8 +972,12 @@ static kiln_result kiln__allocate(kiln__lossy *L, const kiln__skeleton *sk, doub
         L->node_block[i] = L->node[i].joint == UINT32_MAX ? UINT32_MAX : L->node[i].joint / KILN_SOA_WIDTH;
     if (!L->order || !L->lazy_done || !L->hot || !L->block_order || !L->score || !L->steps)
         return KILN_ERR_OUT_OF_MEMORY;
-    if (!L->raw_world || !L->dec_world || !L->dec_local || !L->cand_world || !L->cand_local || !L->best_world ||
-        !L->best_local) {
+    if (!L->w_bank) return KILN_ERR_OUT_OF_MEMORY;
+    L->w_best = L->w_bank + L->nodes, L->l_bank = L->w_best + L->nodes, L->l_best = L->l_bank + L->nodes;
+    memset(L->w_bank, 0, L->nodes), memset(L->l_bank, 0, L->nodes);
+    memset(L->w_best, 1, L->nodes), memset(L->l_best, 1, L->nodes);
+    if (!L->raw_world || !L->world[0] || !L->world[1] || !L->world[2] || !L->local[0] || !L->local[1] ||
+        !L->local[2]) {
         L->cache_bytes = UINT64_MAX; /* no memory for them */
         return KILN_OK;
     }
@@ -1051,12 +1074,8 @@ kiln_result kiln__encode_lossy(const kiln_allocator *a, const kiln_bake_options 
     kiln__free(a, L.backup);
     kiln__free(a, L.node);
     kiln__free(a, L.raw_world);
-    kiln__free(a, L.dec_world);
-    kiln__free(a, L.dec_local);
-    kiln__free(a, L.cand_world);
-    kiln__free(a, L.cand_local);
-    kiln__free(a, L.best_world);
-    kiln__free(a, L.best_local);
+    for (int b = 0; b < 3; b++) kiln__free(a, L.world[b]), kiln__free(a, L.local[b]);
+    kiln__free(a, L.w_bank);
     kiln__free(a, L.order);
     kiln__free(a, L.node_block);
     kiln__free(a, L.hot);
