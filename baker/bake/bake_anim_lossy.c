@@ -184,33 +184,10 @@ static void kiln__apply_plan(kiln__lossy *L, uint32_t blk, unsigned c, unsigned 
     }
 }
 
-/* Decodes frame r of (blk, c) by its plan into L->dec: the value the runtime reads back. */
-static void kiln__decode_frame(kiln__lossy *L, uint32_t blk, unsigned c, uint32_t r)
+/* Resolves the lanes of (blk, c) by its plan as it stands, for kiln__decode_lazy. */
+static void kiln__lazy_lanes(kiln__lossy *L, uint32_t blk, unsigned c)
 {
-    const kiln__anim_plan *pl = &L->plan[blk * KILN_ANIM_COMPONENTS + c];
-    uint32_t w = pl->width;
-    for (unsigned l = 0; l < KILN_SOA_WIDTH; l++) {
-        uint32_t j = blk * KILN_SOA_WIDTH + l;
-        if (j >= L->nj) break;
-        const float *v = kiln__anim_track(L->an, j, c);
-        float lo = pl->range_min[l], x = v ? v[r] : lo;
-        float *d = kiln__dec(L, j, c);
-        if (w == 0) {
-            d[r] = pl->constant[l];
-        } else if (w == KILN__CLIP_RAW) {
-            d[r] = x;
-        } else {
-            float step = kiln__clip_step(pl->range_extent[l], w);
-            d[r] = kiln__clip_dequant(kiln__quantize_step(x, lo, pl->range_extent[l], w, step), lo, step);
-        }
-    }
-}
-
-/* Resolves the lanes of the candidate (L->lazy_blk, L->lazy_c) by its plan as it stands. */
-static void kiln__lazy_lanes(kiln__lossy *L)
-{
-    uint32_t blk = L->lazy_blk;
-    unsigned c = L->lazy_c;
+    L->lazy_blk = blk, L->lazy_c = c;
     const kiln__anim_plan *pl = &L->plan[blk * KILN_ANIM_COMPONENTS + c];
     L->lazy_lanes = 0;
     for (unsigned l = 0; l < KILN_SOA_WIDTH && blk * KILN_SOA_WIDTH + l < L->nj; l++) {
@@ -225,7 +202,8 @@ static void kiln__lazy_lanes(kiln__lossy *L)
     }
 }
 
-/* kiln__decode_frame for the candidate, with its lanes resolved by kiln__lazy_lanes. */
+/* Decodes frame r of the track kiln__lazy_lanes resolved into L->dec: the value the runtime
+ * reads back. */
 static void kiln__decode_lazy(kiln__lossy *L, uint32_t r)
 {
     uint32_t w = L->plan[L->lazy_blk * KILN_ANIM_COMPONENTS + L->lazy_c].width;
@@ -247,7 +225,8 @@ static void kiln__decode_lazy(kiln__lossy *L, uint32_t r)
 static void kiln__apply(kiln__lossy *L, uint32_t blk, unsigned c, unsigned step)
 {
     kiln__apply_plan(L, blk, c, step);
-    for (uint32_t r = 0; r < L->n; r++) kiln__decode_frame(L, blk, c, r);
+    kiln__lazy_lanes(L, blk, c);
+    for (uint32_t r = 0; r < L->n; r++) kiln__decode_lazy(L, r);
     kiln__anim_plan *pl = &L->plan[blk * KILN_ANIM_COMPONENTS + c];
     if (pl->width == KILN__CLIP_RAW) memset(pl->range_min, 0, sizeof pl->range_min), memset(pl->range_extent, 0, sizeof pl->range_extent);
 }
@@ -889,7 +868,7 @@ static uint32_t kiln__narrow(kiln__lossy *L, double share, double *cur, double *
             while (lo < hi) {
                 unsigned mid = (lo + hi) / 2;
                 kiln__apply_plan(L, blk, c, mid);
-                kiln__lazy_lanes(L);
+                kiln__lazy_lanes(L, blk, c);
                 memset(L->lazy_done, 0, L->n);
                 if (kiln__measure(L, blk, allowed, 0) <= L->target) {
                     /* every frame was measured, so decoded */
