@@ -157,6 +157,11 @@ static uint32_t kiln__quantize_step(float x, float min, float extent, uint32_t w
     return best;
 }
 
+uint32_t kiln__anim_quantize_step(float x, float min, float extent, uint32_t width, float step)
+{
+    return kiln__quantize_step(x, min, extent, width, step);
+}
+
 uint32_t kiln__anim_quantize(float x, float min, float extent, uint32_t width)
 {
     return kiln__quantize_step(x, min, extent, width, kiln__clip_step(extent, width));
