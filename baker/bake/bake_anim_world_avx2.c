@@ -14,7 +14,8 @@ _Static_assert(offsetof(kiln__wxf, t) == 9 * sizeof(double), "t follows m");
 
 int kiln__world_avx2_ok(void)
 {
-    __builtin_cpu_init();
+    /* libgcc/compiler-rt also check that the OS saves the YMM state (XGETBV); their CPU model
+     * is set up before main, so concurrent bakes only read it */
     return __builtin_cpu_supports("avx2");
 }
 
