@@ -33,13 +33,16 @@ static inline const float *kiln__anim_track(const kiln__anim *an, uint32_t joint
  * and animated_count from one plan per (block, component), block-major. ERR_LIMIT when the
  * clip would not fit in memory. */
 kiln_result kiln__anim_layout(const kiln_allocator *a, kiln__anim *an, const kiln__anim_plan *plan, int lossy);
-/* Writes row r of the track (blk, c) at dst: width bytes. */
-void kiln__anim_pack(const kiln__anim *an, uint32_t blk, unsigned c, const kiln__anim_plan *pl, uint32_t r,
-                     unsigned char *dst);
+/* Writes every row of the track (blk, c), the first at dst, the next ones `stride` bytes
+ * apart: width bytes each. */
+void kiln__anim_pack(const kiln__anim *an, uint32_t blk, unsigned c, const kiln__anim_plan *pl, unsigned char *dst,
+                     uint32_t stride);
 
 /* The w-bit integer whose decode (kiln__clip_dequant, as every runtime path decodes it) is
  * nearest to x. */
 uint32_t kiln__anim_quantize(float x, float min, float extent, uint32_t width);
+/* The same with the lane's step, kiln__clip_step(extent, width), given. */
+uint32_t kiln__anim_quantize_step(float x, float min, float extent, uint32_t width, float step);
 
 /* Quantises the clip within the options' bound (see kiln_bake_options). Sets *met to 0 (and
  * reports why) when even the widest encoding misses the bound; the caller then stores it

@@ -129,8 +129,7 @@ kiln_result kiln__anim_layout(const kiln_allocator *a, kiln__anim *an, const kil
             tr->row_offset = offset;
             memcpy(tr->range_min, pl->range_min, sizeof tr->range_min);
             memcpy(tr->range_extent, pl->range_extent, sizeof tr->range_extent);
-            for (uint32_t r = 0; r < an->frame_count; r++)
-                kiln__anim_pack(an, blk, c, pl, r, data + rows_at + (size_t)r * stride + offset);
+            kiln__anim_pack(an, blk, c, pl, data + rows_at + offset, stride);
             offset += kiln__clip_track_bytes(pl->width);
         }
     }
@@ -142,19 +141,27 @@ kiln_result kiln__anim_layout(const kiln_allocator *a, kiln__anim *an, const kil
     return KILN_OK;
 }
 
-/* Lane values of one row of a track: raw floats (width 32) or quantised lanes packed as
- * kiln__clip_pack_lanes lays them out. */
-void kiln__anim_pack(const kiln__anim *an, uint32_t blk, unsigned c, const kiln__anim_plan *pl, uint32_t r,
-                     unsigned char *dst)
+/* Lane values of the rows of a track: raw floats (width 32) or quantised lanes packed as
+ * kiln__clip_pack_lanes lays them out. The lanes' tracks and steps are resolved once. */
+void kiln__anim_pack(const kiln__anim *an, uint32_t blk, unsigned c, const kiln__anim_plan *pl, unsigned char *dst,
+                     uint32_t stride)
 {
-    uint32_t q[KILN_SOA_WIDTH];
+    const float *v[KILN_SOA_WIDTH];
+    float step[KILN_SOA_WIDTH];
+    uint32_t w = pl->width;
     for (unsigned l = 0; l < KILN_SOA_WIDTH; l++) {
-        const float *v = kiln__anim_track(an, blk * KILN_SOA_WIDTH + l, c);
-        float x = v ? v[r] : kiln__identity_c[c];
-        if (pl->width == KILN__CLIP_RAW) memcpy(dst + 4 * l, &x, 4);
-        else q[l] = kiln__anim_quantize(x, pl->range_min[l], pl->range_extent[l], pl->width);
+        v[l] = kiln__anim_track(an, blk * KILN_SOA_WIDTH + l, c);
+        step[l] = w == KILN__CLIP_RAW ? 0.0f : kiln__clip_step(pl->range_extent[l], w);
     }
-    if (pl->width != KILN__CLIP_RAW) kiln__clip_pack_lanes(q, pl->width, dst);
+    for (uint32_t r = 0; r < an->frame_count; r++, dst += stride) {
+        uint32_t q[KILN_SOA_WIDTH];
+        for (unsigned l = 0; l < KILN_SOA_WIDTH; l++) {
+            float x = v[l] ? v[l][r] : kiln__identity_c[c];
+            if (w == KILN__CLIP_RAW) memcpy(dst + 4 * l, &x, 4);
+            else q[l] = kiln__anim_quantize_step(x, pl->range_min[l], pl->range_extent[l], w, step[l]);
+        }
+        if (w != KILN__CLIP_RAW) kiln__clip_pack_lanes(q, w, dst);
+    }
 }
 
 /* ---- lossless ------------------------------------------------------------------------------ */

@@ -33,6 +33,7 @@
 #include <string.h>
 
 #include "bake_anim.h"
+#include "bake_anim_world.h"
 #include "bake_report.h"
 #include "ds.h"
 #include "math_f64.h"
@@ -74,18 +75,15 @@ typedef struct kiln__loc {
     double r[9];           /* the rotation alone */
 } kiln__loc;
 
-/* A world transform, for the error: 3x3 and translation. */
-typedef struct kiln__wxf {
-    double m[9];
-    double t[3];
-} kiln__wxf;
-
 /* A measured node as a measurement visits it: whether its block's and its parent's locals are
  * the candidate's, and whether its parent's world is. */
 typedef struct kiln__step {
     uint32_t node;
     int32_t  parent;
-    uint8_t  own, parent_own, parent_measured;
+    uint8_t  own, ssc;
+    /* banks (kiln__lossy.world, .local): the node's world as cached and as measured, its
+     * local as cached and as measured (own only), its parent's world and local as read */
+    uint8_t  w_dec, w_new, l_dec, l_new, pw, pl;
 } kiln__step;
 
 typedef struct kiln__lossy {
@@ -107,17 +105,18 @@ typedef struct kiln__lossy {
     double *node_err;      /* per node: largest error of the last measurement */
     double *limit2;        /* per node: the largest squared error within its allowance */
     double target, distance;
+    int avx2;              /* the AVX2 kernels of bake_anim_world_avx2.c run on this CPU */
     uint64_t cache_bytes;  /* what the caches need; above KILN__CACHE_LIMIT none are made */
-    /* Per frame and node (frame-major): the raw world transforms, and the decoded local and
-     * world transforms of the encoding as it stands. A candidate for one block recomputes the
+    /* Per frame and node (frame-major): the raw world transforms, and three banks of decoded
+     * local and world transforms. Per node, one bank holds the encoding as it stands (the
+     * cache: w_bank, l_bank), one the narrowest candidate that passed (w_best, l_best), the
+     * third the candidate being measured; the cache takes the passing candidate by swapping
+     * the node's bank numbers, without copying. A candidate for one block recomputes the
      * locals of that block's joints and the worlds of their subtrees only; everything else is
-     * read from here, the same doubles the full evaluation computes. */
-    kiln__wxf *raw_world, *dec_world;
-    kiln__loc *dec_local;
-    /* The same per frame and node for the candidate being measured, and for the narrowest
-     * candidate that passed: the cache takes the latter when the search ends. */
-    kiln__loc *cand_local, *best_local;
-    kiln__wxf *cand_world, *best_world;
+     * read from the cache, the same doubles the full evaluation computes. */
+    kiln__wxf *raw_world, *world[3];
+    kiln__loc *local[3];
+    uint8_t *w_bank, *w_best, *l_bank, *l_best; /* per node */
     uint32_t *hot;         /* per block: the KILN__HOT frames its candidates last failed at, the
                             * latest first (UINT32_MAX: none), tried first */
     uint32_t *order;       /* frames, every 4th first: a failing candidate fails early */
@@ -129,6 +128,12 @@ typedef struct kiln__lossy {
     int lazy;
     uint32_t lazy_blk;
     unsigned lazy_c;
+    struct {                /* the candidate's lanes, resolved once (kiln__lazy_lanes) */
+        const float *v;    /* the raw track, NULL for none */
+        float *d;          /* its decoded values in L->dec */
+        float lo, extent, step, constant;
+    } lazy_lane[KILN_SOA_WIDTH];
+    unsigned lazy_lanes;
     uint8_t *lazy_done;
 } kiln__lossy;
 
@@ -150,6 +155,11 @@ static uint32_t kiln__quantize_step(float x, float min, float extent, uint32_t w
         if (e < err) err = e, best = c;
     }
     return best;
+}
+
+uint32_t kiln__anim_quantize_step(float x, float min, float extent, uint32_t width, float step)
+{
+    return kiln__quantize_step(x, min, extent, width, step);
 }
 
 uint32_t kiln__anim_quantize(float x, float min, float extent, uint32_t width)
@@ -179,24 +189,39 @@ static void kiln__apply_plan(kiln__lossy *L, uint32_t blk, unsigned c, unsigned 
     }
 }
 
-/* Decodes frame r of (blk, c) by its plan into L->dec: the value the runtime reads back. */
-static void kiln__decode_frame(kiln__lossy *L, uint32_t blk, unsigned c, uint32_t r)
+/* Resolves the lanes of (blk, c) by its plan as it stands, for kiln__decode_lazy. */
+static void kiln__lazy_lanes(kiln__lossy *L, uint32_t blk, unsigned c)
 {
+    L->lazy_blk = blk, L->lazy_c = c;
     const kiln__anim_plan *pl = &L->plan[blk * KILN_ANIM_COMPONENTS + c];
-    uint32_t w = pl->width;
-    for (unsigned l = 0; l < KILN_SOA_WIDTH; l++) {
+    L->lazy_lanes = 0;
+    for (unsigned l = 0; l < KILN_SOA_WIDTH && blk * KILN_SOA_WIDTH + l < L->nj; l++) {
         uint32_t j = blk * KILN_SOA_WIDTH + l;
-        if (j >= L->nj) break;
-        const float *v = kiln__anim_track(L->an, j, c);
-        float lo = pl->range_min[l], x = v ? v[r] : lo;
-        float *d = kiln__dec(L, j, c);
+        L->lazy_lane[l].v = kiln__anim_track(L->an, j, c);
+        L->lazy_lane[l].d = kiln__dec(L, j, c);
+        L->lazy_lane[l].lo = pl->range_min[l];
+        L->lazy_lane[l].extent = pl->range_extent[l];
+        L->lazy_lane[l].step = kiln__clip_step(pl->range_extent[l], pl->width);
+        L->lazy_lane[l].constant = pl->constant[l];
+        L->lazy_lanes = l + 1;
+    }
+}
+
+/* Decodes frame r of the track kiln__lazy_lanes resolved into L->dec: the value the runtime
+ * reads back. */
+static void kiln__decode_lazy(kiln__lossy *L, uint32_t r)
+{
+    uint32_t w = L->plan[L->lazy_blk * KILN_ANIM_COMPONENTS + L->lazy_c].width;
+    for (unsigned l = 0; l < L->lazy_lanes; l++) {
+        const float *v = L->lazy_lane[l].v;
+        float lo = L->lazy_lane[l].lo, x = v ? v[r] : lo;
         if (w == 0) {
-            d[r] = pl->constant[l];
+            L->lazy_lane[l].d[r] = L->lazy_lane[l].constant;
         } else if (w == KILN__CLIP_RAW) {
-            d[r] = x;
+            L->lazy_lane[l].d[r] = x;
         } else {
-            float step = kiln__clip_step(pl->range_extent[l], w);
-            d[r] = kiln__clip_dequant(kiln__quantize_step(x, lo, pl->range_extent[l], w, step), lo, step);
+            float step = L->lazy_lane[l].step;
+            L->lazy_lane[l].d[r] = kiln__clip_dequant(kiln__quantize_step(x, lo, L->lazy_lane[l].extent, w, step), lo, step);
         }
     }
 }
@@ -205,7 +230,8 @@ static void kiln__decode_frame(kiln__lossy *L, uint32_t blk, unsigned c, uint32_
 static void kiln__apply(kiln__lossy *L, uint32_t blk, unsigned c, unsigned step)
 {
     kiln__apply_plan(L, blk, c, step);
-    for (uint32_t r = 0; r < L->n; r++) kiln__decode_frame(L, blk, c, r);
+    kiln__lazy_lanes(L, blk, c);
+    for (uint32_t r = 0; r < L->n; r++) kiln__decode_lazy(L, r);
     kiln__anim_plan *pl = &L->plan[blk * KILN_ANIM_COMPONENTS + c];
     if (pl->width == KILN__CLIP_RAW) memset(pl->range_min, 0, sizeof pl->range_min), memset(pl->range_extent, 0, sizeof pl->range_extent);
 }
@@ -233,6 +259,8 @@ static double kiln__scale(uint32_t mode, double v0, double k, const float *ab)
          : mode == KILN_MODE_ADDITIVE ? v0 * (1.0 + ab[2] * (k - 1.0)) : v0;
 }
 
+static void kiln__rotation(uint32_t mr, const double *rest, const double kq[4], const float *ab, double q[4]);
+
 /* The local transform of `nd` at frame r from raw (dec == 0) or decoded values, composed with
  * the rest pose by the joint's modes (the runtime's table, with the rest pose underneath). */
 static void kiln__local(const kiln__lossy *L, uint32_t nd, uint32_t r, int dec, double t[3], double q[4], double s[3],
@@ -259,10 +287,16 @@ static void kiln__local(const kiln__lossy *L, uint32_t nd, uint32_t r, int dec, 
         s[c] = kiln__scale(modes >> (2 * (7 + c)) & 3u, rest[7 + c], k[7 + c], ab);
     }
     if (!rot) return;
-    uint32_t mr = modes >> 6 & 3u;
-    double kq[4] = {k[3], k[4], k[5], k[6]}, r0[4] = {rest[3], rest[4], rest[5], rest[6]};
+    double kq[4] = {k[3], k[4], k[5], k[6]};
+    kiln__rotation(modes >> 6 & 3u, rest, kq, ab, q);
+}
+
+/* The rotation by its mode mr over the rest rotation rest[3..6] (key kq). */
+static void kiln__rotation(uint32_t mr, const double *rest, const double kq[4], const float *ab, double q[4])
+{
+    double r0[4] = {rest[3], rest[4], rest[5], rest[6]};
     if (mr == KILN_MODE_ABSOLUTE) {
-        memcpy(q, kq, sizeof kq);
+        memcpy(q, kq, 4 * sizeof *kq);
     } else if (mr == KILN_MODE_RELATIVE) {
         kiln__qmul(r0, kq, q);
     } else if (mr == KILN_MODE_ADDITIVE) {
@@ -274,11 +308,9 @@ static void kiln__local(const kiln__lossy *L, uint32_t nd, uint32_t r, int dec, 
     }
 }
 
-/* The local transform of nd at frame r, ready to compose (kiln__compose). */
-static void kiln__local_xf(const kiln__lossy *L, uint32_t nd, uint32_t r, int dec, kiln__loc *out)
+/* out's rotation and scaled rotation from the rotation q and out->s. */
+static void kiln__local_finish(const double q[4], kiln__loc *out)
 {
-    double q[4];
-    kiln__local(L, nd, r, dec, out->t, q, out->s, 1);
     double n2 = q[0] * q[0] + q[1] * q[1] + q[2] * q[2] + q[3] * q[3];
     double inv = n2 > 0 ? 1.0 / sqrt(n2) : 0.0;
     double x = q[0] * inv, y = q[1] * inv, z = q[2] * inv, ww = q[3] * inv;
@@ -286,6 +318,31 @@ static void kiln__local_xf(const kiln__lossy *L, uint32_t nd, uint32_t r, int de
     kiln__qto_mat3(unit, out->r);
     for (int col = 0; col < 3; col++)
         for (int row = 0; row < 3; row++) out->rs[col * 3 + row] = out->r[col * 3 + row] * out->s[col];
+}
+
+/* The local transform of nd at frame r, ready to compose (kiln__compose). */
+static void kiln__local_xf(const kiln__lossy *L, uint32_t nd, uint32_t r, int dec, kiln__loc *out)
+{
+    double q[4];
+    kiln__local(L, nd, r, dec, out->t, q, out->s, 1);
+    kiln__local_finish(q, out);
+}
+
+/* kiln__local_xf from the decoded values when only rotation components differ from `same`,
+ * the node's local at this frame as the cache holds it: its translation and scale, the
+ * rotation recomputed, the same doubles. */
+static void kiln__local_xf_rot(const kiln__lossy *L, uint32_t nd, uint32_t r, const kiln__loc *same, kiln__loc *out)
+{
+    const kiln__node *N = &L->node[nd];
+    uint32_t j = N->joint;
+    const float *d = L->dec + (size_t)j * KILN_ANIM_COMPONENTS * L->n + r;
+    double kq[4] = {d[(size_t)3 * L->n], d[(size_t)4 * L->n], d[(size_t)5 * L->n], d[(size_t)6 * L->n]};
+    if (kiln__qw_rebuilt(L, j / KILN_SOA_WIDTH)) kq[3] = kiln__clip_rebuild_qw((float)kq[0], (float)kq[1], (float)kq[2]);
+    memcpy(out->t, same->t, sizeof out->t);
+    memcpy(out->s, same->s, sizeof out->s);
+    double q[4];
+    kiln__rotation(L->modes[j] >> 6 & 3u, N->rest, kq, L->an->joints[j].ab, q);
+    kiln__local_finish(q, out);
 }
 
 /* The same when only translation or scale component c (not a rotation one) differs from
@@ -329,6 +386,12 @@ static void kiln__compose(const kiln__lossy *L, uint32_t nd, const kiln__loc *lc
                 buf[col * 3 + row] = lc->rs[col * 3 + row] / (pl->s[row] != 0.0 ? pl->s[row] : 1.0);
         lm = buf;
     }
+#if KILN__WORLD_AVX2
+    if (L->avx2) {
+        kiln__world_mul_avx2(pw, lm, lc->t, w);
+        return;
+    }
+#endif
     const double *p = pw->m;
 #if KILN__SSE2
     __m128d p0 = _mm_loadu_pd(p), p1 = _mm_loadu_pd(p + 3), p2 = _mm_loadu_pd(p + 6);
@@ -354,13 +417,22 @@ static void kiln__compose(const kiln__lossy *L, uint32_t nd, const kiln__loc *lc
 /* kiln__compose when only the local translation differs from the one the cached world `same`
  * was composed with (the parent's world matrix and the local rotation and scale are the
  * cached ones): the matrix is the cached one, the translation is recomputed. */
-static void kiln__compose_t(const kiln__loc *lc, const kiln__wxf *pw, const kiln__wxf *same, kiln__wxf *w)
+static void kiln__compose_t(const kiln__lossy *L, const kiln__loc *lc, const kiln__wxf *pw, const kiln__wxf *same,
+                            kiln__wxf *w)
 {
     memcpy(w->m, same->m, sizeof w->m);
     if (!pw) {
         memcpy(w->t, lc->t, sizeof w->t);
         return;
     }
+#if KILN__WORLD_AVX2
+    if (L->avx2) {
+        kiln__world_mul_t_avx2(pw, lc->t, w);
+        return;
+    }
+#else
+    (void)L;
+#endif
     const double *p = pw->m;
     for (int row = 0; row < 3; row++)
         w->t[row] = p[row] * lc->t[0] + p[3 + row] * lc->t[1] + p[6 + row] * lc->t[2] + pw->t[row];
@@ -373,6 +445,9 @@ static void kiln__compose_t(const kiln__loc *lc, const kiln__wxf *pw, const kiln
  * the same operations, then sums them in that order. */
 static double kiln__point_error2(const kiln__lossy *L, const kiln__wxf *a, const kiln__wxf *b)
 {
+#if KILN__WORLD_AVX2
+    if (L->avx2) return kiln__point_error2_avx2(a, b, L->distance);
+#endif
     double dt[3] = {b->t[0] - a->t[0], b->t[1] - a->t[1], b->t[2] - a->t[2]};
     double worst = dt[0] * dt[0] + dt[1] * dt[1] + dt[2] * dt[2];
 #if KILN__SSE2
@@ -445,6 +520,8 @@ static double kiln__measure(kiln__lossy *L, uint32_t blk, const double *allowed,
     int keep_rot = !commit && L->lazy && blk == L->lazy_blk && (L->lazy_c < 3 || L->lazy_c > 6);
     /* a translation candidate leaves every world matrix as it is: only translations move */
     int keep_m = keep_rot && L->lazy_c < 3;
+    /* a rotation candidate leaves the cached translations and scales of its block */
+    int keep_ts = !commit && L->lazy && blk == L->lazy_blk && L->lazy_c >= 3 && L->lazy_c <= 6;
     uint32_t *hot = early ? L->hot + (size_t)blk * KILN__HOT : NULL;
     /* A failing candidate fails at the same frames whatever their order, and a passing one
      * measures them all: the order only decides how soon a failure is seen. */
@@ -462,8 +539,17 @@ static double kiln__measure(kiln__lossy *L, uint32_t blk, const double *allowed,
         st->node = i;
         st->parent = p;
         st->own = (uint8_t)(blk == UINT32_MAX || L->node_block[i] == blk);
-        st->parent_own = (uint8_t)(p >= 0 && (blk == UINT32_MAX || L->node_block[p] == blk));
-        st->parent_measured = (uint8_t)(p >= 0 && L->measure[p]);
+        st->ssc = (uint8_t)(L->node[i].ssc != 0);
+        st->w_dec = L->w_bank[i];
+        st->w_new = commit ? st->w_dec : (uint8_t)(3 - L->w_bank[i] - L->w_best[i]);
+        st->l_dec = L->l_bank[i];
+        st->l_new = commit || !st->own ? st->l_dec : (uint8_t)(3 - L->l_bank[i] - L->l_best[i]);
+        st->pw = st->pl = 0;
+        if (p >= 0) { /* listed before i: its step is set */
+            int own_p = blk == UINT32_MAX || L->node_block[p] == blk;
+            st->pw = L->measure[p] ? (uint8_t)(commit ? L->w_bank[p] : 3 - L->w_bank[p] - L->w_best[p]) : L->w_bank[p];
+            st->pl = own_p && !commit ? (uint8_t)(3 - L->l_bank[p] - L->l_best[p]) : L->l_bank[p];
+        }
     }
     for (uint32_t k = 0; k < L->n + (early ? KILN__HOT : 0u); k++) {
         uint32_t r;
@@ -478,35 +564,39 @@ static double kiln__measure(kiln__lossy *L, uint32_t blk, const double *allowed,
             while (h < KILN__HOT && hot[h] != r) h++;
             if (h < KILN__HOT) continue; /* tried already */
         }
-        if (L->lazy && !L->lazy_done[r]) kiln__decode_frame(L, L->lazy_blk, L->lazy_c, r), L->lazy_done[r] = 1;
-        if (early) L->score[r] = 0.0; /* every frame is visited once: a pass sets them all */
+        if (L->lazy && !L->lazy_done[r]) kiln__decode_lazy(L, r), L->lazy_done[r] = 1;
+        double score = 0.0; /* L->score[r]: every frame is visited once, a pass sets them all */
         size_t at = (size_t)r * L->nodes;
-        kiln__loc *dl = L->dec_local + at;
-        kiln__wxf *dw = L->dec_world + at;
+        kiln__loc *lb[3] = {L->local[0] + at, L->local[1] + at, L->local[2] + at};
+        kiln__wxf *wb[3] = {L->world[0] + at, L->world[1] + at, L->world[2] + at};
         const kiln__wxf *rw = L->raw_world + at;
-        kiln__loc *cl = commit ? dl : L->cand_local + at;
-        kiln__wxf *cw = commit ? dw : L->cand_world + at;
         for (uint32_t m = 0; m < L->listed; m++) {
             const kiln__step *st = &L->steps[m];
             uint32_t i = st->node;
-            const kiln__loc *lc = &dl[i];
+            const kiln__loc *lc = &lb[st->l_dec][i];
             if (st->own) {
-                if (keep_rot) kiln__local_xf_one(L, i, r, L->lazy_c, &dl[i], &cl[i]);
-                else kiln__local_xf(L, i, r, 1, &cl[i]);
-                lc = &cl[i];
+                kiln__loc *out = &lb[st->l_new][i];
+                if (keep_rot) kiln__local_xf_one(L, i, r, L->lazy_c, lc, out);
+                else if (keep_ts) kiln__local_xf_rot(L, i, r, lc, out);
+                else kiln__local_xf(L, i, r, 1, out);
+                lc = out;
             }
             const kiln__wxf *pw = NULL;
             const kiln__loc *pl = NULL;
             if (st->parent >= 0) {
                 uint32_t p = (uint32_t)st->parent;
-                pw = st->parent_measured ? &cw[p] : &dw[p];
-                pl = st->parent_own ? &cl[p] : &dl[p];
+                pw = &wb[st->pw][p];
+                pl = &lb[st->pl][p];
             }
-            if (keep_m) kiln__compose_t(lc, pw, &dw[i], &cw[i]);
-            else kiln__compose(L, i, lc, pw, pl, &cw[i]);
-            double e2 = kiln__point_error2(L, &rw[i], &cw[i]);
+            kiln__wxf *w = &wb[st->w_new][i];
+            if (keep_m) kiln__compose_t(L, lc, pw, &wb[st->w_dec][i], w);
+#if KILN__WORLD_AVX2
+            else if (L->avx2 && pw && !st->ssc) kiln__world_mul_avx2(pw, lc->rs, lc->t, w);
+#endif
+            else kiln__compose(L, i, lc, pw, pl, w);
+            double e2 = kiln__point_error2(L, &rw[i], w);
             if (e2 > err2[i]) err2[i] = e2;
-            if (early && e2 > L->score[r] * limit2[i]) L->score[r] = limit2[i] > 0.0 ? e2 / limit2[i] : 1.0;
+            if (early && e2 > score * limit2[i]) score = limit2[i] > 0.0 ? e2 / limit2[i] : 1.0;
             if (allowed && e2 > limit2[i]) {
                 if (early) { /* to the front of the list */
                     unsigned h = 0;
@@ -517,6 +607,7 @@ static double kiln__measure(kiln__lossy *L, uint32_t blk, const double *allowed,
                 return INFINITY;
             }
         }
+        if (early) L->score[r] = score;
     }
     for (uint32_t i = 0; i < L->nodes; i++) {
         err2[i] = sqrt(err2[i]);
@@ -530,16 +621,27 @@ static double kiln__measure(kiln__lossy *L, uint32_t blk, const double *allowed,
 }
 
 /* The cache takes the locals of block blk's joints and the worlds of the measured nodes from
- * the best candidate's buffers. */
+ * the best candidate's banks: the node's bank numbers swap. */
 static void kiln__commit_best(kiln__lossy *L, uint32_t blk)
 {
-    for (uint32_t r = 0; r < L->n; r++) {
-        size_t at = (size_t)r * L->nodes;
-        for (uint32_t m = 0; m < L->listed; m++) {
-            uint32_t i = L->list[m];
-            if (L->node_block[i] == blk) L->dec_local[at + i] = L->best_local[at + i];
-            L->dec_world[at + i] = L->best_world[at + i];
-        }
+    for (uint32_t m = 0; m < L->listed; m++) {
+        uint32_t i = L->list[m];
+        uint8_t t = L->w_bank[i];
+        L->w_bank[i] = L->w_best[i], L->w_best[i] = t;
+        if (L->node_block[i] != blk) continue;
+        t = L->l_bank[i];
+        L->l_bank[i] = L->l_best[i], L->l_best[i] = t;
+    }
+}
+
+/* A measured candidate passed: its banks become the best ones (kiln__measure's w_new and
+ * l_new), the previous best ones take the next candidate. */
+static void kiln__keep_best(kiln__lossy *L, uint32_t blk)
+{
+    for (uint32_t m = 0; m < L->listed; m++) {
+        uint32_t i = L->list[m];
+        L->w_best[i] = (uint8_t)(3 - L->w_bank[i] - L->w_best[i]);
+        if (L->node_block[i] == blk) L->l_best[i] = (uint8_t)(3 - L->l_bank[i] - L->l_best[i]);
     }
 }
 
@@ -550,8 +652,9 @@ static void kiln__raw_worlds(kiln__lossy *L)
         kiln__wxf *rw = L->raw_world + (size_t)r * L->nodes;
         for (uint32_t i = 0; i < L->nodes; i++) {
             int32_t p = L->node[i].parent;
-            kiln__local_xf(L, i, r, 0, &L->cand_local[i]);
-            kiln__compose(L, i, &L->cand_local[i], p >= 0 ? &rw[p] : NULL, p >= 0 ? &L->cand_local[p] : NULL, &rw[i]);
+            kiln__loc *scratch = L->local[1]; /* free before the first measurement */
+            kiln__local_xf(L, i, r, 0, &scratch[i]);
+            kiln__compose(L, i, &scratch[i], p >= 0 ? &rw[p] : NULL, p >= 0 ? &scratch[p] : NULL, &rw[i]);
         }
     }
 }
@@ -770,13 +873,11 @@ static uint32_t kiln__narrow(kiln__lossy *L, double share, double *cur, double *
             while (lo < hi) {
                 unsigned mid = (lo + hi) / 2;
                 kiln__apply_plan(L, blk, c, mid);
+                kiln__lazy_lanes(L, blk, c);
                 memset(L->lazy_done, 0, L->n);
                 if (kiln__measure(L, blk, allowed, 0) <= L->target) {
                     /* every frame was measured, so decoded */
-                    kiln__loc *tl = L->cand_local;
-                    kiln__wxf *tw = L->cand_world;
-                    L->cand_local = L->best_local, L->cand_world = L->best_world;
-                    L->best_local = tl, L->best_world = tw;
+                    kiln__keep_best(L, blk);
                     if (kiln__widths[mid] == KILN__CLIP_RAW) {
                         kiln__anim_plan *pl = &L->plan[blk * KILN_ANIM_COMPONENTS + c];
                         memset(pl->range_min, 0, sizeof pl->range_min), memset(pl->range_extent, 0, sizeof pl->range_extent);
@@ -838,12 +939,11 @@ static kiln_result kiln__allocate(kiln__lossy *L, const kiln__skeleton *sk, doub
     L->cache_bytes = (uint64_t)frames_nodes * (4 * sizeof(kiln__wxf) + 3 * sizeof(kiln__loc));
     if (L->cache_bytes > KILN__CACHE_LIMIT || L->cache_bytes > SIZE_MAX / 2) return KILN_OK;
     L->raw_world = kiln__realloc(L->a, NULL, frames_nodes * sizeof(kiln__wxf) + 1);
-    L->dec_world = kiln__realloc(L->a, NULL, frames_nodes * sizeof(kiln__wxf) + 1);
-    L->dec_local = kiln__realloc(L->a, NULL, frames_nodes * sizeof(kiln__loc) + 1);
-    L->cand_world = kiln__realloc(L->a, NULL, frames_nodes * sizeof(kiln__wxf) + 1);
-    L->cand_local = kiln__realloc(L->a, NULL, frames_nodes * sizeof(kiln__loc) + 1);
-    L->best_world = kiln__realloc(L->a, NULL, frames_nodes * sizeof(kiln__wxf) + 1);
-    L->best_local = kiln__realloc(L->a, NULL, frames_nodes * sizeof(kiln__loc) + 1);
+    for (int b = 0; b < 3; b++) {
+        L->world[b] = kiln__realloc(L->a, NULL, frames_nodes * sizeof(kiln__wxf) + 1);
+        L->local[b] = kiln__realloc(L->a, NULL, frames_nodes * sizeof(kiln__loc) + 1);
+    }
+    L->w_bank = kiln__realloc(L->a, NULL, (size_t)L->nodes * 4 + 1);
     L->order = kiln__realloc(L->a, NULL, (size_t)L->n * sizeof *L->order + 1);
     L->block_order = kiln__realloc(L->a, NULL, (size_t)L->blocks * L->n * sizeof *L->block_order + 1);
     L->score = kiln__realloc(L->a, NULL, (size_t)L->n * sizeof *L->score + 1);
@@ -856,8 +956,12 @@ static kiln_result kiln__allocate(kiln__lossy *L, const kiln__skeleton *sk, doub
         L->node_block[i] = L->node[i].joint == UINT32_MAX ? UINT32_MAX : L->node[i].joint / KILN_SOA_WIDTH;
     if (!L->order || !L->lazy_done || !L->hot || !L->block_order || !L->score || !L->steps)
         return KILN_ERR_OUT_OF_MEMORY;
-    if (!L->raw_world || !L->dec_world || !L->dec_local || !L->cand_world || !L->cand_local || !L->best_world ||
-        !L->best_local) {
+    if (!L->w_bank) return KILN_ERR_OUT_OF_MEMORY;
+    L->w_best = L->w_bank + L->nodes, L->l_bank = L->w_best + L->nodes, L->l_best = L->l_bank + L->nodes;
+    memset(L->w_bank, 0, L->nodes), memset(L->l_bank, 0, L->nodes);
+    memset(L->w_best, 1, L->nodes), memset(L->l_best, 1, L->nodes);
+    if (!L->raw_world || !L->world[0] || !L->world[1] || !L->world[2] || !L->local[0] || !L->local[1] ||
+        !L->local[2]) {
         L->cache_bytes = UINT64_MAX; /* no memory for them */
         return KILN_OK;
     }
@@ -925,6 +1029,9 @@ kiln_result kiln__encode_lossy(const kiln_allocator *a, const kiln_bake_options 
     L.blocks = (an->joint_count + KILN_SOA_WIDTH - 1) / KILN_SOA_WIDTH;
     L.target = 0.97 * bound;
     L.distance = distance;
+#if KILN__WORLD_AVX2
+    L.avx2 = kiln__world_avx2_ok();
+#endif
     double err = 0.0;
     kiln_result r = kiln__allocate(&L, skeleton, &err, met);
     if (r == KILN_OK && *met) r = kiln__anim_layout(a, an, L.plan, 1);
@@ -951,12 +1058,8 @@ kiln_result kiln__encode_lossy(const kiln_allocator *a, const kiln_bake_options 
     kiln__free(a, L.backup);
     kiln__free(a, L.node);
     kiln__free(a, L.raw_world);
-    kiln__free(a, L.dec_world);
-    kiln__free(a, L.dec_local);
-    kiln__free(a, L.cand_world);
-    kiln__free(a, L.cand_local);
-    kiln__free(a, L.best_world);
-    kiln__free(a, L.best_local);
+    for (int b = 0; b < 3; b++) kiln__free(a, L.world[b]), kiln__free(a, L.local[b]);
+    kiln__free(a, L.w_bank);
     kiln__free(a, L.order);
     kiln__free(a, L.node_block);
     kiln__free(a, L.hot);
