@@ -102,20 +102,39 @@ KILN__KERNEL void KILN__SFX(kiln__decode_block)(const kiln_anim_binding *b, uint
 KILN__FN kv KILN__SFX(kiln__slerp_param)(kv x, kv u, const kv *sq)
 {
     x = kv_max(x, kv_zero());
-    kv poly = kv_fma(x, kv_fma(x, kv_fma(x, kv_fma(x, kv_fma(x, sq[5], sq[4]), sq[3]), sq[2]), sq[1]), sq[0]);
+    /* Estrin's scheme (pairs, then x² and x⁴), not Horner's: the same polynomial in a chain of
+     * 3 dependent operations instead of 6. The quaternion path is one long dependency chain per
+     * block (decode, qw, dot, t', lerp, normalise), and its latency is what the sampler waits on. */
+    kv x2 = kv_mul(x, x), x4 = kv_mul(x2, x2);
+    kv p01 = kv_fma(x, sq[1], sq[0]), p23 = kv_fma(x, sq[3], sq[2]), p45 = kv_fma(x, sq[5], sq[4]);
+    kv poly = kv_fma(x4, p45, kv_fma(x2, p23, p01));
     return kv_fma(x, poly, u);
 }
 
 /* Shortest-arc corrected nlerp of two lane groups of quaternions. */
+/* a·b summed as a tree, (xx + yy) + (zz + ww): 3 dependent operations instead of 4. */
+KILN__FN kv KILN__SFX(kiln__qdot_tree)(kv_quat a, kv_quat b)
+{
+    return kv_add(kv_fma(a.x, b.x, kv_mul(a.y, b.y)), kv_fma(a.z, b.z, kv_mul(a.w, b.w)));
+}
+
+/* a / |a| as kv_qnormalize, with the squared length summed as a tree. */
+KILN__FN kv_quat KILN__SFX(kiln__qnormalize_tree)(kv_quat a)
+{
+    kv len2 = KILN__SFX(kiln__qdot_tree)(a, a);
+    if (KILN__UNLIKELY(kv_any(kv_gt(len2, kv_set1(FLT_MAX))))) return kv_qnormalize(a); /* non-unit data only */
+    return kv_qscale(a, kv_rsqrt(kv_max(len2, kv_set1(FLT_MIN))));
+}
+
 KILN__FN kv_quat KILN__SFX(kiln__qinterp)(kv_quat a, kv_quat b, kv u, const kv *sq)
 {
-    kv d = kv_qdot(a, b);
+    kv d = KILN__SFX(kiln__qdot_tree)(a, b);
     kv s = kv_neg_mask(d); /* flip b when a·b < 0 */
     b.x = kv_xor(b.x, s), b.y = kv_xor(b.y, s), b.z = kv_xor(b.z, s), b.w = kv_xor(b.w, s);
     kv t = KILN__SFX(kiln__slerp_param)(kv_sub(kv_set1(1.0f), kv_xor(d, s)), u, sq);
     kv_quat r = {kv_fma(t, kv_sub(b.x, a.x), a.x), kv_fma(t, kv_sub(b.y, a.y), a.y), kv_fma(t, kv_sub(b.z, a.z), a.z),
                  kv_fma(t, kv_sub(b.w, a.w), a.w)};
-    return kv_qnormalize(r);
+    return KILN__SFX(kiln__qnormalize_tree)(r);
 }
 
 /* The key of a KILN__BLK_PACKED block between two quantised rows, each component decoded from
