@@ -86,11 +86,40 @@ KILN__FN void KILN__SFX(kiln__fetch_rows)(const kiln_anim_binding *b, const kiln
     *bb = KILN__SFX(kiln__fetch_xf)(b, cb, cst, h, row1);
 }
 
+/* Lane group h of one row of a KILN__BLK_PACKED block: the 9 stored components at their
+ * widths, back to back, then the rebuilt qw; no per-component dispatch. */
+KILN__FN kv_xf KILN__SFX(kiln__fetch_packed_xf)(const kiln_anim_binding *b, const kiln__clip_block *cb, unsigned h,
+                                                const unsigned char *row)
+{
+    const kiln_blob_anim_track *tr = &b->tracks[cb->track[0]];
+    const float *scale = b->packed_scale + (size_t)(cb - b->blocks) * (KILN_ANIM_COMPONENTS - 1) * KILN__LANES;
+    const uint8_t *w = cb->packed_width;
+    const unsigned char *s = row + cb->offset[0];
+    kv v[KILN_ANIM_COMPONENTS - 1];
+    for (unsigned q = 0; q < KILN_ANIM_COMPONENTS - 1; q++) {
+        v[q] = KILN__SFX(kiln__fetch_p)(scale + q * KILN__LANES, tr[q].range_min, w[q], h, s);
+        s += kiln__clip_track_bytes(w[q]);
+    }
+    kv_xf r;
+    r.tx = v[0], r.ty = v[1], r.tz = v[2];
+    r.q.x = v[3], r.q.y = v[4], r.q.z = v[5];
+    r.q.w = KILN__SFX(kiln__rebuild_qw)(v[3], v[4], v[5]);
+    r.sx = v[6], r.sy = v[7], r.sz = v[8];
+    return r;
+}
+
 KILN__KERNEL void KILN__SFX(kiln__decode_block)(const kiln_anim_binding *b, uint32_t block, const unsigned char *row0,
                                                 const unsigned char *row1, kiln_soa_xform *d0, kiln_soa_xform *d1)
 {
     const kiln__clip_block *cb = &b->blocks[block];
     const kiln_soa_xform *cst = (const kiln_soa_xform *)(const void *)b->constants + block;
+    if (cb->flags & KILN__BLK_PACKED) {
+        for (unsigned h = 0; h < KV_PER_BLOCK; h++) {
+            kv_xf_store(d0, h * KV_W, KILN__SFX(kiln__fetch_packed_xf)(b, cb, h, row0));
+            if (d1) kv_xf_store(d1, h * KV_W, KILN__SFX(kiln__fetch_packed_xf)(b, cb, h, row1));
+        }
+        return;
+    }
     for (unsigned h = 0; h < KV_PER_BLOCK; h++) {
         kv_xf_store(d0, h * KV_W, KILN__SFX(kiln__fetch_xf)(b, cb, cst, h, row0));
         if (d1) kv_xf_store(d1, h * KV_W, KILN__SFX(kiln__fetch_xf)(b, cb, cst, h, row1));
