@@ -280,9 +280,10 @@ KILN__KERNEL void KILN__SFX(kiln__sample_blocks)(const kiln__sample_job *job, ui
     const kv u = kv_set1(job->u);
     kv sq[KILN__SLERP_DEG];
     for (int i = 0; i < KILN__SLERP_DEG; i++) sq[i] = kv_set1(job->slerp_q[i]);
-    /* Forward playback's common case first, in a loop with nothing else to track: blocks whose
-     * two rows the context holds decoded (and that need no scalar fix-up). The first other
-     * block goes on in the general loop below. */
+    /* The lossy clips' common cases first, each in a loop with nothing else to track: blocks
+     * whose two rows the context holds decoded (forward playback), then packed blocks decoded
+     * from the rows in place (random access), when they need no scalar fix-up. The first block
+     * of another kind goes on in the general loop below. */
     if (job->dec0) {
         for (; b0 < b1; b0++, rest++, base++, out++) {
             uint32_t flags = b->blocks[b0].flags;
@@ -293,6 +294,16 @@ KILN__KERNEL void KILN__SFX(kiln__sample_blocks)(const kiln__sample_job *job, ui
                 if (flags & KILN__BLK_ABSOLUTE) kv_xf_store(out, h * KV_W, k);
                 else KILN__SFX(kiln__compose)(k, &b->modes[b0], flags, h * KV_W, rest, base, out);
             }
+        }
+    }
+    for (; b0 < b1; b0++, rest++, base++, out++) {
+        const kiln__clip_block *cb = &b->blocks[b0];
+        uint32_t flags = cb->flags;
+        if ((flags & (KILN__BLK_PACKED | KILN__BLK_EXACT)) != KILN__BLK_PACKED || (job->dec0 && (flags & KILN__BLK_CACHE))) break;
+        for (unsigned h = 0; h < KV_PER_BLOCK; h++) {
+            kv_xf k = KILN__SFX(kiln__interp_packed)(b, cb, h, job->row0, job->row1, u, sq);
+            if (flags & KILN__BLK_ABSOLUTE) kv_xf_store(out, h * KV_W, k);
+            else KILN__SFX(kiln__compose)(k, &b->modes[b0], flags, h * KV_W, rest, base, out);
         }
     }
     for (uint32_t blk = b0; blk < b1; blk++, rest++, base++, out++) {
