@@ -20,6 +20,15 @@
  * anim_sample_scalar.c uses them one lane at a time).
  */
 
+/* The quaternion chain in shorter dependent steps (Estrin's polynomial, tree-summed dot
+ * products) where multiply-adds are fused: without FMA (SSE2) the extra operations cost more
+ * than the shorter chain saves (measured), so that path keeps Horner's and sequential sums. */
+#if defined(KILN__OPS_SSE2)
+#define KILN__SHORT_CHAINS 0
+#else
+#define KILN__SHORT_CHAINS 1
+#endif
+
 /* Lanes [o, o + KV_W) of component c of one row: a constant, raw lanes, or a quantised track
  * decoded as range_min + (range_extent · inv) · q, the register form of kiln__clip_dequant
  * (contract/clip_codec.h). The decode is unfused on purpose: decoded rows are bit-identical on
@@ -131,16 +140,21 @@ KILN__KERNEL void KILN__SFX(kiln__decode_block)(const kiln_anim_binding *b, uint
 KILN__FN kv KILN__SFX(kiln__slerp_param)(kv x, kv u, const kv *sq)
 {
     x = kv_max(x, kv_zero());
+#if KILN__SHORT_CHAINS
     /* Estrin's scheme (pairs, then x² and x⁴), not Horner's: the same polynomial in a chain of
      * 3 dependent operations instead of 6. The quaternion path is one long dependency chain per
      * block (decode, qw, dot, t', lerp, normalise), and its latency is what the sampler waits on. */
     kv x2 = kv_mul(x, x), x4 = kv_mul(x2, x2);
     kv p01 = kv_fma(x, sq[1], sq[0]), p23 = kv_fma(x, sq[3], sq[2]), p45 = kv_fma(x, sq[5], sq[4]);
     kv poly = kv_fma(x4, p45, kv_fma(x2, p23, p01));
+#else
+    kv poly = kv_fma(x, kv_fma(x, kv_fma(x, kv_fma(x, kv_fma(x, sq[5], sq[4]), sq[3]), sq[2]), sq[1]), sq[0]);
+#endif
     return kv_fma(x, poly, u);
 }
 
 /* Shortest-arc corrected nlerp of two lane groups of quaternions. */
+#if KILN__SHORT_CHAINS
 /* a·b summed as a tree, (xx + yy) + (zz + ww): 3 dependent operations instead of 4. */
 KILN__FN kv KILN__SFX(kiln__qdot_tree)(kv_quat a, kv_quat b)
 {
@@ -154,6 +168,10 @@ KILN__FN kv_quat KILN__SFX(kiln__qnormalize_tree)(kv_quat a)
     if (KILN__UNLIKELY(kv_any(kv_gt(len2, kv_set1(FLT_MAX))))) return kv_qnormalize(a); /* non-unit data only */
     return kv_qscale(a, kv_rsqrt(kv_max(len2, kv_set1(FLT_MIN))));
 }
+#else
+KILN__FN kv KILN__SFX(kiln__qdot_tree)(kv_quat a, kv_quat b) { return kv_qdot(a, b); }
+KILN__FN kv_quat KILN__SFX(kiln__qnormalize_tree)(kv_quat a) { return kv_qnormalize(a); }
+#endif
 
 KILN__FN kv_quat KILN__SFX(kiln__qinterp)(kv_quat a, kv_quat b, kv u, const kv *sq)
 {
