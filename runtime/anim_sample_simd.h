@@ -6,10 +6,11 @@
  * which widens lanes [h·KV_W, (h + 1)·KV_W) of one quantised track to 32-bit integers.
  *
  * Per clip block: read rows i and i+1 (raw rows in place; quantised blocks from the context
- * cache, or decoded straight into registers, with a dispatch-free path for blocks of one
- * uniform width), interpolate (lerp T and S, shortest-arc corrected nlerp R), then compose the
- * key k against the rest pose and the pose underneath with the binding's per-lane
- * coefficients. Everything stays in registers (kv_xf) between the loads and the stores; all
+ * cache in forward playback, or decoded straight into registers, with a dispatch-free path
+ * for packed blocks), interpolate (lerp T and S, shortest-arc corrected nlerp R), then compose
+ * the key k against the rest pose and the pose underneath with the binding's per-lane
+ * coefficients. kiln__sample_blocks runs the two lossy cases (cached rows, packed rows in
+ * place) in lean loops of their own and every other kind of block in the general loop. Everything stays in registers (kv_xf) between the loads and the stores; all
  * loads of a block's rest/base lanes happen before its stores, so `out` may alias `base`.
  *
  * Own layout, not cglm's: a register holds one component (tx, qx, ...) of KV_W joints, as the
