@@ -291,24 +291,18 @@ KILN__FN void KILN__SFX(kiln__compose)(kv_xf k, const kiln__modes *m, uint32_t f
     kv_xf_store(out, o, r);
 }
 
-/* The lossy clips' common cases, each in a loop with nothing else to track: blocks whose two
- * rows the context holds decoded (forward playback), then packed blocks decoded from the rows
- * in place (random access), when they need no scalar fix-up. Returns the first block of
- * another kind, where the general loop of kiln__sample_blocks goes on. A function of its own
- * (not inlined) so that the general loop, which lossless clips run, is compiled as before. */
-#if defined(__GNUC__)
-#define KILN__SAMPLE_NOINLINE __attribute__((noinline))
-#else
-#define KILN__SAMPLE_NOINLINE
-#endif
-static KILN__KERNEL KILN__SAMPLE_NOINLINE uint32_t KILN__SFX(kiln__sample_lean)(const kiln__sample_job *job, uint32_t b0,
-                                                                            uint32_t b1, const kiln_soa_xform *rest,
-                                                                            const kiln_soa_xform *base, kiln_soa_xform *out)
+KILN__KERNEL void KILN__SFX(kiln__sample_blocks)(const kiln__sample_job *job, uint32_t b0, uint32_t b1,
+                                                 const kiln_soa_xform *rest, const kiln_soa_xform *base,
+                                                 kiln_soa_xform *out)
 {
     const kiln_anim_binding *b = job->binding;
     const kv u = kv_set1(job->u);
     kv sq[KILN__SLERP_DEG];
     for (int i = 0; i < KILN__SLERP_DEG; i++) sq[i] = kv_set1(job->slerp_q[i]);
+    /* The lossy clips' common cases first, each in a loop with nothing else to track: blocks
+     * whose two rows the context holds decoded (forward playback), then packed blocks decoded
+     * from the rows in place (random access), when they need no scalar fix-up. The first block
+     * of another kind goes on in the general loop below. */
     if (job->dec0) {
         for (; b0 < b1; b0++, rest++, base++, out++) {
             uint32_t flags = b->blocks[b0].flags;
@@ -330,21 +324,6 @@ static KILN__KERNEL KILN__SAMPLE_NOINLINE uint32_t KILN__SFX(kiln__sample_lean)(
             if (flags & KILN__BLK_ABSOLUTE) kv_xf_store(out, h * KV_W, k);
             else KILN__SFX(kiln__compose)(k, &b->modes[b0], flags, h * KV_W, rest, base, out);
         }
-    }
-    return b0;
-}
-
-KILN__KERNEL void KILN__SFX(kiln__sample_blocks)(const kiln__sample_job *job, uint32_t b0, uint32_t b1,
-                                                 const kiln_soa_xform *rest, const kiln_soa_xform *base,
-                                                 kiln_soa_xform *out)
-{
-    const kiln_anim_binding *b = job->binding;
-    const kv u = kv_set1(job->u);
-    kv sq[KILN__SLERP_DEG];
-    for (int i = 0; i < KILN__SLERP_DEG; i++) sq[i] = kv_set1(job->slerp_q[i]);
-    if (b->flags & KILN__BIND_LOSSY) {
-        uint32_t n = KILN__SFX(kiln__sample_lean)(job, b0, b1, rest, base, out);
-        rest += n - b0, base += n - b0, out += n - b0, b0 = n;
     }
     for (uint32_t blk = b0; blk < b1; blk++, rest++, base++, out++) {
         const kiln__clip_block *cb = &b->blocks[blk];
