@@ -48,9 +48,8 @@ static inline int kiln__clip_layout_of_anim(const kiln_blob_animation *a, kiln__
 #define KILN__BLK_EXACT    0x20u /* some lane: additive rotation weight outside [0, 1]: scalar fix-up */
 #define KILN__BLK_UNIFORM  0x40u /* lossy, every component but qw quantised at one width, in
                                     component order at consecutive row offsets (fast decode) */
-#define KILN__BLK_CACHE    0x80u /* DECODE blocks whose decoded rows the sampling context keeps:
-                                    all but UNIFORM 8/16-bit ones, which decode in registers
-                                    faster than cached floats come back from memory */
+#define KILN__BLK_CACHE    0x80u /* DECODE blocks whose decoded rows the sampling context keeps
+                                    (every DECODE block; anim_bind.c) */
 
 #define KILN__BLK_PACKED   0x100u /* lossy, the 9 stored components (all but qw) quantised at any
                                      widths, their tracks consecutive and their lanes packed back to

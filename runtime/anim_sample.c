@@ -88,6 +88,10 @@ static double kiln__rel_frame(double time_s, double framerate, int64_t first, ui
     if (f == -INFINITY) return 0.0;
     double rel = f - (double)first;
     if (wrap && period > 0.0) {
+        /* The first two periods without the fmod call: there fmod(rel, period) is rel, or
+         * rel - period, which is exact (Sterbenz: period <= rel < 2·period). */
+        if (rel >= 0.0 && rel < period) return rel;
+        if (rel >= period && rel < 2.0 * period) return rel - period;
         rel = fmod(rel, period);
         if (rel < 0.0) rel += period;
         if (!(rel < period)) rel = 0.0;     /* -tiny + period rounding up to period */

@@ -19,21 +19,22 @@
     {KILN__LANE(w, 0), KILN__LANE(w, 1), KILN__LANE(w, 2), KILN__LANE(w, 3),                              \
      KILN__LANE(w, 4), KILN__LANE(w, 5), KILN__LANE(w, 6), KILN__LANE(w, 7)}
 #define KILN__SHIFT(w) {0, (w) & 7, (2 * (w)) & 7, (3 * (w)) & 7, (4 * (w)) & 7, (5 * (w)) & 7, (6 * (w)) & 7, (7 * (w)) & 7}
-static const int8_t kiln__unpack_mask[KILN__CLIP_MAX_QBITS + 1][32] = {
-    KILN__MASK(0),  KILN__MASK(1),  KILN__MASK(2),  KILN__MASK(3),  KILN__MASK(4),  KILN__MASK(5),  KILN__MASK(6),
-    KILN__MASK(7),  KILN__MASK(8),  KILN__MASK(9),  KILN__MASK(10), KILN__MASK(11), KILN__MASK(12), KILN__MASK(13),
-    KILN__MASK(14), KILN__MASK(15), KILN__MASK(16), KILN__MASK(17), KILN__MASK(18), KILN__MASK(19), KILN__MASK(20),
-    KILN__MASK(21), KILN__MASK(22), KILN__MASK(23), KILN__MASK(24)};
-static const uint32_t kiln__unpack_low[KILN__CLIP_MAX_QBITS + 1] = {
-    0x0u,     0x1u,     0x3u,      0x7u,      0xFu,      0x1Fu,     0x3Fu,     0x7Fu,     0xFFu,
-    0x1FFu,   0x3FFu,   0x7FFu,    0xFFFu,    0x1FFFu,   0x3FFFu,   0x7FFFu,   0xFFFFu,   0x1FFFFu,
-    0x3FFFFu, 0x7FFFFu, 0xFFFFFu,  0x1FFFFFu, 0x3FFFFFu, 0x7FFFFFu, 0xFFFFFFu};
-static const int32_t kiln__unpack_shift[KILN__CLIP_MAX_QBITS + 1][8] = {
-    KILN__SHIFT(0),  KILN__SHIFT(1),  KILN__SHIFT(2),  KILN__SHIFT(3),  KILN__SHIFT(4),  KILN__SHIFT(5),
-    KILN__SHIFT(6),  KILN__SHIFT(7),  KILN__SHIFT(8),  KILN__SHIFT(9),  KILN__SHIFT(10), KILN__SHIFT(11),
-    KILN__SHIFT(12), KILN__SHIFT(13), KILN__SHIFT(14), KILN__SHIFT(15), KILN__SHIFT(16), KILN__SHIFT(17),
-    KILN__SHIFT(18), KILN__SHIFT(19), KILN__SHIFT(20), KILN__SHIFT(21), KILN__SHIFT(22), KILN__SHIFT(23),
-    KILN__SHIFT(24)};
+#define KILN__LOW(w) ((1u << (w)) - 1u)
+/* Everything the unpack of one width reads, together: one table row per width, so that a
+ * component costs one address (the row) besides its source bytes. */
+typedef struct kiln__unpack_row {
+    _Alignas(32) int8_t mask[32];
+    int32_t shift[8];
+    uint32_t low[8];
+} kiln__unpack_row;
+#define KILN__ROW(w)                                                                                      \
+    {KILN__MASK(w), KILN__SHIFT(w),                                                                       \
+     {KILN__LOW(w), KILN__LOW(w), KILN__LOW(w), KILN__LOW(w), KILN__LOW(w), KILN__LOW(w), KILN__LOW(w), KILN__LOW(w)}}
+static const kiln__unpack_row kiln__unpack_rows[KILN__CLIP_MAX_QBITS + 1] = {
+    KILN__ROW(0),  KILN__ROW(1),  KILN__ROW(2),  KILN__ROW(3),  KILN__ROW(4),  KILN__ROW(5),  KILN__ROW(6),
+    KILN__ROW(7),  KILN__ROW(8),  KILN__ROW(9),  KILN__ROW(10), KILN__ROW(11), KILN__ROW(12), KILN__ROW(13),
+    KILN__ROW(14), KILN__ROW(15), KILN__ROW(16), KILN__ROW(17), KILN__ROW(18), KILN__ROW(19), KILN__ROW(20),
+    KILN__ROW(21), KILN__ROW(22), KILN__ROW(23), KILN__ROW(24)};
 
 /* Widens the 8 lanes (h is always 0 here) of a `width`-bit track (1..24) to 32-bit integers.
  * Reads up to 28 bytes from src: lossy clips keep KILN__CLIP_SLACK bytes after their last
@@ -43,12 +44,13 @@ KILN__FN kvi kiln__unpack_half(const unsigned char *src, uint32_t width, unsigne
     (void)h;
     /* One branch-free sequence for every width: the widths of a block's tracks vary from
      * component to component, and a switch on them saves nothing measurable. */
+    const kiln__unpack_row *t = &kiln__unpack_rows[width];
     __m128i lo = _mm_loadu_si128((const __m128i *)(const void *)src);
     __m128i hi = _mm_loadu_si128((const __m128i *)(const void *)(src + KILN__HI(width)));
     __m256i v = _mm256_inserti128_si256(_mm256_castsi128_si256(lo), hi, 1);
-    v = _mm256_shuffle_epi8(v, _mm256_loadu_si256((const __m256i *)(const void *)kiln__unpack_mask[width]));
-    v = _mm256_srlv_epi32(v, _mm256_loadu_si256((const __m256i *)(const void *)kiln__unpack_shift[width]));
-    return _mm256_and_si256(v, _mm256_set1_epi32((int)kiln__unpack_low[width]));
+    v = _mm256_shuffle_epi8(v, _mm256_loadu_si256((const __m256i *)(const void *)t->mask));
+    v = _mm256_srlv_epi32(v, _mm256_loadu_si256((const __m256i *)(const void *)t->shift));
+    return _mm256_and_si256(v, _mm256_loadu_si256((const __m256i *)(const void *)t->low));
 }
 
 #include "anim_sample_simd.h"

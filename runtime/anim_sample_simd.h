@@ -6,10 +6,11 @@
  * which widens lanes [h·KV_W, (h + 1)·KV_W) of one quantised track to 32-bit integers.
  *
  * Per clip block: read rows i and i+1 (raw rows in place; quantised blocks from the context
- * cache, or decoded straight into registers, with a dispatch-free path for blocks of one
- * uniform width), interpolate (lerp T and S, shortest-arc corrected nlerp R), then compose the
- * key k against the rest pose and the pose underneath with the binding's per-lane
- * coefficients. Everything stays in registers (kv_xf) between the loads and the stores; all
+ * cache in forward playback, or decoded straight into registers, with a dispatch-free path
+ * for packed blocks), interpolate (lerp T and S, shortest-arc corrected nlerp R), then compose
+ * the key k against the rest pose and the pose underneath with the binding's per-lane
+ * coefficients. kiln__sample_blocks runs the two lossy cases (cached rows, packed rows in
+ * place) in lean loops of their own and every other kind of block in the general loop. Everything stays in registers (kv_xf) between the loads and the stores; all
  * loads of a block's rest/base lanes happen before its stores, so `out` may alias `base`.
  *
  * Own layout, not cglm's: a register holds one component (tx, qx, ...) of KV_W joints, as the
@@ -19,6 +20,15 @@
  * every block in and out and horizontal adds and shuffles inside (the scalar reference in
  * anim_sample_scalar.c uses them one lane at a time).
  */
+
+/* The quaternion chain in shorter dependent steps (Estrin's polynomial, tree-summed dot
+ * products) where multiply-adds are fused: without FMA (SSE2) the extra operations cost more
+ * than the shorter chain saves (measured), so that path keeps Horner's and sequential sums. */
+#if defined(KILN__OPS_SSE2)
+#define KILN__SHORT_CHAINS 0
+#else
+#define KILN__SHORT_CHAINS 1
+#endif
 
 /* Lanes [o, o + KV_W) of component c of one row: a constant, raw lanes, or a quantised track
  * decoded as range_min + (range_extent · inv) · q, the register form of kiln__clip_dequant
@@ -86,11 +96,40 @@ KILN__FN void KILN__SFX(kiln__fetch_rows)(const kiln_anim_binding *b, const kiln
     *bb = KILN__SFX(kiln__fetch_xf)(b, cb, cst, h, row1);
 }
 
+/* Lane group h of one row of a KILN__BLK_PACKED block: the 9 stored components at their
+ * widths, back to back, then the rebuilt qw; no per-component dispatch. */
+KILN__FN kv_xf KILN__SFX(kiln__fetch_packed_xf)(const kiln_anim_binding *b, const kiln__clip_block *cb, unsigned h,
+                                                const unsigned char *row)
+{
+    const kiln_blob_anim_track *tr = &b->tracks[cb->track[0]];
+    const float *scale = b->packed_scale + (size_t)(cb - b->blocks) * (KILN_ANIM_COMPONENTS - 1) * KILN__LANES;
+    const uint8_t *w = cb->packed_width;
+    const unsigned char *s = row + cb->offset[0];
+    kv v[KILN_ANIM_COMPONENTS - 1];
+    for (unsigned q = 0; q < KILN_ANIM_COMPONENTS - 1; q++) {
+        v[q] = KILN__SFX(kiln__fetch_p)(scale + q * KILN__LANES, tr[q].range_min, w[q], h, s);
+        s += kiln__clip_track_bytes(w[q]);
+    }
+    kv_xf r;
+    r.tx = v[0], r.ty = v[1], r.tz = v[2];
+    r.q.x = v[3], r.q.y = v[4], r.q.z = v[5];
+    r.q.w = KILN__SFX(kiln__rebuild_qw)(v[3], v[4], v[5]);
+    r.sx = v[6], r.sy = v[7], r.sz = v[8];
+    return r;
+}
+
 KILN__KERNEL void KILN__SFX(kiln__decode_block)(const kiln_anim_binding *b, uint32_t block, const unsigned char *row0,
                                                 const unsigned char *row1, kiln_soa_xform *d0, kiln_soa_xform *d1)
 {
     const kiln__clip_block *cb = &b->blocks[block];
     const kiln_soa_xform *cst = (const kiln_soa_xform *)(const void *)b->constants + block;
+    if (cb->flags & KILN__BLK_PACKED) {
+        for (unsigned h = 0; h < KV_PER_BLOCK; h++) {
+            kv_xf_store(d0, h * KV_W, KILN__SFX(kiln__fetch_packed_xf)(b, cb, h, row0));
+            if (d1) kv_xf_store(d1, h * KV_W, KILN__SFX(kiln__fetch_packed_xf)(b, cb, h, row1));
+        }
+        return;
+    }
     for (unsigned h = 0; h < KV_PER_BLOCK; h++) {
         kv_xf_store(d0, h * KV_W, KILN__SFX(kiln__fetch_xf)(b, cb, cst, h, row0));
         if (d1) kv_xf_store(d1, h * KV_W, KILN__SFX(kiln__fetch_xf)(b, cb, cst, h, row1));
@@ -102,20 +141,48 @@ KILN__KERNEL void KILN__SFX(kiln__decode_block)(const kiln_anim_binding *b, uint
 KILN__FN kv KILN__SFX(kiln__slerp_param)(kv x, kv u, const kv *sq)
 {
     x = kv_max(x, kv_zero());
+#if KILN__SHORT_CHAINS
+    /* Estrin's scheme (pairs, then x² and x⁴), not Horner's: the same polynomial in a chain of
+     * 3 dependent operations instead of 6. The quaternion path is one long dependency chain per
+     * block (decode, qw, dot, t', lerp, normalise), and its latency is what the sampler waits on. */
+    kv x2 = kv_mul(x, x), x4 = kv_mul(x2, x2);
+    kv p01 = kv_fma(x, sq[1], sq[0]), p23 = kv_fma(x, sq[3], sq[2]), p45 = kv_fma(x, sq[5], sq[4]);
+    kv poly = kv_fma(x4, p45, kv_fma(x2, p23, p01));
+#else
     kv poly = kv_fma(x, kv_fma(x, kv_fma(x, kv_fma(x, kv_fma(x, sq[5], sq[4]), sq[3]), sq[2]), sq[1]), sq[0]);
+#endif
     return kv_fma(x, poly, u);
 }
 
 /* Shortest-arc corrected nlerp of two lane groups of quaternions. */
+#if KILN__SHORT_CHAINS
+/* a·b summed as a tree, (xx + yy) + (zz + ww): 3 dependent operations instead of 4. */
+KILN__FN kv KILN__SFX(kiln__qdot_tree)(kv_quat a, kv_quat b)
+{
+    return kv_add(kv_fma(a.x, b.x, kv_mul(a.y, b.y)), kv_fma(a.z, b.z, kv_mul(a.w, b.w)));
+}
+
+/* a / |a| as kv_qnormalize, with the squared length summed as a tree. */
+KILN__FN kv_quat KILN__SFX(kiln__qnormalize_tree)(kv_quat a)
+{
+    kv len2 = KILN__SFX(kiln__qdot_tree)(a, a);
+    if (KILN__UNLIKELY(kv_any(kv_gt(len2, kv_set1(FLT_MAX))))) return kv_qnormalize(a); /* non-unit data only */
+    return kv_qscale(a, kv_rsqrt(kv_max(len2, kv_set1(FLT_MIN))));
+}
+#else
+KILN__FN kv KILN__SFX(kiln__qdot_tree)(kv_quat a, kv_quat b) { return kv_qdot(a, b); }
+KILN__FN kv_quat KILN__SFX(kiln__qnormalize_tree)(kv_quat a) { return kv_qnormalize(a); }
+#endif
+
 KILN__FN kv_quat KILN__SFX(kiln__qinterp)(kv_quat a, kv_quat b, kv u, const kv *sq)
 {
-    kv d = kv_qdot(a, b);
+    kv d = KILN__SFX(kiln__qdot_tree)(a, b);
     kv s = kv_neg_mask(d); /* flip b when a·b < 0 */
     b.x = kv_xor(b.x, s), b.y = kv_xor(b.y, s), b.z = kv_xor(b.z, s), b.w = kv_xor(b.w, s);
     kv t = KILN__SFX(kiln__slerp_param)(kv_sub(kv_set1(1.0f), kv_xor(d, s)), u, sq);
     kv_quat r = {kv_fma(t, kv_sub(b.x, a.x), a.x), kv_fma(t, kv_sub(b.y, a.y), a.y), kv_fma(t, kv_sub(b.z, a.z), a.z),
                  kv_fma(t, kv_sub(b.w, a.w), a.w)};
-    return kv_qnormalize(r);
+    return KILN__SFX(kiln__qnormalize_tree)(r);
 }
 
 /* The key of a KILN__BLK_PACKED block between two quantised rows, each component decoded from
@@ -232,6 +299,32 @@ KILN__KERNEL void KILN__SFX(kiln__sample_blocks)(const kiln__sample_job *job, ui
     const kv u = kv_set1(job->u);
     kv sq[KILN__SLERP_DEG];
     for (int i = 0; i < KILN__SLERP_DEG; i++) sq[i] = kv_set1(job->slerp_q[i]);
+    /* The lossy clips' common cases first, each in a loop with nothing else to track: blocks
+     * whose two rows the context holds decoded (forward playback), then packed blocks decoded
+     * from the rows in place (random access), when they need no scalar fix-up. The first block
+     * of another kind goes on in the general loop below. */
+    if (job->dec0) {
+        for (; b0 < b1; b0++, rest++, base++, out++) {
+            uint32_t flags = b->blocks[b0].flags;
+            if ((flags & (KILN__BLK_CACHE | KILN__BLK_EXACT)) != KILN__BLK_CACHE) break;
+            for (unsigned h = 0; h < KV_PER_BLOCK; h++) {
+                kv_xf k = KILN__SFX(kiln__interp_xf)(kv_xf_load(job->dec0 + b0, h * KV_W), kv_xf_load(job->dec1 + b0, h * KV_W),
+                                                     u, sq, job->u_zero);
+                if (flags & KILN__BLK_ABSOLUTE) kv_xf_store(out, h * KV_W, k);
+                else KILN__SFX(kiln__compose)(k, &b->modes[b0], flags, h * KV_W, rest, base, out);
+            }
+        }
+    }
+    for (; b0 < b1; b0++, rest++, base++, out++) {
+        const kiln__clip_block *cb = &b->blocks[b0];
+        uint32_t flags = cb->flags;
+        if ((flags & (KILN__BLK_PACKED | KILN__BLK_EXACT)) != KILN__BLK_PACKED || (job->dec0 && (flags & KILN__BLK_CACHE))) break;
+        for (unsigned h = 0; h < KV_PER_BLOCK; h++) {
+            kv_xf k = KILN__SFX(kiln__interp_packed)(b, cb, h, job->row0, job->row1, u, sq);
+            if (flags & KILN__BLK_ABSOLUTE) kv_xf_store(out, h * KV_W, k);
+            else KILN__SFX(kiln__compose)(k, &b->modes[b0], flags, h * KV_W, rest, base, out);
+        }
+    }
     for (uint32_t blk = b0; blk < b1; blk++, rest++, base++, out++) {
         const kiln__clip_block *cb = &b->blocks[blk];
         const kiln__modes *m = &b->modes[blk];

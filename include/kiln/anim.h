@@ -146,12 +146,9 @@ typedef enum kiln_loop {
 
 /* A sampling context caches the decoded frame rows of the last calls, so that playback moving
  * forward by less than a frame decodes nothing new and a step to the next frame decodes one
- * row (the old row i+1 becomes row i). Only rows that are slow to decode are cached: lossless
- * rows are read in place, and quantised blocks of uniform 8- or 16-bit tracks decode straight
- * into registers faster than cached floats come back from memory once many instances are in
- * flight (80 joints, 256 instances: 3.3 ns/joint decoding vs 4.5 reading a cache). A jump
- * (random access) is decoded without touching the cache. Optional: pass NULL to decode every
- * call; the samples are bit-identical either way.
+ * row (the old row i+1 becomes row i). Only quantised (lossy) rows are cached: lossless rows
+ * are read in place. A jump (random access) is decoded without touching the cache. Optional:
+ * pass NULL to decode every call; the samples are bit-identical either way.
  * kiln_sample_context_size: bytes for `binding`: 64, plus 2 rows of decoded blocks (640 bytes
  * per 8 joint slots) when the clip has blocks worth caching; 0 for NULL.
  * kiln_sample_context_init: `mem` 16-byte aligned (64 recommended), `size` >=

@@ -897,7 +897,7 @@ Test(context, follows_a_new_binding_and_rejects_one_too_large)
     af_motion(F, J, 1, 30, v);
     af_joint joints[J];
     for (int j = 0; j < J; j++) joints[j] = (af_joint){names[j], AF_MODES_ALL(KILN_MODE_ABSOLUTE), {1, 1, 1}};
-    /* 12-bit rows are cached by the context on every path; 8-bit uniform blocks are not */
+    /* both clips' rows are cached by the context: its size follows the block count */
     af_clip clips[2] = {{.framerate = 30, .frame_count = F, .joint_count = J, .joints = joints, .values = v, .width = 12},
                         {.framerate = 30, .frame_count = 2, .joint_count = 1, .joints = joints, .values = v, .width = 8}};
     size_t size;
