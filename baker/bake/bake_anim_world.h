@@ -1,4 +1,4 @@
-/* Private: the world transforms the lossy clip encoder (bake_anim_lossy.c) composes and
+/* Private: the world transforms the lossy clip encoder (bake_anim_lossy_measure.c) composes and
  * measures, and the AVX2 versions of its two inner kernels (bake_anim_world_avx2.c).
  *
  * The AVX2 kernels compute the same IEEE operations in the same order as the portable code,

@@ -1,6 +1,6 @@
 /* AVX2 kernels of the lossy clip encoder's error evaluation (bake_anim_world.h): world
  * composition and point error, four doubles at a time, the same operations in the same order
- * as bake_anim_lossy.c's portable code. */
+ * as bake_anim_lossy_measure.c's portable code. */
 #include <stddef.h>
 
 #include "bake_anim_world.h"

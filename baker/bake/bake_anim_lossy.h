@@ -1,0 +1,129 @@
+/* Private to the lossy clip encoder: its state, shared by the bit allocation
+ * (bake_anim_lossy.c) and the error measurement (bake_anim_lossy_measure.c). */
+#ifndef KILN_BAKE_ANIM_LOSSY_H
+#define KILN_BAKE_ANIM_LOSSY_H
+
+#include <stdint.h>
+
+#include "bake_anim.h"
+#include "bake_anim_world.h"
+
+#define KILN__STEPS 24
+/* The widths a track may take, narrowest first: 0 (constant), 3 to 24 bits, 32 (raw). */
+extern const uint32_t kiln__widths[KILN__STEPS];
+
+/* Frames used for the sensitivity statistics (every frame is used for measuring). */
+#define KILN__STAT_FRAMES 512u
+/* The most the per-frame caches may take (960 bytes per node and frame); a longer clip is
+ * stored lossless, with a warning. */
+#define KILN__CACHE_LIMIT ((uint64_t)1 << 31)
+/* Failing frames remembered per block. */
+#define KILN__HOT 16u
+
+typedef struct kiln__node {
+    int32_t  parent;       /* node index (lower), -1 for roots */
+    uint32_t ssc;
+    uint32_t joint;        /* clip joint driving it, or UINT32_MAX */
+    uint32_t depth, height;
+    double   rest[KILN_ANIM_COMPONENTS];
+} kiln__node;
+
+/* A local transform ready to compose: the rotation's columns scaled by s (before any segment
+ * scale compensation), the translation and the scale. */
+typedef struct kiln__loc {
+    double rs[9];
+    double t[3];
+    double s[3];
+    double r[9];           /* the rotation alone */
+} kiln__loc;
+
+/* A measured node as a measurement visits it: whether its block's and its parent's locals are
+ * the candidate's, and whether its parent's world is. */
+typedef struct kiln__step {
+    uint32_t node;
+    int32_t  parent;
+    uint8_t  own, ssc;
+    /* banks (kiln__lossy.world, .local): the node's world as cached and as measured, its
+     * local as cached and as measured (own only), its parent's world and local as read */
+    uint8_t  w_dec, w_new, l_dec, l_new, pw, pl;
+} kiln__step;
+
+typedef struct kiln__lossy {
+    const kiln__anim *an;
+    const kiln_allocator *a;
+    uint32_t n, nj, blocks, nodes;
+    kiln__node *node;
+    uint32_t *joint_node;
+    uint32_t *node_block;  /* per node: the block of its joint, UINT32_MAX for none */
+    uint32_t *modes;       /* per joint, overrides resolved */
+    kiln__anim_plan *plan; /* blocks x KILN_ANIM_COMPONENTS */
+    uint8_t *step;         /* index into kiln__widths, per plan */
+    float *range;          /* per plan and lane: the lowest and the highest value (2 floats) */
+    float *dec;            /* decoded values, joint-major like the raw ones */
+    float *backup;         /* one track's lanes: KILN_SOA_WIDTH x n */
+    uint8_t *need, *measure;
+    uint32_t *list, listed; /* the nodes flagged in measure, in order */
+    kiln__step *steps;     /* per listed node, during a measurement */
+    double *node_err;      /* per node: largest error of the last measurement */
+    double *limit2;        /* per node: the largest squared error within its allowance */
+    double target, distance;
+    int avx2;              /* the AVX2 kernels of bake_anim_world_avx2.c run on this CPU */
+    uint64_t cache_bytes;  /* what the caches need; above KILN__CACHE_LIMIT none are made */
+    /* Per frame and node (frame-major): the raw world transforms, and three banks of decoded
+     * local and world transforms. Per node, one bank holds the encoding as it stands (the
+     * cache: w_bank, l_bank), one the narrowest candidate that passed (w_best, l_best), the
+     * third the candidate being measured; the cache takes the passing candidate by swapping
+     * the node's bank numbers, without copying. A candidate for one block recomputes the
+     * locals of that block's joints and the worlds of their subtrees only; everything else is
+     * read from the cache, the same doubles the full evaluation computes. */
+    kiln__wxf *raw_world, *world[3];
+    kiln__loc *local[3];
+    uint8_t *w_bank, *w_best, *l_bank, *l_best; /* per node */
+    uint32_t *hot;         /* per block: the KILN__HOT frames its candidates last failed at, the
+                            * latest first (UINT32_MAX: none), tried first */
+    uint32_t *order;       /* frames, every 4th first: a failing candidate fails early */
+    uint32_t *block_order; /* per block (n frames each, UINT32_MAX first when unset): the frames
+                            * by the margin its last passing candidate left, the tightest first */
+    double *score;         /* per frame: the tightest margin of the measurement under way */
+    /* A candidate's track is decoded frame by frame as it is measured (a failing one is
+     * usually rejected after a few frames): lazy_done flags the decoded frames. */
+    int lazy;
+    uint32_t lazy_blk;
+    unsigned lazy_c;
+    struct {                /* the candidate's lanes, resolved once (kiln__lazy_lanes) */
+        const float *v;    /* the raw track, NULL for none */
+        float *d;          /* its decoded values in L->dec */
+        float lo, extent, step, constant;
+    } lazy_lane[KILN_SOA_WIDTH];
+    unsigned lazy_lanes;
+    uint8_t *lazy_done;
+} kiln__lossy;
+
+static inline float *kiln__dec(kiln__lossy *L, uint32_t joint, unsigned c)
+{
+    return L->dec + ((size_t)joint * KILN_ANIM_COMPONENTS + c) * L->n;
+}
+
+/* ---- bake_anim_lossy_measure.c ---------------------------------------------------------- */
+
+/* Sets the plan of (blk, c) to width index `step`: its width and per-lane ranges. */
+void kiln__lossy_apply_plan(kiln__lossy *L, uint32_t blk, unsigned c, unsigned step);
+/* Resolves the lanes of (blk, c) by its plan as it stands, for the frame-by-frame decode. */
+void kiln__lossy_lazy_lanes(kiln__lossy *L, uint32_t blk, unsigned c);
+/* Sets the plan of (blk, c) to width index `step` and decodes it into L->dec. */
+void kiln__lossy_apply(kiln__lossy *L, uint32_t blk, unsigned c, unsigned step);
+/* The raw world transforms of every node at every frame, into the cache. */
+void kiln__lossy_raw_worlds(kiln__lossy *L);
+/* Flags the nodes driven by block `blk` (every node when blk is UINT32_MAX), their
+ * descendants (measured) and ancestors (evaluated). */
+void kiln__lossy_select(kiln__lossy *L, uint32_t blk);
+/* The largest error of the flagged nodes over every frame with block blk's plans as they
+ * stand (INFINITY as soon as a node exceeds its allowance in `allowed`, when given); with
+ * `commit`, the measured transforms become the cache's. */
+double kiln__lossy_measure(kiln__lossy *L, uint32_t blk, const double *allowed, int commit);
+/* The cache takes the best candidate's banks for block blk's joints and the measured nodes. */
+void kiln__lossy_commit_best(kiln__lossy *L, uint32_t blk);
+/* A measured candidate passed: its banks become the best ones. */
+void kiln__lossy_keep_best(kiln__lossy *L, uint32_t blk);
+
+#endif /* KILN_BAKE_ANIM_LOSSY_H */
