@@ -2,12 +2,14 @@
  *
  *   // once per skeleton:
  *   size_t ssize = kiln_rig_scratch_size(blob, skeleton);      // a few bytes per bone
+ *   // once per scratch buffer (optional: saves deriving the plan on every solve):
+ *   kiln_rig_prepare(blob, skeleton, scratch, ssize);
  *   // every frame, after sampling and blending:
  *   kiln_pose_local_to_object(blob, skeleton, pose, root, object, bone_count);
  *   kiln_rig_desc r = {0};
  *   r.blob = blob;  r.skeleton = skeleton;  r.root = root;
  *   r.local = pose;  r.soa_count = soa_count;  r.object = object;  r.bone_count = bone_count;
- *   r.scratch = scratch;  r.scratch_size = ssize;
+ *   r.scratch = scratch;  r.scratch_size = ssize;  r.prepared = 1;
  *   kiln_rig_solve(&r);          // IK handles, then constraints; pose and object matrices updated
  *   kiln_pose_skin_matrices(blob, skeleton, object, skin, bone_count);
  *
@@ -79,7 +81,8 @@
  * KILN_RIG_IK_ITERATIONS passes, and a few more evaluations of the chain when it polishes; 240
  * more passes at most for goals near the folded reach) plus
  * the object matrix update, which scans from the chain start (or the constraint's owner) to the last
- * bone of its subtree in index order; one O(bones) pass per call finds those subtree ends.
+ * bone of its subtree in index order; one O(bones) pass finds those subtree ends, once in
+ * kiln_rig_prepare or else on every call.
  * Serial by nature (each step reads the previous one's result), except that consecutive
  * two-bone handles of weight 1 that are independent (none reads a bone another one moves:
  * its chain, the chain start's parent, its target, pole vector and pole bones; their subtrees
