@@ -22,7 +22,11 @@
  * handles are solved at once (scalar: one; SSE2: 4; AVX2: 8). The summary compares the IK
  * stage's ns per handle with the target of 120 and the constraint stage's ns per constraint
  * with the target of 40 (JSON: "target_ns", "meets").
- * Usage: kiln_bench_rig [--quick] [--rig NAME] [--simd best|all|scalar|sse2|avx2|avx512]
+ * The scratch is prepared once per rig and stage (kiln_rig_prepare, as a game does per
+ * character) unless --unprepared is given, which times solves that derive the plan each call.
+ * --digest prints a digest of the solves' results (pose and model matrices) per rig and stage,
+ * to compare builds.
+ * Usage: kiln_bench_rig [--quick] [--unprepared] [--digest] [--rig NAME] [--simd best|all|scalar|sse2|avx2|avx512]
  *   --rig: only that rig (e.g. for callgrind); --simd: the path to force, or every path the CPU
  *   has in turn (default: the best).
  */
@@ -43,6 +47,15 @@
 #define TARGET_NS_CONSTRAINT 40.0 /* per constraint */
 
 static volatile float bench_sink;
+static int bench_prepared = 1; /* kiln_rig_prepare once per run, desc.prepared set */
+static int bench_digest;       /* --digest: print an FNV-1a digest of every solve's output */
+
+static uint64_t fnv1a(uint64_t h, const void *p, size_t n)
+{
+    const unsigned char *b = p;
+    for (size_t i = 0; i < n; i++) h = (h ^ b[i]) * 0x100000001b3ull;
+    return h;
+}
 
 typedef struct rig_case {
     const char *name, *data;
@@ -260,6 +273,7 @@ static void tails_case(rig_case *c)
 typedef struct timing {
     double ns_solve, ns_copy;
     long iters;
+    uint64_t digest; /* of the first repetition's results (--digest) */
 } timing;
 
 static timing run(rig_case *c, uint32_t stages, int reps, int calls)
@@ -273,8 +287,12 @@ static timing run(rig_case *c, uint32_t stages, int reps, int calls)
     memset(&d, 0, sizeof d);
     d.blob = c->blob, d.local = local, d.soa_count = c->soa, d.object = model, d.bone_count = c->bones;
     d.stages = stages, d.scratch = scratch, d.scratch_size = ssize;
+    if (bench_prepared) {
+        if (kiln_rig_prepare(c->blob, 0, scratch, ssize) != KILN_OK) exit(1);
+        d.prepared = 1;
+    }
     size_t pbytes = sizeof *local * c->soa, mbytes = sizeof(float) * 16 * c->bones;
-    timing best = {1e30, 1e30, 0};
+    timing best = {1e30, 1e30, 0, 0xcbf29ce484222325ull};
     for (int r = 0; r < reps; r++) {
         double t0 = bench_now();
         for (int i = 0; i < calls; i++) {
@@ -282,6 +300,10 @@ static timing run(rig_case *c, uint32_t stages, int reps, int calls)
             memcpy(local, c->poses + (size_t)k * c->soa, pbytes);
             memcpy(model, c->models + (size_t)k * 16 * c->bones, mbytes);
             kiln_rig_solve(&d);
+            if (bench_digest && r == 0) {
+                best.digest = fnv1a(best.digest, local, pbytes);
+                best.digest = fnv1a(best.digest, model, mbytes);
+            }
         }
         double t1 = bench_now();
         for (int i = 0; i < calls; i++) {
@@ -316,15 +338,17 @@ static void emit(rig_case *c, const char *stage, uint32_t stages, int reps, int 
     double target = !ncn && nik && c->two_bone ? TARGET_NS_IK : !nik && ncn ? TARGET_NS_CONSTRAINT : 0.0;
     const char *simd = kiln_simd_name(kiln_simd_active());
     printf("{\"bench\":\"rig\",\"case\":\"solve\",\"rig\":\"%s\",\"data\":\"%s\",\"stage\":\"%s\",\"bones\":%u,"
-           "\"ik_handles\":%u,\"constraints\":%u,\"simd\":\"%s\",\"ns_per_solve\":%.1f,\"ns_per_item\":%.1f,"
+           "\"ik_handles\":%u,\"constraints\":%u,\"simd\":\"%s\",\"prepared\":%s,\"ns_per_solve\":%.1f,\"ns_per_item\":%.1f,"
            "\"target_ns\":%.0f,\"meets\":%s,\"ns_copy\":%.1f,\"ns_copy_bandwidth\":%.1f,\"iters\":%ld}\n",
-           c->name, c->data, stage, c->bones, nik, ncn, simd, t.ns_solve, per, target,
+           c->name, c->data, stage, c->bones, nik, ncn, simd, bench_prepared ? "true" : "false", t.ns_solve, per, target,
            target > 0.0 ? (per <= target ? "true" : "false") : "null", t.ns_copy, bw_ns, t.iters);
     char verdict[48] = "";
     if (target > 0.0)
         snprintf(verdict, sizeof verdict, "  %s target %.0f", per <= target ? "meets" : "misses", target);
     fprintf(stderr, "  %-6s %-12s %-11s %3u bones %2u IK %2u constraints  %9.1f ns/solve  %7.1f ns/item%s  (reset copy %.1f ns)\n",
             simd, c->name, stage, c->bones, nik, ncn, t.ns_solve, per, verdict, t.ns_copy);
+    if (bench_digest)
+        fprintf(stderr, "  %-6s %-12s %-11s digest %016llx\n", simd, c->name, stage, (unsigned long long)t.digest);
     fflush(stdout);
 }
 
@@ -332,6 +356,9 @@ int main(int argc, char **argv)
 {
     int quick = bench_quick(argc, argv);
     const char *only = NULL, *simd = "best";
+    for (int i = 1; i < argc; i++)
+        if (strcmp(argv[i], "--unprepared") == 0) bench_prepared = 0;
+        else if (strcmp(argv[i], "--digest") == 0) bench_digest = 1;
     for (int i = 1; i + 1 < argc; i++) {
         if (strcmp(argv[i], "--rig") == 0) only = argv[i + 1];
         if (strcmp(argv[i], "--simd") == 0) simd = argv[i + 1];
@@ -349,7 +376,7 @@ int main(int argc, char **argv)
             }
         kiln_simd_force(KILN_SIMD_AUTO);
         if (!npaths) {
-            fprintf(stderr, "usage: kiln_bench_rig [--quick] [--rig NAME] [--simd best|all|scalar|sse2|avx2|avx512]\n");
+            fprintf(stderr, "usage: kiln_bench_rig [--quick] [--unprepared] [--digest] [--rig NAME] [--simd best|all|scalar|sse2|avx2|avx512]\n");
             return 2;
         }
     }

@@ -70,23 +70,38 @@ const kiln_blob_constraint *kiln_rig_constraints(const kiln_blob *blob, uint32_t
 /* ---- scratch -------------------------------------------------------------------------------- */
 static size_t kiln__round8(size_t n) { return (n + 7u) & ~(size_t)7u; }
 
-/* Byte offsets of the scratch arrays for `bones` bones and chains of up to `depth` joints. */
+/* What kiln_rig_prepare derives from the blob once and kiln_rig_solve reads (at the start of
+ * the scratch): the skeleton's records, every bone's subtree end (the `last` array) and, for
+ * every IK handle, the two-bone batch that starts at it when every weight is 1. */
+#define KILN__RIG_PLAN_MAGIC 0x4b524750u /* "PGRK" */
+typedef struct kiln__rig_plan {
+    uint32_t magic, skeleton, bone_count, soa_count, depth, nik, ncn;
+    const kiln_blob *blob;
+    const kiln_blob_bone *bones;
+    const kiln_blob_ik_handle *iks;
+    const kiln_blob_constraint *cns;
+} kiln__rig_plan;
+
+/* Byte offsets of the scratch arrays for `bones` bones, chains of up to `depth` joints and `nik`
+ * IK handles. */
 typedef struct kiln__rig_layout {
-    size_t stamp, last, chain, pos, work, bend, rot, len, size;
+    size_t stamp, last, chain, pos, work, bend, rot, len, batch, batch_chain, size;
 } kiln__rig_layout;
 
-static kiln__rig_layout kiln__layout(uint32_t bones, uint32_t depth)
+static kiln__rig_layout kiln__layout(uint32_t bones, uint32_t depth, uint32_t nik)
 {
     kiln__rig_layout l;
-    l.stamp = 0;
-    l.last = kiln__round8((size_t)bones * 4u);
+    l.stamp = kiln__round8(sizeof(kiln__rig_plan));
+    l.last = l.stamp + kiln__round8((size_t)bones * 4u);
     l.chain = l.last + kiln__round8((size_t)bones * 4u);
     l.pos = l.chain + kiln__round8((size_t)depth * 4u);
     l.work = l.pos + (size_t)depth * 24u;
     l.bend = l.work + (size_t)depth * 24u;
     l.rot = l.bend + (size_t)depth * sizeof(kiln__ik_bend);
     l.len = l.rot + (size_t)depth * 32u;
-    l.size = (l.len + (size_t)depth * 8u + 63u) & ~(size_t)63u;
+    l.batch = l.len + (size_t)depth * 8u;
+    l.batch_chain = l.batch + kiln__round8((size_t)nik * 4u);
+    l.size = (l.batch_chain + (size_t)nik * 12u + 63u) & ~(size_t)63u;
     return l;
 }
 
@@ -95,8 +110,9 @@ size_t kiln_rig_scratch_size(const kiln_blob *blob, uint32_t skeleton)
     const kiln_blob_skeleton *sk;
     const kiln_blob_bone *bones;
     if (kiln__skeleton_bones(blob, skeleton, UINT32_MAX, &sk, &bones) != KILN_OK) return 0;
-    uint32_t depth = sk->depth < sk->bone_count ? sk->depth : sk->bone_count;
-    return kiln__layout(sk->bone_count, depth).size;
+    uint32_t depth = sk->depth < sk->bone_count ? sk->depth : sk->bone_count, nik = 0;
+    kiln_rig_ik_handles(blob, skeleton, &nik);
+    return kiln__layout(sk->bone_count, depth, nik).size;
 }
 
 /* ---- pose access ---------------------------------------------------------------------------- */
@@ -197,26 +213,26 @@ static double kiln__weight(const float *weights, uint32_t count, uint32_t i, dou
     return w < 1.0 ? w : 1.0;
 }
 
-/* The handles from i on that one batch kernel call can solve (into r->batch_handles and
- * r->batch_chains): consecutive two-bone handles of weight 1 none of which reads a bone
+/* How many handles from i on one batch kernel call can solve when their weights are 1 (their
+ * chains into r->batch_chain): consecutive two-bone handles none of which reads a bone
  * another one moves (its chain, the chain start's parent, its target, pole vector and pole
  * bones) and whose moved subtrees are apart. Solving them side by side then gives what solving
  * them in order gives, whichever of them the batch kernel leaves to the scalar code (that one
  * runs after the kernel wrote the others' matrices, so it must not read them either). Stops at
- * the first handle that does not qualify. A subtree is tested as the index range
- * [start, last[start]] that holds it (a superset when subtrees interleave, which only stops a
- * batch early). */
-static uint32_t kiln__ik_gather_batch(kiln__rig *r, const kiln_rig_desc *d, const kiln_blob_ik_handle *iks,
-                                      uint32_t nik, uint32_t i)
+ * the first handle that does not qualify; the solve stops earlier at a handle of weight below
+ * 1, which the conditions between the handles before it do not depend on. A subtree is tested
+ * as the index range [start, last[start]] that holds it (a superset when subtrees interleave,
+ * which only stops a batch early). */
+static uint32_t kiln__ik_plan_batch(kiln__rig *r, uint32_t skeleton, const kiln_blob_ik_handle *iks, uint32_t nik,
+                                    uint32_t i)
 {
     uint32_t n = 0, lo[KILN__IK3_LANES], span[KILN__IK3_LANES], reads[KILN__IK3_LANES][4];
     for (uint32_t j = i; j < nik && n < KILN__IK3_LANES; j++) {
         const kiln_blob_ik_handle *h = &iks[j];
-        if (h->skeleton != d->skeleton || h->target_bone == KILN_BLOB_NONE ||
-            (d->ik_weights && j < d->ik_weight_count && !(d->ik_weights[j] >= 1.0f)) ||
-            !kiln__ik3_batchable(r, h, r->batch_chains[n]))
+        if (h->skeleton != skeleton || h->target_bone == KILN_BLOB_NONE ||
+            !kiln__ik3_batchable(r, h, r->batch_chain[j]))
             break;
-        const uint32_t *c = r->batch_chains[n];
+        const uint32_t *c = r->batch_chain[j];
         int32_t parent = r->bones[c[0]].parent;
         /* c[1] and c[2] lie in c[0]'s range: outside the others' when c[0] is and theirs
          * starts are outside c[0]'s */
@@ -233,9 +249,75 @@ static uint32_t kiln__ik_gather_batch(kiln__rig *r, const kiln_rig_desc *d, cons
         }
         if (!ok) break;
         lo[n] = own_lo, span[n] = own_span;
-        r->batch_handles[n++] = h;
+        n++;
     }
     return n;
+}
+
+/* The checks of kiln_rig_solve and kiln_rig_prepare on the skeleton and the scratch. */
+static kiln_result kiln__rig_scratch_check(const char *where, const char *where_size, const kiln_blob *blob,
+                                           uint32_t skeleton, void *scratch, size_t scratch_size,
+                                           const kiln_blob_skeleton **sk, const kiln_blob_bone **bones,
+                                           kiln__rig_layout *l)
+{
+    if ((uintptr_t)scratch % 8u)
+        return kiln__fail(KILN_ERR_BLOB_MISALIGNED, where, "scratch %p is not 8-byte aligned", scratch);
+    kiln_result res = kiln__skeleton_bones(blob, skeleton, UINT32_MAX, sk, bones);
+    if (res != KILN_OK) return res;
+    uint32_t depth = (*sk)->depth < (*sk)->bone_count ? (*sk)->depth : (*sk)->bone_count, nik = 0;
+    kiln_rig_ik_handles(blob, skeleton, &nik);
+    *l = kiln__layout((*sk)->bone_count, depth, nik);
+    if (scratch_size < l->size)
+        return kiln__fail(KILN_ERR_BUFFER_TOO_SMALL, where_size,
+                          "scratch_size %zu is below kiln_rig_scratch_size() = %zu", scratch_size, (size_t)l->size);
+    return KILN_OK;
+}
+
+/* Writes the plan of the skeleton (sk, bones) of `blob` into the scratch (layout l): its
+ * records, every bone's subtree end, and the batches (derived now when `batches`, else marked
+ * KILN__RIG_UNPLANNED). */
+static void kiln__rig_plan_write(unsigned char *s, const kiln__rig_layout *l, const kiln_blob *blob, uint32_t skeleton,
+                                 const kiln_blob_skeleton *sk, const kiln_blob_bone *bones, int batches)
+{
+    kiln__rig_plan *plan = (kiln__rig_plan *)(void *)s;
+    memset(plan, 0, sizeof *plan);
+    plan->magic = KILN__RIG_PLAN_MAGIC;
+    plan->blob = blob, plan->skeleton = skeleton, plan->bones = bones;
+    plan->bone_count = sk->bone_count, plan->soa_count = sk->soa_count;
+    plan->depth = sk->depth < sk->bone_count ? sk->depth : sk->bone_count;
+    plan->iks = kiln_rig_ik_handles(blob, skeleton, &plan->nik);
+    plan->cns = kiln_rig_constraints(blob, skeleton, &plan->ncn);
+    /* last descendant of every bone: children come after their parent, so one backward pass
+     * carries each subtree's end up to its root */
+    const uint32_t nb = sk->bone_count; /* a local: the stores below cannot change it */
+    uint32_t *last = (uint32_t *)(void *)(s + l->last);
+    for (uint32_t b = 0; b < nb; b++) last[b] = b;
+    for (uint32_t b = nb; b-- > 1;) {
+        /* as unsigned, a root's -1 is never below b */
+        uint32_t p = (uint32_t)bones[b].parent, lb = last[b];
+        if (p < b && lb > last[p]) last[p] = lb;
+    }
+    kiln__rig r;
+    memset(&r, 0, sizeof r);
+    r.bones = bones, r.bone_count = nb, r.max_chain = plan->depth, r.last = last;
+    r.batch = (uint32_t *)(void *)(s + l->batch);
+    r.batch_chain = (uint32_t(*)[3])(void *)(s + l->batch_chain);
+    for (uint32_t i = 0; i < plan->nik; i++)
+        r.batch[i] = batches ? kiln__ik_plan_batch(&r, skeleton, plan->iks, plan->nik, i) : KILN__RIG_UNPLANNED;
+}
+
+kiln_result kiln_rig_prepare(const kiln_blob *blob, uint32_t skeleton, void *scratch, size_t scratch_size)
+{
+    if (!blob || !scratch)
+        return kiln__fail(KILN_ERR_INVALID_ARGUMENT, "kiln_rig_prepare", "blob or scratch is NULL");
+    const kiln_blob_skeleton *sk;
+    const kiln_blob_bone *bones;
+    kiln__rig_layout l;
+    kiln_result res = kiln__rig_scratch_check("kiln_rig_prepare: scratch", "kiln_rig_prepare: scratch_size", blob,
+                                              skeleton, scratch, scratch_size, &sk, &bones, &l);
+    if (res != KILN_OK) return res;
+    kiln__rig_plan_write((unsigned char *)scratch, &l, blob, skeleton, sk, bones, 1);
+    return KILN_OK;
 }
 
 kiln_result kiln_rig_solve(const kiln_rig_desc *d)
@@ -248,38 +330,46 @@ kiln_result kiln_rig_solve(const kiln_rig_desc *d)
     if ((!d->ik_weights && d->ik_weight_count) || (!d->constraint_weights && d->constraint_weight_count))
         return kiln__fail(KILN_ERR_INVALID_ARGUMENT, "kiln_rig_solve: desc->ik_weights, constraint_weights",
                           "a weight array is NULL with a nonzero count");
-    if ((uintptr_t)d->scratch % 8u)
-        return kiln__fail(KILN_ERR_BLOB_MISALIGNED, "kiln_rig_solve: desc->scratch", "scratch %p is not 8-byte aligned",
-                          d->scratch);
-    const kiln_blob_skeleton *sk;
-    const kiln_blob_bone *bones;
-    kiln_result res = kiln__skeleton_bones(d->blob, d->skeleton, UINT32_MAX, &sk, &bones);
-    if (res != KILN_OK) return res;
-    if (d->soa_count < sk->soa_count || d->bone_count < sk->bone_count ||
-        (uint64_t)d->soa_count * KILN_SOA_WIDTH < sk->bone_count)
+    unsigned char *s = (unsigned char *)d->scratch;
+    const kiln__rig_plan *plan = (const kiln__rig_plan *)(const void *)s;
+    kiln__rig_layout l;
+    if (d->prepared) {
+        if ((uintptr_t)d->scratch % 8u)
+            return kiln__fail(KILN_ERR_BLOB_MISALIGNED, "kiln_rig_solve: desc->scratch", "scratch %p is not 8-byte aligned",
+                              d->scratch);
+        if (plan->magic != KILN__RIG_PLAN_MAGIC || plan->blob != d->blob || plan->skeleton != d->skeleton)
+            return kiln__fail(KILN_ERR_INVALID_ARGUMENT, "kiln_rig_solve: desc->prepared",
+                              "the scratch holds no kiln_rig_prepare plan of this blob and skeleton %u", d->skeleton);
+        l = kiln__layout(plan->bone_count, plan->depth, plan->nik);
+        if (d->scratch_size < l.size)
+            return kiln__fail(KILN_ERR_BUFFER_TOO_SMALL, "kiln_rig_solve: desc->scratch_size",
+                              "scratch_size %zu is below kiln_rig_scratch_size() = %zu", d->scratch_size, (size_t)l.size);
+    } else {
+        const kiln_blob_skeleton *sk;
+        const kiln_blob_bone *bones;
+        kiln_result res = kiln__rig_scratch_check("kiln_rig_solve: desc->scratch", "kiln_rig_solve: desc->scratch_size",
+                                                  d->blob, d->skeleton, d->scratch, d->scratch_size, &sk, &bones, &l);
+        if (res != KILN_OK) return res;
+        kiln__rig_plan_write(s, &l, d->blob, d->skeleton, sk, bones, 0);
+    }
+    const uint32_t nb = plan->bone_count;
+    if (d->soa_count < plan->soa_count || d->bone_count < nb || (uint64_t)d->soa_count * KILN_SOA_WIDTH < nb)
         return kiln__fail(KILN_ERR_BUFFER_TOO_SMALL, "kiln_rig_solve: desc->soa_count, bone_count",
                           "soa_count %u / bone_count %u are below the skeleton's %u / %u", d->soa_count, d->bone_count,
-                          sk->soa_count, sk->bone_count);
-    uint32_t depth = sk->depth < sk->bone_count ? sk->depth : sk->bone_count;
-    kiln__rig_layout l = kiln__layout(sk->bone_count, depth);
-    if (d->scratch_size < l.size)
-        return kiln__fail(KILN_ERR_BUFFER_TOO_SMALL, "kiln_rig_solve: desc->scratch_size",
-                          "scratch_size %zu is below kiln_rig_scratch_size() = %zu", d->scratch_size, (size_t)l.size);
+                          plan->soa_count, nb);
 
     uint32_t stages = d->stages ? d->stages : KILN_RIG_IK | KILN_RIG_CONSTRAINTS;
-    uint32_t nik = 0, ncn = 0;
-    const kiln_blob_ik_handle *iks = (stages & KILN_RIG_IK) ? kiln_rig_ik_handles(d->blob, d->skeleton, &nik) : NULL;
-    const kiln_blob_constraint *cns =
-        (stages & KILN_RIG_CONSTRAINTS) ? kiln_rig_constraints(d->blob, d->skeleton, &ncn) : NULL;
+    uint32_t nik = (stages & KILN_RIG_IK) ? plan->nik : 0, ncn = (stages & KILN_RIG_CONSTRAINTS) ? plan->ncn : 0;
+    const kiln_blob_ik_handle *iks = plan->iks;
+    const kiln_blob_constraint *cns = plan->cns;
 
     kiln_rig_report report;
     memset(&report, 0, sizeof report);
     if (nik || ncn) {
-        unsigned char *s = (unsigned char *)d->scratch;
         kiln__rig r;
-        r.bones = bones;
-        r.bone_count = sk->bone_count;
-        r.max_chain = depth;
+        r.bones = plan->bones;
+        r.bone_count = nb;
+        r.max_chain = plan->depth;
         r.local = d->local;
         r.model = d->object;
         r.root = d->root ? d->root : kiln__identity16;
@@ -291,18 +381,10 @@ kiln_result kiln_rig_solve(const kiln_rig_desc *d)
         r.bend = (kiln__ik_bend *)(void *)(s + l.bend);
         r.rot = (double(*)[4])(void *)(s + l.rot);
         r.len = (double *)(void *)(s + l.len);
+        r.batch = (uint32_t *)(void *)(s + l.batch);
+        r.batch_chain = (uint32_t(*)[3])(void *)(s + l.batch_chain);
         r.report = &report;
-        memset(r.stamp, 0, (size_t)sk->bone_count * sizeof *r.stamp);
-        /* last descendant of every bone: children come after their parent, so one backward
-         * pass carries each subtree's end up to its root */
-        const uint32_t nb = sk->bone_count; /* a local: the stores below cannot change it */
-        uint32_t *last = r.last;
-        for (uint32_t b = 0; b < nb; b++) last[b] = b;
-        for (uint32_t b = nb; b-- > 1;) {
-            /* as unsigned, a root's -1 is never below b */
-            uint32_t p = (uint32_t)bones[b].parent, lb = last[b];
-            if (p < b && lb > last[p]) last[p] = lb;
-        }
+        memset(r.stamp, 0, (size_t)nb * sizeof *r.stamp);
         r.epoch = 1;
         r.moved = 0;
         kiln__ik3_batch_fn batch = nik > 1 ? kiln__simd_get()->rig_two_bone : NULL;
@@ -313,13 +395,20 @@ kiln_result kiln_rig_solve(const kiln_rig_desc *d)
                 report.ik_skipped++;
                 continue;
             }
-            uint32_t n = batch && w >= 1.0 ? kiln__ik_gather_batch(&r, d, iks, nik, i) : 0;
+            uint32_t n = 0;
+            if (batch && w >= 1.0) {
+                if (r.batch[i] == KILN__RIG_UNPLANNED) r.batch[i] = kiln__ik_plan_batch(&r, d->skeleton, iks, nik, i);
+                n = r.batch[i];
+                for (uint32_t k = 1; k < n; k++)
+                    if (d->ik_weights && i + k < d->ik_weight_count && !(d->ik_weights[i + k] >= 1.0f)) n = k;
+            }
             if (n < 2) {
                 kiln__ik_solve(&r, &iks[i], w);
                 continue;
             }
+            for (uint32_t k = 0; k < n; k++) r.batch_handles[k] = &iks[i + k];
             kiln__ik3_batch lanes;
-            kiln__ik_two_bone_batch(&r, r.batch_handles, (const uint32_t(*)[3])r.batch_chains, n, batch, &lanes);
+            kiln__ik_two_bone_batch(&r, r.batch_handles, (const uint32_t(*)[3])(r.batch_chain + i), n, batch, &lanes);
             i += n - 1;
         }
         for (uint32_t i = 0; i < ncn; i++) {

@@ -29,6 +29,8 @@
 
 /* Two-bone handles one SIMD batch holds: the widest path's lanes (kiln__ik3_batch). */
 #define KILN__IK3_LANES 8
+/* kiln__rig.batch entry of a handle whose batch is derived when first needed. */
+#define KILN__RIG_UNPLANNED UINT32_MAX
 
 /* One bone of a FABRIK shape (rig_ik.c): its direction and the bend onto it. */
 typedef struct kiln__ik_bend {
@@ -54,9 +56,12 @@ typedef struct kiln__rig {
     double              (*rot)[4]; /* max_chain: model-space joint rotations */
     double               *len;     /* max_chain - 1: bone lengths */
     kiln_rig_report      *report;  /* never NULL (a local when the caller passed none) */
-    /* the handles of the batch being gathered (rig.c) and their chains, start first */
+    /* two-bone batches (rig.c), per IK handle of the skeleton: the handles the batch starting at
+     * it can hold when their weights are 1 (KILN__RIG_UNPLANNED: not derived yet), and its
+     * chain, start first (valid once a batch holding it was derived) */
+    uint32_t             *batch;
+    uint32_t            (*batch_chain)[3];
     const kiln_blob_ik_handle *batch_handles[KILN__IK3_LANES];
-    uint32_t              batch_chains[KILN__IK3_LANES][3];
 } kiln__rig;
 
 /* ---- pose access (rig.c) ------------------------------------------------------------------ */

@@ -2,12 +2,14 @@
  *
  *   // once per skeleton:
  *   size_t ssize = kiln_rig_scratch_size(blob, skeleton);      // a few bytes per bone
+ *   // once per scratch buffer (optional: saves deriving the plan on every solve):
+ *   kiln_rig_prepare(blob, skeleton, scratch, ssize);
  *   // every frame, after sampling and blending:
  *   kiln_pose_local_to_object(blob, skeleton, pose, root, object, bone_count);
  *   kiln_rig_desc r = {0};
  *   r.blob = blob;  r.skeleton = skeleton;  r.root = root;
  *   r.local = pose;  r.soa_count = soa_count;  r.object = object;  r.bone_count = bone_count;
- *   r.scratch = scratch;  r.scratch_size = ssize;
+ *   r.scratch = scratch;  r.scratch_size = ssize;  r.prepared = 1;
  *   kiln_rig_solve(&r);          // IK handles, then constraints; pose and object matrices updated
  *   kiln_pose_skin_matrices(blob, skeleton, object, skin, bone_count);
  *
@@ -79,7 +81,8 @@
  * KILN_RIG_IK_ITERATIONS passes, and a few more evaluations of the chain when it polishes; 240
  * more passes at most for goals near the folded reach) plus
  * the object matrix update, which scans from the chain start (or the constraint's owner) to the last
- * bone of its subtree in index order; one O(bones) pass per call finds those subtree ends.
+ * bone of its subtree in index order; one O(bones) pass finds those subtree ends, once in
+ * kiln_rig_prepare or else on every call.
  * Serial by nature (each step reads the previous one's result), except that consecutive
  * two-bone handles of weight 1 that are independent (none reads a bone another one moves:
  * its chain, the chain start's parent, its target, pole vector and pole bones; their subtrees
@@ -161,15 +164,30 @@ typedef struct kiln_rig_desc {
     uint32_t              constraint_weight_count;/* entries; constraints past it use 1 */
     void                 *scratch;       /* kiln_rig_scratch_size() bytes, 8-byte aligned (16 or
                                             64 recommended); contents need no initialisation
-                                            and are meaningless afterwards */
+                                            (unless `prepared`) and are meaningless
+                                            afterwards, except the plan */
     size_t                scratch_size;
     kiln_rig_report      *report;        /* optional */
+    int                   prepared;      /* nonzero: `scratch` holds the plan kiln_rig_prepare
+                                            wrote for this blob and skeleton, which the solve
+                                            reads and keeps; 0: the solve derives it each call */
 } kiln_rig_desc;
 
-/* Bytes of scratch kiln_rig_solve needs for skeleton `skeleton` of `blob`: 8 per bone plus 188
- * per level of the skeleton's depth (the longest chain a handle can have), rounded up; 0 for
- * a bad index. */
+/* Bytes of scratch kiln_rig_solve needs for skeleton `skeleton` of `blob`: 8 per bone, 188 per
+ * level of the skeleton's depth (the longest chain a handle can have), 16 per IK handle and 64
+ * for the plan's header, rounded up; 0 for a bad index. */
 KILN_API size_t kiln_rig_scratch_size(const kiln_blob *blob, uint32_t skeleton);
+
+/* Optional, once per scratch buffer (e.g. per character): writes into `scratch` (at least
+ * kiln_rig_scratch_size() bytes, 8-byte aligned) the plan every solve of this skeleton
+ * otherwise derives anew: where its records are, the end of every bone's subtree (an O(bones)
+ * pass) and which consecutive two-bone handles one SIMD batch can solve. Solves with
+ * desc->prepared set then read it (and leave it intact), which saves that work per call and
+ * gives the same results. The plan points into `blob`: it is valid while the blob stays
+ * loaded, for this blob and skeleton only. Errors: ERR_INVALID_ARGUMENT (NULL blob or scratch,
+ * a bad skeleton index), ERR_BLOB_MISALIGNED, ERR_BUFFER_TOO_SMALL (scratch_size),
+ * ERR_BLOB_BAD_RECORD (skeleton records out of range: trusted loads only). */
+KILN_API kiln_result kiln_rig_prepare(const kiln_blob *blob, uint32_t skeleton, void *scratch, size_t scratch_size);
 
 /* Solves the skeleton's IK handles, then applies its constraints (per `stages`), each in file
  * order, updating `local` and `object` in place (see the top of this header). A skeleton
@@ -177,7 +195,8 @@ KILN_API size_t kiln_rig_scratch_size(const kiln_blob *blob, uint32_t skeleton);
  * Errors (nothing is written): ERR_INVALID_ARGUMENT (NULL desc, blob, local, object or
  * scratch; a bad skeleton index; unknown stage bits; a NULL weight array with a non-zero count),
  * ERR_BLOB_MISALIGNED (scratch not 8-byte aligned), ERR_BUFFER_TOO_SMALL (soa_count, bone_count or scratch_size below what
- * the skeleton needs), ERR_BLOB_BAD_RECORD (skeleton records out of range: trusted loads
+ * the skeleton needs), with desc->prepared also ERR_INVALID_ARGUMENT when the scratch holds
+ * no plan of this blob and skeleton, ERR_BLOB_BAD_RECORD (skeleton records out of range: trusted loads
  * only). Records with out-of-range bones or inconsistent chains (possible only in blobs loaded
  * with KILN_BLOB_LOAD_TRUSTED) are skipped and counted in the report. */
 KILN_API kiln_result kiln_rig_solve(const kiln_rig_desc *desc);

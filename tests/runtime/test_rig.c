@@ -780,6 +780,28 @@ Test(rig_ik, random_rigs_keep_invariants)
         cr_assert_eq(rf_solve(&r.pose, &rep), KILN_OK);
         check_consistent(&r, "random rig, all handles and constraints");
         cr_assert_eq(rep.ik_solved, HANDLES);
+        /* the same solve from a kiln_rig_prepare plan gives the same bits, twice (the plan
+         * survives a solve) */
+        kiln_soa_xform want[(N + 7) / 8];
+        float want_model[N * 16];
+        memcpy(want, r.pose.local, sizeof want);
+        memcpy(want_model, r.pose.model, sizeof want_model);
+        cr_assert_eq(kiln_rig_prepare(r.blob, 0, r.pose.scratch, r.pose.scratch_size), KILN_OK);
+        kiln_rig_desc d;
+        memset(&d, 0, sizeof d);
+        d.blob = r.blob, d.local = r.pose.local, d.soa_count = r.pose.soa_count, d.object = r.pose.model;
+        d.bone_count = N, d.scratch = r.pose.scratch, d.scratch_size = r.pose.scratch_size, d.prepared = 1;
+        for (int again = 0; again < 2; again++) {
+            kiln_rig_report prep;
+            d.report = &prep;
+            memcpy(r.pose.local, rest, sizeof rest);
+            memcpy(r.pose.model, rest_model, sizeof rest_model);
+            cr_assert_eq(kiln_rig_solve(&d), KILN_OK);
+            cr_assert(memcmp(want, r.pose.local, sizeof want) == 0 && memcmp(want_model, r.pose.model, sizeof want_model) == 0,
+                      "rig %d: a prepared solve differs", rig_i);
+            cr_assert(prep.ik_solved == rep.ik_solved && prep.constraints_applied == rep.constraints_applied &&
+                      prep.constraints_skipped == rep.constraints_skipped);
+        }
         rig_free(&r);
     }
     fprintf(stderr, "rig random rigs: %u handles solved alone (%u with reachable, unmoved goals): end error max %.2e "

@@ -345,3 +345,70 @@ Test(rig_simd, degenerate_lanes_match_the_scalar_fallbacks)
     rf_pose_free(&pose);
     free(mem);
 }
+
+/* kiln_rig_prepare: solves that read the prepared plan give, bit for bit, what solves that
+ * derive it each call give, on every path, with weights that cut batches short (a handle of
+ * weight 0.5 in the middle of a batch, one of weight 0); the plan survives the solves; a
+ * scratch without a plan of this blob and skeleton is refused. */
+Test(rig_simd, a_prepared_scratch_gives_the_same_results)
+{
+    legs L;
+    legs_make(&L);
+    const uint32_t soa = L.pose.soa_count;
+    size_t ssize = L.pose.scratch_size;
+    void *prep = aligned_alloc(64, ssize);
+    kiln_soa_xform *ref_local = malloc(sizeof *ref_local * soa);
+    float *ref_model = malloc(sizeof(float) * 16 * N);
+    cr_assert(prep && ref_local && ref_model);
+    memset(prep, 0, ssize);
+    kiln_rig_desc d;
+    memset(&d, 0, sizeof d);
+    d.blob = L.blob, d.local = L.pose.local, d.soa_count = soa, d.object = L.pose.model, d.bone_count = N;
+    d.scratch = prep, d.scratch_size = ssize, d.prepared = 1;
+    /* no plan yet (zeroed scratch), then errors of the prepare call itself */
+    cr_assert_eq(kiln_rig_solve(&d), KILN_ERR_INVALID_ARGUMENT);
+    cr_assert_eq(kiln_rig_prepare(L.blob, 0, prep, ssize - 1), KILN_ERR_BUFFER_TOO_SMALL);
+    cr_assert_eq(kiln_rig_prepare(L.blob, 0, (char *)prep + 4, ssize), KILN_ERR_BLOB_MISALIGNED);
+    cr_assert_eq(kiln_rig_prepare(L.blob, 1, prep, ssize), KILN_ERR_INVALID_ARGUMENT);
+    cr_assert_eq(kiln_rig_prepare(NULL, 0, prep, ssize), KILN_ERR_INVALID_ARGUMENT);
+    cr_assert_eq(kiln_rig_prepare(L.blob, 0, prep, ssize), KILN_OK);
+    d.skeleton = 1; /* a plan of another skeleton */
+    cr_assert_eq(kiln_rig_solve(&d), KILN_ERR_INVALID_ARGUMENT);
+    d.skeleton = 0, d.scratch_size = ssize - 1;
+    cr_assert_eq(kiln_rig_solve(&d), KILN_ERR_BUFFER_TOO_SMALL);
+    d.scratch_size = ssize;
+
+    float w[LEGS];
+    for (uint32_t i = 0; i < LEGS; i++) w[i] = 1.0f;
+    w[3] = 0.5f, w[12] = 0.0f;
+    static const kiln_simd paths[] = {KILN_SIMD_SCALAR, KILN_SIMD_SSE2, KILN_SIMD_AVX2, KILN_SIMD_AVX512};
+    uint32_t compared = 0;
+    for (size_t pi = 0; pi < sizeof paths / sizeof *paths; pi++) {
+        if (kiln_simd_force(paths[pi]) != paths[pi]) continue;
+        for (uint32_t k = 0; k < POSES; k++) {
+            for (int weighted = 0; weighted < 2; weighted++) {
+                kiln_rig_report rep_ref, rep;
+                legs_reset(&L, k);
+                cr_assert_eq(rf_solve_ex(&L.pose, 0, weighted ? w : NULL, weighted ? LEGS : 0, NULL, 0, &rep_ref),
+                             KILN_OK);
+                memcpy(ref_local, L.pose.local, sizeof *ref_local * soa);
+                memcpy(ref_model, L.pose.model, sizeof(float) * 16 * N);
+                legs_reset(&L, k);
+                d.ik_weights = weighted ? w : NULL, d.ik_weight_count = weighted ? LEGS : 0, d.report = &rep;
+                cr_assert_eq(kiln_rig_solve(&d), KILN_OK);
+                cr_assert(memcmp(ref_local, L.pose.local, sizeof *ref_local * soa) == 0, "%s pose %u local",
+                          kiln_simd_name(paths[pi]), k);
+                cr_assert(memcmp(ref_model, L.pose.model, sizeof(float) * 16 * N) == 0, "%s pose %u model",
+                          kiln_simd_name(paths[pi]), k);
+                cr_assert_eq(rep.ik_solved, rep_ref.ik_solved);
+                cr_assert_eq(rep.ik_skipped, rep_ref.ik_skipped);
+                cr_assert_eq(rep.ik_solved, weighted ? LEGS - 1 : LEGS);
+                compared++;
+            }
+        }
+    }
+    kiln_simd_force(KILN_SIMD_AUTO);
+    cr_assert(compared >= 2 * POSES);
+    free(prep), free(ref_local), free(ref_model);
+    legs_free(&L);
+}
