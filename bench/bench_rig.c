@@ -177,15 +177,6 @@ static int character_case(rig_case *c)
 }
 
 /* ---- synthetic rigs ------------------------------------------------------------------------------- */
-static af_bone bone(const char *name, int32_t parent, float x, float y, float z)
-{
-    af_bone b;
-    memset(&b, 0, sizeof b);
-    b.name = name, b.parent = parent, b.t[0] = x, b.t[1] = y, b.t[2] = z;
-    b.r[3] = 1, b.s[0] = b.s[1] = b.s[2] = 1, b.ssc = 1;
-    return b;
-}
-
 static void synthetic_finish(rig_case *c, const af_bone *bones, uint32_t nb, const kiln_blob_constraint *cn,
                              uint32_t ncn, const kiln_blob_ik_handle *ik, uint32_t nik, const uint32_t *movers,
                              uint32_t nmovers, float amp)
@@ -214,23 +205,23 @@ static void legs_case(rig_case *c)
     memset(c, 0, sizeof *c);
     c->name = "legs8", c->data = "synthetic";
     snprintf(names[n], 16, "root");
-    b[n] = bone(names[n], -1, 0, 0, 0), n++;
+    b[n] = af_bone_at(names[n], -1, 0, 0, 0), n++;
     for (uint32_t i = 0; i < LEGS; i++) {
         float x = (float)i - 3.5f;
         uint32_t hip = n;
-        snprintf(names[n], 16, "hip%u", i), b[n] = bone(names[n], 0, x, 1, 0), n++;
-        snprintf(names[n], 16, "knee%u", i), b[n] = bone(names[n], (int32_t)hip, 0, -0.5f, 0);
+        snprintf(names[n], 16, "hip%u", i), b[n] = af_bone_at(names[n], 0, x, 1, 0), n++;
+        snprintf(names[n], 16, "knee%u", i), b[n] = af_bone_at(names[n], (int32_t)hip, 0, -0.5f, 0);
         af_axis_angle(1, 0, 0, 0.3, b[n].r), n++;
-        snprintf(names[n], 16, "ankle%u", i), b[n] = bone(names[n], (int32_t)hip + 1, 0, -0.5f, 0), n++;
-        snprintf(names[n], 16, "target%u", i), b[n] = bone(names[n], 0, x, 0.3f, 0.1f), n++;
-        snprintf(names[n], 16, "pole%u", i), b[n] = bone(names[n], 0, x, 0.5f, 2), n++;
+        snprintf(names[n], 16, "ankle%u", i), b[n] = af_bone_at(names[n], (int32_t)hip + 1, 0, -0.5f, 0), n++;
+        snprintf(names[n], 16, "target%u", i), b[n] = af_bone_at(names[n], 0, x, 0.3f, 0.1f), n++;
+        snprintf(names[n], 16, "pole%u", i), b[n] = af_bone_at(names[n], 0, x, 0.5f, 2), n++;
         ik[i] = rf_ik(0, hip, hip + 2, 3, hip + 3);
         ik[i].pole_vector_bone = hip + 4, ik[i].order = i;
         ik[i].flags = i % 2 ? KILN_IK_USE_TARGET_ROTATION : 0u;
         movers[i] = hip + 3;
     }
     for (uint32_t j = 0; j < PROPS; j++) {
-        snprintf(names[n], 16, "prop%u", j), b[n] = bone(names[n], 0, 0, 2, (float)j);
+        snprintf(names[n], 16, "prop%u", j), b[n] = af_bone_at(names[n], 0, 0, 2, (float)j);
         uint32_t leg = 1 + (j % LEGS) * 5, type = j % 3;
         cn[j] = rf_constraint(type, 0, n, leg + (j < LEGS ? 2 : 1));
         cn[j].order = j;
@@ -252,16 +243,16 @@ static void tails_case(rig_case *c)
     memset(c, 0, sizeof *c);
     c->name = "tails4", c->data = "synthetic";
     snprintf(names[n], 16, "root");
-    b[n] = bone(names[n], -1, 0, 0, 0), n++;
+    b[n] = af_bone_at(names[n], -1, 0, 0, 0), n++;
     for (uint32_t i = 0; i < TAILS; i++) {
         uint32_t first = n;
         for (uint32_t j = 0; j < JOINTS; j++) {
             snprintf(names[n], 16, "t%uj%u", i, j);
-            b[n] = j ? bone(names[n], (int32_t)n - 1, 0, -0.2f, 0) : bone(names[n], 0, (float)i, 1.5f, 0);
+            b[n] = j ? af_bone_at(names[n], (int32_t)n - 1, 0, -0.2f, 0) : af_bone_at(names[n], 0, (float)i, 1.5f, 0);
             if (j) af_axis_angle(1, 0.2, 0, 0.15, b[n].r);
             n++;
         }
-        snprintf(names[n], 16, "target%u", i), b[n] = bone(names[n], 0, (float)i + 0.3f, 0.8f, 0.4f);
+        snprintf(names[n], 16, "target%u", i), b[n] = af_bone_at(names[n], 0, (float)i + 0.3f, 0.8f, 0.4f);
         ik[i] = rf_ik(0, first, first + JOINTS - 1, JOINTS, n);
         ik[i].order = i;
         movers[i] = n++;

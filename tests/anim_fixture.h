@@ -107,6 +107,17 @@ typedef struct af_bone {
     uint32_t ssc;
 } af_bone;
 
+/* A bone at translation (x, y, z) under `parent` (-1: a root): identity rotation, unit scale,
+ * segment scale compensation on. */
+static inline af_bone af_bone_at(const char *name, int32_t parent, float x, float y, float z)
+{
+    af_bone b;
+    memset(&b, 0, sizeof b);
+    b.name = name, b.parent = parent, b.t[0] = x, b.t[1] = y, b.t[2] = z;
+    b.r[3] = 1.0f, b.s[0] = b.s[1] = b.s[2] = 1.0f, b.ssc = 1;
+    return b;
+}
+
 typedef struct af_skel {
     uint32_t bone_count;
     const af_bone *bones;

@@ -76,6 +76,16 @@ static void corpus_or_skip(const char *name, file_bytes *f, char *path, size_t c
     if (!corpus_file(name, f, path, cap)) cr_skip("%s not found: skipping", path);
 }
 
+/* Reads n corpus files (skipping the test when one is absent) as bake inputs; paths[i] holds
+ * 2048 bytes. */
+static void corpus_inputs(const char *const *names, int n, file_bytes *f, char (*paths)[2048], kiln_bake_input *in)
+{
+    for (int i = 0; i < n; i++) {
+        corpus_or_skip(names[i], &f[i], paths[i], sizeof paths[i]);
+        in[i] = (kiln_bake_input){paths[i], f[i].data, f[i].size, NULL};
+    }
+}
+
 /* Bakes a corpus file alone. Returns 0 when it is absent. */
 static int bake_corpus_file(const char *name, kiln_bake_options *o, baked *b, file_bytes *f, char *path, size_t cap)
 {
@@ -463,13 +473,7 @@ Test(bake_determinism, same_inputs_give_the_same_bytes_twice_and_with_two_thread
     file_bytes f[N];
     char paths[N][2048];
     kiln_bake_input in[N];
-    for (int i = 0; i < N; i++) {
-        corpus_or_skip(names[i], &f[i], paths[i], sizeof paths[i]);
-        in[i].path = paths[i];
-        in[i].data = f[i].data;
-        in[i].size = f[i].size;
-        in[i].format = NULL;
-    }
+    corpus_inputs(names, N, f, paths, in);
     baked a, b, c;
     kiln_bake_options o;
     memset(&o, 0, sizeof o);
@@ -504,13 +508,7 @@ Test(bake_determinism, lossy_clips_on_threads_give_the_serial_bytes_and_reports)
     file_bytes f[N];
     char paths[N][2048];
     kiln_bake_input in[N];
-    for (int i = 0; i < N; i++) {
-        corpus_or_skip(names[i], &f[i], paths[i], sizeof paths[i]);
-        in[i].path = paths[i];
-        in[i].data = f[i].data;
-        in[i].size = f[i].size;
-        in[i].format = NULL;
-    }
+    corpus_inputs(names, N, f, paths, in);
     baked a, c;
     kiln_bake_options o;
     memset(&o, 0, sizeof o);
@@ -1465,10 +1463,7 @@ Test(bake_alloc, allocation_failures_while_clips_encode_on_threads_are_reported_
     file_bytes f[N];
     char paths[N][2048];
     kiln_bake_input in[N];
-    for (int i = 0; i < N; i++) {
-        corpus_or_skip(names[i], &f[i], paths[i], sizeof paths[i]);
-        in[i] = (kiln_bake_input){paths[i], f[i].data, f[i].size, NULL};
-    }
+    corpus_inputs(names, N, f, paths, in);
     int fail_at, failed = 0;
     for (fail_at = 0; fail_at < 1000000; fail_at += 1 + fail_at / 64) {
         locked_alloc la = {.ca = {fail_at, 0, 0}};

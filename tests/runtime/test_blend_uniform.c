@@ -11,18 +11,9 @@
 
 #include "anim_fixture.h"
 #include "kiln/anim.h"
+#include "pose_ref.h"
 
 enum { N = 21, S = (N + 7) / 8, LAYERS = 9 };
-
-static float lane(const kiln_soa_xform *pose, uint32_t bone, unsigned c)
-{
-    return ((const float *)(const void *)&pose[bone / 8])[c * 8 + bone % 8];
-}
-
-static void set_lane(kiln_soa_xform *pose, uint32_t bone, unsigned c, float v)
-{
-    ((float *)(void *)&pose[bone / 8])[c * 8 + bone % 8] = v;
-}
 
 /* Random local transforms; every third joint's rotation negated on odd seeds (the other
  * hemisphere, the same rotation). */
@@ -42,38 +33,18 @@ static void random_pose(kiln_soa_xform *pose, uint32_t seed)
     }
 }
 
-/* Joint b of the blend in double: the layers in order, each rotation brought onto the
- * hemisphere of the sum so far, the rest pose (the identity when NULL) filling up to the
- * threshold, T and S divided by the summed weight, R normalised. */
-static void blend_ref(kiln_soa_xform *const *poses, const float *w, int n, const kiln_soa_xform *rest, double thr,
-                      uint32_t b, double out[10])
-{
-    kiln_soa_xform id[S];
-    kiln_pose_identity(id, S);
-    double acc[10] = {0}, sum = 0;
-    for (int i = 0; i <= n; i++) {
-        const kiln_soa_xform *x = i < n ? poses[i] : (rest ? rest : id);
-        double wi = i < n ? (w[i] > 0 ? w[i] : 0) : fmax(thr - sum, 0);
-        double d = 0;
-        for (unsigned c = 3; c < 7; c++) d += acc[c] * lane(x, b, c);
-        for (unsigned c = 0; c < 10; c++) acc[c] += (c >= 3 && c < 7 && d < 0 ? -wi : wi) * lane(x, b, c);
-        sum += wi;
-    }
-    double qn = sqrt(acc[3] * acc[3] + acc[4] * acc[4] + acc[5] * acc[5] + acc[6] * acc[6]);
-    for (unsigned c = 0; c < 10; c++) out[c] = c >= 3 && c < 7 ? acc[c] / qn : acc[c] / sum;
-}
-
 /* One blend of n layers on the active path, checked joint by joint; in_place blends into
  * layer 0's pose (a copy of it stands in for the layer in the reference). */
 static void check(int n, const float *w, int with_rest, float thr, int in_place, uint32_t seed, const char *path)
 {
     kiln_soa_xform poses[LAYERS][S], keep[LAYERS][S], rest[S], out[S];
-    kiln_soa_xform *ref_poses[LAYERS];
+    const kiln_soa_xform *ref_poses[LAYERS];
+    double ref_w[LAYERS];
     kiln_blend_layer layers[LAYERS];
     for (int i = 0; i < n; i++) {
         random_pose(poses[i], seed + (uint32_t)i);
         memcpy(keep[i], poses[i], sizeof keep[i]);
-        ref_poses[i] = keep[i];
+        ref_poses[i] = keep[i], ref_w[i] = w[i];
         layers[i].pose = poses[i], layers[i].weight = w[i], layers[i].joint_weights = NULL;
     }
     random_pose(rest, seed + 100);
@@ -81,7 +52,7 @@ static void check(int n, const float *w, int with_rest, float thr, int in_place,
     cr_assert_eq(kiln_pose_blend(layers, (uint32_t)n, with_rest ? rest : NULL, thr, dst, S), KILN_OK);
     for (uint32_t j = 0; j < N; j++) {
         double e[10];
-        blend_ref(ref_poses, w, n, with_rest ? rest : NULL, thr, j, e);
+        blend_ref(ref_poses, ref_w, n, with_rest ? rest : NULL, thr, j, e);
         for (unsigned c = 0; c < 10; c++)
             cr_assert(fabs(lane(dst, j, c) - e[c]) < 2e-6, "%s, %d layers, rest %d, threshold %g, in place %d: joint %u component %u: %.9g, expected %.9g",
                       path, n, with_rest, (double)thr, in_place, j, c, (double)lane(dst, j, c), e[c]);

@@ -11,19 +11,9 @@
 
 #include "anim_fixture.h"
 #include "kiln/anim.h"
+#include "pose_ref.h"
 
 /* ---- helpers ------------------------------------------------------------------------------ */
-static float lane(const kiln_soa_xform *pose, uint32_t bone, unsigned c)
-{
-    const float *x = (const float *)(const void *)&pose[bone / 8];
-    return x[c * 8 + bone % 8];
-}
-
-static void set_lane(kiln_soa_xform *pose, uint32_t bone, unsigned c, float v)
-{
-    float *x = (float *)(void *)&pose[bone / 8];
-    x[c * 8 + bone % 8] = v;
-}
 
 /* Random local transforms for n bones (identity padding lanes). */
 static void random_pose(kiln_soa_xform *pose, uint32_t n, uint32_t seed, float smin, float smax)
@@ -234,23 +224,6 @@ Test(pose_model, rejects_small_outputs_and_bad_skeletons)
 }
 
 /* ---- blend --------------------------------------------------------------------------------- */
-/* The blend of one joint in double: weighted sums with running-hemisphere rotations. */
-static void blend_ref(const kiln_soa_xform *const *poses, const double *w, int n, const kiln_soa_xform *rest,
-                      double threshold, uint32_t b, double out[10])
-{
-    double acc[10] = {0}, sum = 0;
-    for (int i = 0; i <= n; i++) {
-        const kiln_soa_xform *x = i < n ? poses[i] : rest;
-        double wi = i < n ? (w[i] > 0 ? w[i] : 0) : fmax(threshold - sum, 0);
-        double d = 0;
-        for (unsigned c = 3; c < 7; c++) d += acc[c] * lane(x, b, c);
-        for (unsigned c = 0; c < 10; c++) acc[c] += (c >= 3 && c < 7 && d < 0 ? -wi : wi) * lane(x, b, c);
-        sum += wi;
-    }
-    double qn = sqrt(acc[3] * acc[3] + acc[4] * acc[4] + acc[5] * acc[5] + acc[6] * acc[6]);
-    for (unsigned c = 0; c < 10; c++) out[c] = c >= 3 && c < 7 ? acc[c] / qn : acc[c] / sum;
-}
-
 /* Largest |pose - e| over a joint's components; infinity when one is NaN (fmax would drop it). */
 static double joint_diff(const kiln_soa_xform *pose, uint32_t b, const double e[10])
 {

@@ -28,15 +28,6 @@
 static const double DEG = 3.14159265358979323846 / 180.0;
 
 /* ---- small helpers ----------------------------------------------------------------------------- */
-static af_bone bone(const char *name, int32_t parent, float tx, float ty, float tz)
-{
-    af_bone b;
-    memset(&b, 0, sizeof b);
-    b.name = name, b.parent = parent, b.t[0] = tx, b.t[1] = ty, b.t[2] = tz;
-    b.r[3] = 1.0f, b.s[0] = b.s[1] = b.s[2] = 1.0f, b.ssc = 1;
-    return b;
-}
-
 static void qaxis(double ax, double ay, double az, double deg, double q[4])
 {
     double n = sqrt(ax * ax + ay * ay + az * az), s = sin(deg * DEG / 2) / n;
@@ -199,13 +190,13 @@ static const uint32_t leg_chain[3] = {L_HIP, L_KNEE, L_ANKLE};
 
 static void leg_bones(af_bone *b, double bend)
 {
-    b[L_ROOT] = bone("root", -1, 0, 0, 0);
-    b[L_HIP] = bone("hip", L_ROOT, 0, 1, 0);
-    b[L_KNEE] = bone("knee", L_HIP, 0, -0.5f, 0);
-    b[L_ANKLE] = bone("ankle", L_KNEE, 0, -0.5f, 0);
-    b[L_TARGET] = bone("target", L_ROOT, 0, 0.4f, 0);
-    b[L_POLE] = bone("pole", L_ROOT, 0, 0.5f, 2);
-    b[L_TWIST] = bone("twist", L_ROOT, 0, 0, 0);
+    b[L_ROOT] = af_bone_at("root", -1, 0, 0, 0);
+    b[L_HIP] = af_bone_at("hip", L_ROOT, 0, 1, 0);
+    b[L_KNEE] = af_bone_at("knee", L_HIP, 0, -0.5f, 0);
+    b[L_ANKLE] = af_bone_at("ankle", L_KNEE, 0, -0.5f, 0);
+    b[L_TARGET] = af_bone_at("target", L_ROOT, 0, 0.4f, 0);
+    b[L_POLE] = af_bone_at("pole", L_ROOT, 0, 0.5f, 2);
+    b[L_TWIST] = af_bone_at("twist", L_ROOT, 0, 0, 0);
     set_rot(&b[L_KNEE], 1, 0, 0, bend);
 }
 
@@ -415,14 +406,14 @@ static const uint32_t long_chain[5] = {C_J1, C_J2, C_J3, C_J4, C_J5};
 
 static void long_bones(af_bone *b)
 {
-    b[C_ROOT] = bone("root", -1, 0, 0, 0);
-    b[C_J1] = bone("j1", C_ROOT, 0, 1, 0);
-    b[C_J2] = bone("j2", C_J1, 0, -0.3f, 0);
-    b[C_J3] = bone("j3", C_J2, 0, -0.25f, 0);
-    b[C_J4] = bone("j4", C_J3, 0, -0.2f, 0);
-    b[C_J5] = bone("j5", C_J4, 0, -0.15f, 0);
-    b[C_TARGET] = bone("target", C_ROOT, 0.3f, 0.5f, 0.3f);
-    b[C_POLE] = bone("pole", C_ROOT, 0, 0.5f, 2);
+    b[C_ROOT] = af_bone_at("root", -1, 0, 0, 0);
+    b[C_J1] = af_bone_at("j1", C_ROOT, 0, 1, 0);
+    b[C_J2] = af_bone_at("j2", C_J1, 0, -0.3f, 0);
+    b[C_J3] = af_bone_at("j3", C_J2, 0, -0.25f, 0);
+    b[C_J4] = af_bone_at("j4", C_J3, 0, -0.2f, 0);
+    b[C_J5] = af_bone_at("j5", C_J4, 0, -0.15f, 0);
+    b[C_TARGET] = af_bone_at("target", C_ROOT, 0.3f, 0.5f, 0.3f);
+    b[C_POLE] = af_bone_at("pole", C_ROOT, 0, 0.5f, 2);
     set_rot(&b[C_J2], 1, 0, 0, 10);
     set_rot(&b[C_J3], 1, 0, 0, 10);
     set_rot(&b[C_J4], 0, 0, 1, 5);
@@ -706,7 +697,7 @@ Test(rig_ik, random_rigs_keep_invariants)
             snprintf(names[i], sizeof names[i], "b%u", i);
             int32_t parent = i == 0 ? -1 : (int32_t)(af_lcg(&st) % i);
             if (i > 1 && af_lcg(&st) % 3 == 0) parent = (int32_t)i - 1; /* some long chains */
-            b[i] = bone(names[i], parent, af_rand(&st, -1, 1), af_rand(&st, -1, 1), af_rand(&st, -1, 1));
+            b[i] = af_bone_at(names[i], parent, af_rand(&st, -1, 1), af_rand(&st, -1, 1), af_rand(&st, -1, 1));
             af_axis_angle(af_rand(&st, -1, 1), af_rand(&st, -1, 1), af_rand(&st, -1, 1) + 0.01, af_rand(&st, -3, 3), b[i].r);
             b[i].s[0] = b[i].s[1] = b[i].s[2] = af_rand(&st, 0.5f, 2.0f);
             b[i].ssc = af_lcg(&st) % 2;
@@ -822,18 +813,18 @@ enum { K_ROOT, K_PARENT, K_OWNER, K_TARGET, K_CHILD, K_COUNT };
 
 static void cn_bones(af_bone *b)
 {
-    b[K_ROOT] = bone("root", -1, 0, 0, 0);
-    b[K_PARENT] = bone("parent", K_ROOT, 1, 0, 0);
+    b[K_ROOT] = af_bone_at("root", -1, 0, 0, 0);
+    b[K_PARENT] = af_bone_at("parent", K_ROOT, 1, 0, 0);
     set_rot(&b[K_PARENT], 0, 0, 1, 90);
     b[K_PARENT].s[0] = b[K_PARENT].s[1] = b[K_PARENT].s[2] = 2.0f;
-    b[K_OWNER] = bone("owner", K_PARENT, 0, 1, 0);
+    b[K_OWNER] = af_bone_at("owner", K_PARENT, 0, 1, 0);
     set_rot(&b[K_OWNER], 0, 1, 0, 30);
-    b[K_TARGET] = bone("target", K_ROOT, 3, 4, 5);
+    b[K_TARGET] = af_bone_at("target", K_ROOT, 3, 4, 5);
     double q1[4], q2[4], q[4];
     qaxis(1, 0, 0, 40, q1), qaxis(0, 1, 0, 20, q2), af_qmul(q1, q2, q);
     for (int k = 0; k < 4; k++) b[K_TARGET].r[k] = (float)q[k];
     b[K_TARGET].s[0] = 1.5f, b[K_TARGET].s[1] = 2.0f, b[K_TARGET].s[2] = 0.5f;
-    b[K_CHILD] = bone("child", K_OWNER, 0, 1, 0);
+    b[K_CHILD] = af_bone_at("child", K_OWNER, 0, 1, 0);
 }
 
 /* Applies one constraint to the fixture and returns the owner's local channels. */

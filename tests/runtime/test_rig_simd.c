@@ -24,15 +24,6 @@
 
 enum { LEGS = 21, PER_LEG = 5, N = 1 + LEGS * PER_LEG, POSES = 24 };
 
-static af_bone bone(const char *name, int32_t parent, float x, float y, float z)
-{
-    af_bone b;
-    memset(&b, 0, sizeof b);
-    b.name = name, b.parent = parent, b.t[0] = x, b.t[1] = y, b.t[2] = z;
-    b.r[3] = 1, b.s[0] = b.s[1] = b.s[2] = 1, b.ssc = 1;
-    return b;
-}
-
 /* Bones of leg i: hip, knee, ankle, target, pole (the hip under the root, or for leg 9 under
  * leg 8's ankle; leg 5's target is leg 4's ankle). */
 static uint32_t hip_of(uint32_t i) { return 1 + i * PER_LEG; }
@@ -52,24 +43,24 @@ static void legs_make(legs *L)
     af_bone b[N];
     uint32_t n = 0;
     snprintf(names[n], 16, "root");
-    b[n] = bone(names[n], -1, 0, 0, 0), n++;
+    b[n] = af_bone_at(names[n], -1, 0, 0, 0), n++;
     for (uint32_t i = 0; i < LEGS; i++) {
         uint32_t hip = n;
         float x = (float)i - 10.0f;
         int32_t parent = i == 9 ? (int32_t)(hip_of(8) + 2) : 0;
         snprintf(names[n], 16, "hip%u", i);
-        b[n] = i == 9 ? bone(names[n], parent, 0, -0.1f, 0) : bone(names[n], 0, x, 1, 0);
+        b[n] = i == 9 ? af_bone_at(names[n], parent, 0, -0.1f, 0) : af_bone_at(names[n], 0, x, 1, 0);
         if (i % 7 == 4) b[n].s[0] = 1.3f, b[n].s[1] = 0.8f, b[n].s[2] = 1.1f; /* the knee compensates (SSC) */
         if (i % 7 == 6) b[n].s[0] = b[n].s[1] = b[n].s[2] = 1.25f, b[n].ssc = 0;
         n++;
-        snprintf(names[n], 16, "knee%u", i), b[n] = bone(names[n], (int32_t)hip, 0, -0.5f, 0);
+        snprintf(names[n], 16, "knee%u", i), b[n] = af_bone_at(names[n], (int32_t)hip, 0, -0.5f, 0);
         if (i != 3) af_axis_angle(1, 0.1 * (i % 3), 0, 0.2 + 0.05 * i, b[n].r); /* leg 3 straight */
         n++;
-        snprintf(names[n], 16, "ankle%u", i), b[n] = bone(names[n], (int32_t)hip + 1, 0, -0.4f - 0.01f * (float)i, 0);
+        snprintf(names[n], 16, "ankle%u", i), b[n] = af_bone_at(names[n], (int32_t)hip + 1, 0, -0.4f - 0.01f * (float)i, 0);
         n++;
-        snprintf(names[n], 16, "target%u", i), b[n] = bone(names[n], 0, x, 0.3f, 0.1f);
+        snprintf(names[n], 16, "target%u", i), b[n] = af_bone_at(names[n], 0, x, 0.3f, 0.1f);
         af_axis_angle(0, 1, 0.2, 0.3 * i, b[n].r), n++;
-        snprintf(names[n], 16, "pole%u", i), b[n] = bone(names[n], 0, x + 0.2f, 0.5f, 2), n++;
+        snprintf(names[n], 16, "pole%u", i), b[n] = af_bone_at(names[n], 0, x + 0.2f, 0.5f, 2), n++;
         L->ik[i] = rf_ik(0, hip, hip + 2, 3, i == 5 ? hip_of(4) + 2 : hip + 3);
         L->ik[i].order = i;
         if (i % 4 != 1) L->ik[i].pole_vector_bone = hip + 4;
@@ -287,18 +278,18 @@ Test(rig_simd, degenerate_lanes_match_the_scalar_fallbacks)
     kiln_blob_ik_handle ik[NC];
     uint32_t n = 0;
     snprintf(names[n], 16, "root");
-    b[n] = bone(names[n], -1, 0, 0, 0), n++;
+    b[n] = af_bone_at(names[n], -1, 0, 0, 0), n++;
     for (uint32_t i = 0; i < NC; i++) {
         float x = 3.0f * (float)i;
         uint32_t hip = n;
-        snprintf(names[n], 16, "hip%u", i), b[n] = bone(names[n], 0, x, 1, 0), n++;
-        snprintf(names[n], 16, "knee%u", i), b[n] = bone(names[n], (int32_t)hip, 0, -cases[i].knee_len, 0);
+        snprintf(names[n], 16, "hip%u", i), b[n] = af_bone_at(names[n], 0, x, 1, 0), n++;
+        snprintf(names[n], 16, "knee%u", i), b[n] = af_bone_at(names[n], (int32_t)hip, 0, -cases[i].knee_len, 0);
         af_axis_angle(1, 0, 0, cases[i].bend * 3.14159265358979323846 / 180.0, b[n].r), n++;
-        snprintf(names[n], 16, "ankle%u", i), b[n] = bone(names[n], (int32_t)hip + 1, 0, -0.5f, 0), n++;
+        snprintf(names[n], 16, "ankle%u", i), b[n] = af_bone_at(names[n], (int32_t)hip + 1, 0, -0.5f, 0), n++;
         snprintf(names[n], 16, "target%u", i);
-        b[n] = bone(names[n], 0, x + cases[i].goal[0], cases[i].goal[1], cases[i].goal[2]), n++;
+        b[n] = af_bone_at(names[n], 0, x + cases[i].goal[0], cases[i].goal[1], cases[i].goal[2]), n++;
         snprintf(names[n], 16, "pole%u", i);
-        b[n] = bone(names[n], 0, x + cases[i].pole[0], cases[i].pole[1], cases[i].pole[2]), n++;
+        b[n] = af_bone_at(names[n], 0, x + cases[i].pole[0], cases[i].pole[1], cases[i].pole[2]), n++;
         /* the first leg (a straight chain: the scalar fallback) aims at the fifth leg's
          * ankle, which the fifth handle moves after it in file order */
         ik[i] = rf_ik(0, hip, hip + 2, 3, i == 0 ? hip + 4 * PER_LEG + 2 : hip + 3);
