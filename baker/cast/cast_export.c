@@ -10,12 +10,15 @@
 
 #include "kiln/bake/cast_export.h"
 #include "kiln/bake/cast_write.h"
+#include "cast_export_bind.h"
 #include "cast_scene_util.h"
 #include "ds.h"
 
 typedef struct kiln__exp {
     kiln_cast_writer              *w;
     const kiln_cast_export_options *o;
+    const kiln_source_scene *const *scenes;   /* all of them: a clip binds to a skeleton of any */
+    uint32_t                       scene_count;
     kiln_diag                     *err;
     kiln_result                    r;          /* first failure */
     uint64_t                       next_hash;
@@ -73,6 +76,22 @@ static void kiln__warn(const kiln__exp *x, kiln_result code, const kiln_source_l
     va_start(ap, fmt);
     kiln__vdiag(x, &d, code, KILN_SEVERITY_WARNING, loc, fmt, ap);
     va_end(ap);
+    x->o->diag.fn(x->o->diag.user, &d);
+}
+
+/* A warning under the rule of a clip's format (kiln_source_animation.bind_rule). */
+static void kiln__warn_rule(const kiln__exp *x, const char *rule, kiln_result code, const kiln_source_loc *loc,
+                            const char *fmt, ...) KILN__PRINTF(5, 6);
+static void kiln__warn_rule(const kiln__exp *x, const char *rule, kiln_result code, const kiln_source_loc *loc,
+                            const char *fmt, ...)
+{
+    if (!x->o || !x->o->diag.fn) return;
+    kiln_diag d;
+    va_list ap;
+    va_start(ap, fmt);
+    kiln__vdiag(x, &d, code, KILN_SEVERITY_WARNING, loc, fmt, ap);
+    va_end(ap);
+    snprintf(d.rule, sizeof d.rule, "%s", rule);
     x->o->diag.fn(x->o->diag.user, &d);
 }
 
@@ -555,7 +574,32 @@ static int kiln__whole_u32(const float *v, uint32_t n)
     return 1;
 }
 
-static void kiln__curve(kiln__exp *x, uint32_t anim, const kiln_source_curve *c)
+/* Where a curve's rest keys take the bound skeleton's rest (cast_export_bind.h): a copy of the
+ * values with those keys replaced, a rotation on the hemisphere of the value it replaces so the
+ * arc to the next key stays the short one. NULL and no failure when nothing is replaced. */
+static float *kiln__rest_values(kiln__exp *x, const kiln_source_curve *c, uint32_t comps, const float rest[10])
+{
+    static const unsigned first[] = {3, 0, 1, 2, 7, 8, 9};
+    if (!rest || !c->rest_keys || c->channel > KILN_SOURCE_CHANNEL_SZ) return NULL;
+    const float *from = rest + first[c->channel];
+    float *v = kiln__realloc(x->o ? x->o->allocator : NULL, NULL, (size_t)c->key_count * comps * sizeof *v);
+    if (!v) {
+        kiln__fail(x, KILN_ERR_OUT_OF_MEMORY, &c->loc, "out of memory");
+        return NULL;
+    }
+    memcpy(v, c->values, (size_t)c->key_count * comps * sizeof *v);
+    for (uint32_t k = 0; k < c->key_count; k++) {
+        if (!c->rest_keys[k]) continue;
+        float *key = v + (size_t)k * comps;
+        double dot = 0.0;
+        for (uint32_t i = 0; i < comps; i++) dot += (double)key[i] * from[i];
+        float sign = comps == 4 && dot < 0.0 ? -1.0f : 1.0f;
+        for (uint32_t i = 0; i < comps; i++) key[i] = sign * from[i];
+    }
+    return v;
+}
+
+static void kiln__curve(kiln__exp *x, uint32_t anim, const kiln_source_curve *c, const float *rest)
 {
     static const char *const props[] = {"rq", "tx", "ty", "tz", "sx", "sy", "sz", "bs", "vb"};
     const kiln_source_loc *loc = &c->loc;
@@ -571,7 +615,12 @@ static void kiln__curve(kiln__exp *x, uint32_t anim, const kiln_source_curve *c)
     kiln__put_str(x, n, "nn", c->target, loc);
     kiln__put_str(x, n, "kp", props[c->channel], loc);
     kiln__put_ints(x, n, "kb", c->frames, c->key_count, loc);
-    if (comps == 4) {
+    float *bound = kiln__rest_values(x, c, comps, rest);
+    if (x->r != KILN_OK) return;
+    if (bound) {
+        kiln__put_copy(x, n, "kv", comps == 4 ? KILN_CAST_TYPE_VEC4 : KILN_CAST_TYPE_FLOAT, bound, c->key_count, loc);
+        kiln__free(x->o ? x->o->allocator : NULL, bound);
+    } else if (comps == 4) {
         kiln__put_ref(x, n, "kv", KILN_CAST_TYPE_VEC4, c->values, c->key_count, loc);
     } else if (c->channel == KILN_SOURCE_CHANNEL_VISIBILITY && kiln__whole_u32(c->values, c->key_count)) {
         uint32_t small[64], *v = c->key_count <= 64 ? small : NULL;
@@ -591,6 +640,45 @@ static void kiln__curve(kiln__exp *x, uint32_t anim, const kiln_source_curve *c)
         kiln__put_float(x, n, "ab", c->additive_weight, loc);
 }
 
+/* Whether curve i is the first transform curve of its target. */
+static int kiln__first_curve_of(const kiln_source_animation *a, uint32_t i)
+{
+    for (uint32_t k = 0; k < i; k++)
+        if (a->curves[k].target && a->curves[k].channel <= KILN_SOURCE_CHANNEL_SZ &&
+            strcmp(a->curves[k].target, a->curves[i].target) == 0)
+            return 0;
+    return 1;
+}
+
+/* What the bake reports binding the clip, once per driven bone: a bone the skeleton lacks (its
+ * curves are not written) and an authored rest that differs from the skeleton's. */
+static void kiln__bind_report(const kiln__exp *x, const kiln_source_animation *a, const kiln_source_curve *c,
+                              const float *rest)
+{
+    const kiln_source_rest_bone *authored = NULL;
+    for (uint32_t i = 0; a->authored_rest && i < a->authored_rest_count && !authored; i++)
+        if (a->authored_rest[i].name && strcmp(a->authored_rest[i].name, c->target) == 0) authored = &a->authored_rest[i];
+    const char *clip = a->name ? a->name : "(unnamed)";
+    if (!rest) {
+        kiln__warn_rule(x, a->bind_rule, KILN_ERR_IMPORT_BAD_REFERENCE, authored ? &authored->loc : &c->loc,
+                        "clip '%.100s' drives bone '%.100s', which the skeleton it is bound to does not have; "
+                        "its curves are not written",
+                        clip, c->target);
+        return;
+    }
+    if (!authored) return;
+    float own[10];
+    memcpy(own, authored->position, 3 * sizeof(float));
+    memcpy(own + 3, authored->rotation, 4 * sizeof(float));
+    memcpy(own + 7, authored->scale, 3 * sizeof(float));
+    double diff = kiln__export_rest_difference(own, rest);
+    if (diff > 1e-4)
+        kiln__warn_rule(x, a->bind_rule, KILN_ERR_IMPORT_BAD_VALUE, &authored->loc,
+                        "clip '%.100s', bone '%.100s': the rest transform the clip was authored against differs "
+                        "from the skeleton's by %.6g (more than 0.0001); the skeleton's is written",
+                        clip, c->target, diff);
+}
+
 static void kiln__animation(kiln__exp *x, uint32_t root, const kiln_source_animation *a)
 {
     if (!kiln__have(x, a->curves, a->curve_count, 1, &a->loc, "curves") ||
@@ -601,7 +689,19 @@ static void kiln__animation(kiln__exp *x, uint32_t root, const kiln_source_anima
     kiln__put_str(x, n, "n", a->name, &a->loc);
     kiln__put_float(x, n, "fr", a->framerate, &a->loc);
     kiln__put_bool(x, n, "lo", a->looping, &a->loc);
-    for (uint32_t i = 0; i < a->curve_count && x->r == KILN_OK; i++) kiln__curve(x, n, &a->curves[i]);
+    /* Only a clip that names a binding rule or flags rest keys needs the skeleton it binds to. */
+    int binds = a->bind_rule != NULL;
+    for (uint32_t i = 0; i < a->curve_count && !binds; i++) binds = a->curves[i].rest_keys != NULL;
+    const kiln_source_skeleton *sk = binds ? kiln__export_clip_skeleton(x->scenes, x->scene_count, x->scene, a) : NULL;
+    for (uint32_t i = 0; i < a->curve_count && x->r == KILN_OK; i++) {
+        const kiln_source_curve *c = &a->curves[i];
+        float rest[10];
+        int32_t b = sk && c->target && c->channel <= KILN_SOURCE_CHANNEL_SZ ? kiln__export_bone_named(sk, c->target) : -2;
+        if (b >= 0) kiln__export_rest_local(sk, (uint32_t)b, rest);
+        if (b != -2 && a->bind_rule && kiln__first_curve_of(a, i)) kiln__bind_report(x, a, c, b >= 0 ? rest : NULL);
+        if (b == -1 && a->bind_rule) continue;
+        kiln__curve(x, n, c, b >= 0 ? rest : NULL);
+    }
     for (uint32_t i = 0; i < a->override_count && x->r == KILN_OK; i++) {
         const kiln_source_mode_override *o = &a->overrides[i];
         if ((unsigned)o->mode > KILN_SOURCE_ADDITIVE) {
@@ -656,6 +756,8 @@ static kiln_result kiln__build(const kiln_source_scene *const *scenes, uint32_t 
     kiln__exp x;
     memset(&x, 0, sizeof x);
     x.o = options;
+    x.scenes = scenes;
+    x.scene_count = scene_count;
     x.err = err;
     x.next_hash = 1;
     if (!scenes || scene_count == 0) {

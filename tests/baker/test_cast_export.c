@@ -1258,3 +1258,104 @@ Test(cast_export, corpus_scenes_survive_export_and_import, .timeout = 300)
     closedir(d);
     cr_expect_gt(files, 10);
 }
+
+/* ---- rest keys: the bound skeleton's rest is written (Unigine .anim, V26) -------------------- */
+
+static const uint32_t k_bind_frames[2] = {0, 4};
+static const uint8_t  k_bind_flags[2] = {1, 0};
+static const float    k_bind_tx[2] = {5, 2};              /* key 0: the rest the clip's file knew */
+static const float    k_bind_rq[8] = {0, 0, 0, -1, 0, 0, 0.6f, 0.8f};
+
+/* A model whose skeleton has "hip" (local rest) and "arm" under it (world rest only), and a clip
+ * in another scene flagging key 0 of its "hip" tx and "arm" rq curves as rest, driving a
+ * "ghost" bone the skeleton lacks, and authored against a "hip" rest 5 m off. */
+static void build_bind(kiln_source_scene *model, kiln_source_scene *clip)
+{
+    kiln_source_scene_init(model, NULL);
+    model->model_count = 1;
+    model->models = kiln_source_alloc(model, 1, sizeof *model->models);
+    kiln_source_skeleton *sk = kiln_source_alloc(model, 1, sizeof *sk);
+    model->models[0].skeleton = sk;
+    sk->bone_count = 2;
+    sk->bones = kiln_source_alloc(model, 2, sizeof *sk->bones);
+    kiln_source_bone *b = sk->bones;
+    b[0].name = kiln_source_strdup(model, "hip");
+    b[0].parent = -1;
+    b[0].has_local_position = b[0].has_local_rotation = 1;
+    const float hp[3] = {0.5f, 1, 0}, hr[4] = {0, 0, 0.70710677f, 0.70710677f};
+    memcpy(b[0].local_position, hp, sizeof hp);
+    memcpy(b[0].local_rotation, hr, sizeof hr);
+    b[1].name = kiln_source_strdup(model, "arm");
+    b[1].parent = 0;
+    b[1].has_world_position = b[1].has_world_rotation = 1;
+    const float ap[3] = {0.5f, 3, 0}, ar[4] = {0, 0, 1, 0};
+    memcpy(b[1].world_position, ap, sizeof ap);
+    memcpy(b[1].world_rotation, ar, sizeof ar);
+
+    kiln_source_scene_init(clip, NULL);
+    clip->animation_count = 1;
+    clip->animations = kiln_source_alloc(clip, 1, sizeof *clip->animations);
+    kiln_source_animation *a = clip->animations;
+    a->name = kiln_source_strdup(clip, "run");
+    a->framerate = 30;
+    a->bind_rule = "V26";
+    a->curve_count = 3;
+    a->curves = kiln_source_alloc(clip, 3, sizeof *a->curves);
+    kiln_source_curve *cv = a->curves;
+    cv[0] = (kiln_source_curve){loc_of(clip, "c0"), "hip", KILN_SOURCE_CHANNEL_TX, KILN_SOURCE_ABSOLUTE, 1, 2,
+                                DUP(clip, k_bind_frames), DUP(clip, k_bind_tx), DUP(clip, k_bind_flags)};
+    cv[1] = (kiln_source_curve){loc_of(clip, "c1"), "ghost", KILN_SOURCE_CHANNEL_TX, KILN_SOURCE_ABSOLUTE, 1, 2,
+                                DUP(clip, k_bind_frames), DUP(clip, k_bind_tx), DUP(clip, k_bind_flags)};
+    cv[2] = (kiln_source_curve){loc_of(clip, "c2"), "arm", KILN_SOURCE_CHANNEL_ROTATION, KILN_SOURCE_ABSOLUTE, 1, 2,
+                                DUP(clip, k_bind_frames), DUP(clip, k_bind_rq), DUP(clip, k_bind_flags)};
+    a->authored_rest_count = 1;
+    a->authored_rest = kiln_source_alloc(clip, 1, sizeof *a->authored_rest);
+    a->authored_rest[0] = (kiln_source_rest_bone){loc_of(clip, "BIND[0]"), "hip", {5.5f, 1, 0}, {0, 0, 0.70710677f, 0.70710677f}, {1, 1, 1}};
+}
+
+static int diag_log_rule(const diag_log *log, kiln_result code, const char *rule)
+{
+    for (int i = 0; i < log->count && i < 32; i++)
+        if (log->items[i].code == code && log->items[i].severity == KILN_SEVERITY_WARNING &&
+            strcmp(log->items[i].rule, rule) == 0)
+            return 1;
+    return 0;
+}
+
+Test(cast_export, rest_keys_take_the_bound_skeletons_rest)
+{
+    kiln_source_scene model, clip;
+    build_bind(&model, &clip);
+    const kiln_source_scene *scenes[2] = {&model, &clip};
+    diag_log log = {0};
+    kiln_cast_export_options o = {0};
+    o.diag.fn = diag_log_push;
+    o.diag.user = &log;
+    parsed p = export_and_parse(scenes, 2, &o);
+
+    uint32_t anim = child(p.doc, kiln_cast_root(p.doc, 1), KILN_CAST_ID_ANIMATION, 0);
+    cr_assert_eq(kiln_cast_child_count(p.doc, anim, KILN_CAST_ID_CURVE), 2, "the ghost's curve is not written");
+    kiln_cast_curve c;
+    float got[8];
+    /* hip tx: key 0 is the skeleton's local rest x, key 1 as authored */
+    cr_assert_eq(kiln_cast_get_curve(p.doc, child(p.doc, anim, KILN_CAST_ID_CURVE, 0), &c, NULL), KILN_OK);
+    expect_str(c.node_name, "hip", "nn");
+    kiln_cast_array_read_f32(&c.key_values, 0, 2, got);
+    cr_expect_eq(got[0], 0.5f);
+    cr_expect_eq(got[1], 2.0f);
+    /* arm rq: key 0 is the local rest derived from the world rests, conj(hip) * arm = a 90 degree
+     * turn about z, on the hemisphere of the value it replaces (w < 0); key 1 as authored */
+    cr_assert_eq(kiln_cast_get_curve(p.doc, child(p.doc, anim, KILN_CAST_ID_CURVE, 1), &c, NULL), KILN_OK);
+    expect_str(c.node_name, "arm", "nn");
+    kiln_cast_array_read_f32(&c.key_values, 0, 2, got);
+    const float want0[4] = {0, 0, -0.70710677f, -0.70710677f};
+    for (int k = 0; k < 4; k++) cr_expect_float_eq(got[k], want0[k], 1e-6f, "rq key 0 [%d] = %g", k, (double)got[k]);
+    SAME_BITS(got + 4, k_bind_rq + 4, 4 * sizeof(float), "rq key 1");
+
+    cr_expect(diag_log_rule(&log, KILN_ERR_IMPORT_BAD_REFERENCE, "V26"), "the ghost bone is reported");
+    cr_expect(diag_log_rule(&log, KILN_ERR_IMPORT_BAD_VALUE, "V26"), "the authored hip rest is reported");
+    cr_expect_eq(log.count, 2);
+    parsed_free(&p);
+    kiln_source_scene_free(&model);
+    kiln_source_scene_free(&clip);
+}
