@@ -14,6 +14,7 @@
 #include "bake_internal.h"
 #include "bake_report.h"
 #include "ds.h"
+#include "rest.h"
 
 #define KILN__REST_TOLERANCE 1e-4
 
@@ -46,21 +47,6 @@ static void kiln__skeleton_rest(const kiln__skeleton *sk, uint32_t b, float rest
     memcpy(rest, sk->local_t[b], 3 * sizeof(float));
     memcpy(rest + 3, sk->local_r[b], 4 * sizeof(float));
     memcpy(rest + 7, sk->local_s[b], 3 * sizeof(float));
-}
-
-/* Largest component difference; rotations compare as q and -q (one rotation). */
-static double kiln__rest_difference(const float *a, const float *b)
-{
-    double d = 0.0, pos = 0.0, neg = 0.0;
-    for (unsigned c = 0; c < KILN_ANIM_COMPONENTS; c++) {
-        if (c >= 3 && c < 7) {
-            pos = fmax(pos, fabs((double)a[c] - b[c]));
-            neg = fmax(neg, fabs((double)a[c] + b[c]));
-        } else {
-            d = fmax(d, fabs((double)a[c] - b[c]));
-        }
-    }
-    return fmax(d, fmin(pos, neg));
 }
 
 /* Puts `rest` into the frames the mask marks; a rotation goes on the hemisphere of the sample it

@@ -13,6 +13,7 @@
 #include "cast_export_bind.h"
 #include "cast_scene_util.h"
 #include "ds.h"
+#include "rest.h"
 
 typedef struct kiln__exp {
     kiln_cast_writer              *w;
@@ -66,20 +67,7 @@ static kiln_result kiln__fail(kiln__exp *x, kiln_result code, const kiln_source_
     return code;
 }
 
-static void kiln__warn(const kiln__exp *x, kiln_result code, const kiln_source_loc *loc, const char *fmt, ...)
-    KILN__PRINTF(4, 5);
-static void kiln__warn(const kiln__exp *x, kiln_result code, const kiln_source_loc *loc, const char *fmt, ...)
-{
-    if (!x->o || !x->o->diag.fn) return;
-    kiln_diag d;
-    va_list ap;
-    va_start(ap, fmt);
-    kiln__vdiag(x, &d, code, KILN_SEVERITY_WARNING, loc, fmt, ap);
-    va_end(ap);
-    x->o->diag.fn(x->o->diag.user, &d);
-}
-
-/* A warning under the rule of a clip's format (kiln_source_animation.bind_rule). */
+/* A warning; `rule` names the rule of the item's format it falls under (NULL: none). */
 static void kiln__warn_rule(const kiln__exp *x, const char *rule, kiln_result code, const kiln_source_loc *loc,
                             const char *fmt, ...) KILN__PRINTF(5, 6);
 static void kiln__warn_rule(const kiln__exp *x, const char *rule, kiln_result code, const kiln_source_loc *loc,
@@ -91,9 +79,10 @@ static void kiln__warn_rule(const kiln__exp *x, const char *rule, kiln_result co
     va_start(ap, fmt);
     kiln__vdiag(x, &d, code, KILN_SEVERITY_WARNING, loc, fmt, ap);
     va_end(ap);
-    snprintf(d.rule, sizeof d.rule, "%s", rule);
+    if (rule) snprintf(d.rule, sizeof d.rule, "%s", rule);
     x->o->diag.fn(x->o->diag.user, &d);
 }
+#define kiln__warn(x, ...) kiln__warn_rule((x), NULL, __VA_ARGS__)
 
 /* A failed writer call: the writer's own errors carry no location. */
 static void kiln__wrote(kiln__exp *x, kiln_result r, const kiln_source_loc *loc, const char *what)
@@ -671,7 +660,7 @@ static void kiln__bind_report(const kiln__exp *x, const kiln_source_animation *a
     memcpy(own, authored->position, 3 * sizeof(float));
     memcpy(own + 3, authored->rotation, 4 * sizeof(float));
     memcpy(own + 7, authored->scale, 3 * sizeof(float));
-    double diff = kiln__export_rest_difference(own, rest);
+    double diff = kiln__rest_difference(own, rest);
     if (diff > 1e-4)
         kiln__warn_rule(x, a->bind_rule, KILN_ERR_IMPORT_BAD_VALUE, &authored->loc,
                         "clip '%.100s', bone '%.100s': the rest transform the clip was authored against differs "

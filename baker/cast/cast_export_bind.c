@@ -133,17 +133,3 @@ void kiln__export_rest_local(const kiln_source_skeleton *sk, uint32_t b, float r
     memcpy(rest + 3, r, 4 * sizeof(float));
     memcpy(rest + 7, s, 3 * sizeof(float));
 }
-
-double kiln__export_rest_difference(const float a[10], const float b[10])
-{
-    double d = 0.0, pos = 0.0, neg = 0.0;
-    for (unsigned c = 0; c < 10; c++) {
-        if (c >= 3 && c < 7) {
-            pos = fmax(pos, fabs((double)a[c] - b[c]));
-            neg = fmax(neg, fabs((double)a[c] + b[c]));
-        } else {
-            d = fmax(d, fabs((double)a[c] - b[c]));
-        }
-    }
-    return fmax(d, fmin(pos, neg));
-}

@@ -25,7 +25,4 @@ int32_t kiln__export_bone_named(const kiln_source_skeleton *sk, const char *name
  * (scale-free chain); a scale with a zero component is (1, 1, 1). */
 void kiln__export_rest_local(const kiln_source_skeleton *sk, uint32_t b, float rest[10]);
 
-/* Largest component difference between two rests; rotations compare as q and -q. */
-double kiln__export_rest_difference(const float a[10], const float b[10]);
-
 #endif
