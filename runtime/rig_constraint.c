@@ -63,11 +63,32 @@ static void kiln__qfrom_euler_cs_f(const float cs[3][2], versor q)
     kiln__qnorm_f(q);
 }
 
+/* The owner's parent frame as the cache holds it for bone c->bone, refreshed when its parent
+ * matrix changed since it was read (its stamp reached the epoch of the reading); NULL for a
+ * root owner (its frame is the root matrix, read each time). */
+static kiln__rig_frame_cache *kiln__frame_of(kiln__rig *r, uint32_t bone)
+{
+    int32_t p = r->bones[bone].parent;
+    if (!(p >= 0 && (uint32_t)p < bone)) return NULL;
+    kiln__rig_frame_cache *f = &r->frame;
+    if (f->bone != (uint32_t)p || r->stamp[p] >= f->epoch) {
+        f->bone = (uint32_t)p, f->epoch = r->epoch;
+        f->has_q = f->has_inv = 0;
+    }
+    return f;
+}
+
 /* Orient: q_des = conj(R(parent frame)) ⊗ R(target) ⊗ offset, skipped XYZ Euler angles from FK. */
-static void kiln__orient(const kiln__rig *r, const kiln_blob_constraint *c, const versor fk, versor out)
+static void kiln__orient(kiln__rig *r, const kiln_blob_constraint *c, const versor fk, versor out)
 {
     versor frame, tr, off = {c->offset[0], c->offset[1], c->offset[2], c->offset[3]};
-    kiln__qfrom_matrix_f(kiln__rig_parent_matrix(r, c->bone), frame);
+    kiln__rig_frame_cache *f = kiln__frame_of(r, c->bone);
+    if (!f) {
+        kiln__qfrom_matrix_f(kiln__rig_parent_matrix(r, c->bone), frame);
+    } else {
+        if (!f->has_q) kiln__qfrom_matrix_f(kiln__rig_parent_matrix(r, c->bone), f->q), f->has_q = 1;
+        glm_vec4_copy(f->q, frame);
+    }
     kiln__qfrom_matrix_f(r->model + (size_t)c->target * 16u, tr);
     kiln__qnorm_f(off);
     kiln__qconj_mul_f(frame, tr, out);
@@ -116,10 +137,20 @@ void kiln__constraint_apply(kiln__rig *r, const kiln_blob_constraint *c, double 
              * composed before either) */
             const float *tm = r->model + (size_t)c->target * 16u;
             double p[3] = {tm[12], tm[13], tm[14]};
-            if (!kiln__affine_solve_f(kiln__rig_parent_matrix(r, c->bone), p, want)) {
+            kiln__rig_frame_cache *f = kiln__frame_of(r, c->bone);
+            kiln__affine_inv own;
+            const kiln__affine_inv *inv = &own;
+            if (!f) {
+                kiln__affine_inverse_f(kiln__rig_parent_matrix(r, c->bone), &own);
+            } else {
+                if (!f->has_inv) kiln__affine_inverse_f(kiln__rig_parent_matrix(r, c->bone), &f->inv), f->has_inv = 1;
+                inv = &f->inv;
+            }
+            if (!inv->ok) {
                 rep->constraints_skipped++;
                 return;
             }
+            kiln__affine_apply(inv, p, want);
             for (int k = 0; k < 3; k++) want[k] += c->offset[k];
             fk[0] = &x->tx[l], fk[1] = &x->ty[l], fk[2] = &x->tz[l];
             r->moved = 1;
