@@ -10,6 +10,7 @@
  */
 #include "rig_math_f32.h"
 
+#include "anim_internal.h"
 #include "rig_internal.h"
 
 /* XYZ Euler angles (R = Rz(c) · Ry(b) · Rx(a)) of a unit quaternion, each as the (cos, sin)
@@ -153,7 +154,6 @@ void kiln__constraint_apply(kiln__rig *r, const kiln_blob_constraint *c, double 
             kiln__affine_apply(inv, p, want);
             for (int k = 0; k < 3; k++) want[k] += c->offset[k];
             fk[0] = &x->tx[l], fk[1] = &x->ty[l], fk[2] = &x->tz[l];
-            r->moved = 1;
         } else {
             const kiln_soa_xform *tx = &r->local[c->target / KILN_SOA_WIDTH];
             unsigned tl = c->target % KILN_SOA_WIDTH;
@@ -164,7 +164,18 @@ void kiln__constraint_apply(kiln__rig *r, const kiln_blob_constraint *c, double 
         for (int k = 0; k < 3; k++)
             if (!(c->flags & (1u << k))) *fk[k] = (float)(*fk[k] + weight * (want[k] - *fk[k]));
     }
-    r->stamp[c->bone] = r->epoch;
-    kiln__rig_update(r, c->bone);
+    const uint32_t b = c->bone;
+    const int moved = c->type == KILN_CONSTRAINT_POINT;
+    r->stamp[b] = r->epoch;
+    if (r->last[b] == b) {
+        /* a leaf, as most owners are: kiln__rig_update's first case without the call */
+        float *m = r->model + (size_t)b * 16u;
+        if (moved) kiln__bone_to_model(r->local, r->bones, b, kiln__rig_parent_matrix(r, b), m);
+        else kiln__bone_to_model_linear(r->local, r->bones, b, kiln__rig_parent_matrix(r, b), m);
+        r->epoch++;
+    } else {
+        r->moved = moved;
+        kiln__rig_update(r, b);
+    }
     rep->constraints_applied++;
 }
