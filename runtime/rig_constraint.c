@@ -92,8 +92,12 @@ static void kiln__orient(kiln__rig *r, const kiln_blob_constraint *c, const vers
     kiln__rig_frame_cache *f = kiln__frame_of(r, c->bone);
     if (!f) {
         kiln__qfrom_matrix_f(kiln__rig_parent_matrix(r, c->bone), frame);
+    } else if (!f->has_q) {
+        /* into the local first: reading f->q back as one vector right after its four float
+         * stores would stall */
+        kiln__qfrom_matrix_f(kiln__rig_parent_matrix(r, c->bone), frame);
+        glm_vec4_copy(frame, f->q), f->has_q = 1;
     } else {
-        if (!f->has_q) kiln__qfrom_matrix_f(kiln__rig_parent_matrix(r, c->bone), f->q), f->has_q = 1;
         glm_vec4_copy(f->q, frame);
     }
     kiln__qfrom_matrix_f(r->model + (size_t)c->target * 16u, tr);
