@@ -189,6 +189,10 @@ double kiln__blend_scale(const kiln__blend_job *job, float *thr, float *cap);
  * per-bone updates call it too, so that an updated bone matches a full recomputation. */
 void kiln__bone_to_model(const kiln_soa_xform *local, const kiln_blob_bone *bones, uint32_t i, const float *p,
                          float out[16]);
+/* The same leaving the position (out[12..14]) as it is: the rig's update of a bone whose
+ * translation and parent matrix did not change, which keeps its position bit for bit. */
+void kiln__bone_to_model_linear(const kiln_soa_xform *local, const kiln_blob_bone *bones, uint32_t i, const float *p,
+                                float out[16]);
 
 /* ---- the animation columns of the kernel table (simd_table.h, simd_dispatch.c) -------------- */
 typedef struct kiln__kernels {

@@ -291,6 +291,13 @@ kiln_result kiln_character_init(const kiln_character_desc *desc, void *mem, size
         }
         if (r != KILN_OK) return r;
     }
+    if (ch->rig) {
+        /* the rig's plan (records, subtree ends, two-bone batches) once, in the block: every
+         * evaluation solves with it (desc.prepared), as a game calling kiln_rig_prepare per
+         * character does */
+        r = kiln_rig_prepare(desc->blob, p.skeleton, ch->rig_scratch, ch->rig_scratch_size);
+        if (r != KILN_OK) return r;
+    }
     for (uint32_t l = 0; l < ch->max_layers; l++) {
         /* bound to the first clip; kiln_sample refills a context used with another binding */
         if (ch->clip_count) {
@@ -438,6 +445,7 @@ kiln_result kiln_character_evaluate(kiln_character *ch, const kiln_character_lay
         rd.root = root;
         rd.scratch = ch->rig_scratch;
         rd.scratch_size = ch->rig_scratch_size;
+        rd.prepared = 1; /* kiln_character_init wrote the plan */
         rd.report = &ch->report;
         r = kiln__char_stage(kiln_rig_solve(&rd), "kiln_rig_solve");
     }

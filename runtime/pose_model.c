@@ -89,8 +89,10 @@ static void kiln__local_matrix(const kiln_soa_xform *x, unsigned l, float m[12])
     m[9] = x->tx[l], m[10] = x->ty[l], m[11] = x->tz[l];
 }
 
-void kiln__bone_to_model(const kiln_soa_xform *local, const kiln_blob_bone *bones, uint32_t i, const float *p,
-                         float out[16])
+/* kiln__bone_to_model, with its translation column when `translation`, else leaving its
+ * x, y, z (out[12..14]) as they were. */
+static inline void kiln__bone_to_model_cols(const kiln_soa_xform *local, const kiln_blob_bone *bones, uint32_t i,
+                                            const float *p, float out[16], int translation)
 {
     float m[12];
     kiln__local_matrix(&local[i / KILN__LANES], i % KILN__LANES, m);
@@ -111,11 +113,32 @@ void kiln__bone_to_model(const kiln_soa_xform *local, const kiln_blob_bone *bone
         glm_vec4_muladds(ps[1], m[c * 3 + 1], r[c]);
         glm_vec4_muladds(ps[2], m[c * 3 + 2], r[c]);
     }
+    if (!translation) {
+        /* the column's last row all the same (a projective root's), as the lanes below sum it */
+        float w = p[3] * m[9];
+        w = w + p[7] * m[10];
+        w = w + p[11] * m[11];
+        memcpy(out, r, 3 * sizeof r[0]);
+        out[15] = w + p[15];
+        return;
+    }
     glm_vec4_scale(KILN__GLM(p), m[9], r[3]);
     glm_vec4_muladds(KILN__GLM(p + 4), m[10], r[3]);
     glm_vec4_muladds(KILN__GLM(p + 8), m[11], r[3]);
     glm_vec4_add(r[3], KILN__GLM(p + 12), r[3]);
     memcpy(out, r, sizeof r);
+}
+
+void kiln__bone_to_model(const kiln_soa_xform *local, const kiln_blob_bone *bones, uint32_t i, const float *p,
+                         float out[16])
+{
+    kiln__bone_to_model_cols(local, bones, i, p, out, 1);
+}
+
+void kiln__bone_to_model_linear(const kiln_soa_xform *local, const kiln_blob_bone *bones, uint32_t i, const float *p,
+                                float out[16])
+{
+    kiln__bone_to_model_cols(local, bones, i, p, out, 0);
 }
 
 void kiln__local_to_model_scalar(const kiln__model_job *job)

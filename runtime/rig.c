@@ -167,9 +167,10 @@ void kiln__rig_update(kiln__rig *r, uint32_t first)
     if (r->last[first] == first) {
         /* a leaf (a constraint's owner, typically): only its own matrix, when it changed */
         if (r->stamp[first] == e) {
-            float *m = r->model + (size_t)first * 16u, keep[3] = {m[12], m[13], m[14]};
-            kiln__rig_compose(r, first);
-            if (!r->moved) m[12] = keep[0], m[13] = keep[1], m[14] = keep[2];
+            /* its position stays bit for bit unless its translation was written (see below) */
+            float *m = r->model + (size_t)first * 16u;
+            if (r->moved) kiln__rig_compose(r, first);
+            else kiln__bone_to_model_linear(r->local, r->bones, first, kiln__rig_parent_matrix(r, first), m);
         }
         r->epoch++;
         r->moved = 0;
@@ -387,6 +388,7 @@ kiln_result kiln_rig_solve(const kiln_rig_desc *d)
         memset(r.stamp, 0, (size_t)nb * sizeof *r.stamp);
         r.epoch = 1;
         r.moved = 0;
+        r.frame.bone = UINT32_MAX;
         kiln__ik3_batch_fn batch = nik > 1 ? kiln__simd_get()->rig_two_bone : NULL;
         for (uint32_t i = 0; i < nik; i++) {
             /* a record of another skeleton only turns up in unverified (trusted) blobs */

@@ -7,9 +7,16 @@
  * (Gram-Schmidt, Shepperd); the Euler round trip of an ORIENT with skipped axes carries each
  * angle as its (cos, sin) pair and rebuilds the half angles from them (square roots only), so
  * the only transcendental functions left are those of a slerp with a weight below 1.
+ *
+ * Owners under one parent (props under a character's root, typically) share what is derived
+ * from its matrix: its rotation, its affine inverse (kiln__rig_frame_cache), re-derived once
+ * the parent's stamp shows a later step changed it. A leaf owner's matrix is recomposed in
+ * place, its translation column only when a point constraint wrote it (kiln__rig_update's
+ * leaf case), so every step reads what eager updates after each step would give, bit for bit.
  */
 #include "rig_math_f32.h"
 
+#include "anim_internal.h"
 #include "rig_internal.h"
 
 /* XYZ Euler angles (R = Rz(c) · Ry(b) · Rx(a)) of a unit quaternion, each as the (cos, sin)
@@ -63,11 +70,36 @@ static void kiln__qfrom_euler_cs_f(const float cs[3][2], versor q)
     kiln__qnorm_f(q);
 }
 
+/* The owner's parent frame as the cache holds it for bone c->bone, refreshed when its parent
+ * matrix changed since it was read (its stamp reached the epoch of the reading); NULL for a
+ * root owner (its frame is the root matrix, read each time). */
+static kiln__rig_frame_cache *kiln__frame_of(kiln__rig *r, uint32_t bone)
+{
+    int32_t p = r->bones[bone].parent;
+    if (!(p >= 0 && (uint32_t)p < bone)) return NULL;
+    kiln__rig_frame_cache *f = &r->frame;
+    if (f->bone != (uint32_t)p || r->stamp[p] >= f->epoch) {
+        f->bone = (uint32_t)p, f->epoch = r->epoch;
+        f->has_q = f->has_inv = 0;
+    }
+    return f;
+}
+
 /* Orient: q_des = conj(R(parent frame)) ⊗ R(target) ⊗ offset, skipped XYZ Euler angles from FK. */
-static void kiln__orient(const kiln__rig *r, const kiln_blob_constraint *c, const versor fk, versor out)
+static void kiln__orient(kiln__rig *r, const kiln_blob_constraint *c, const versor fk, versor out)
 {
     versor frame, tr, off = {c->offset[0], c->offset[1], c->offset[2], c->offset[3]};
-    kiln__qfrom_matrix_f(kiln__rig_parent_matrix(r, c->bone), frame);
+    kiln__rig_frame_cache *f = kiln__frame_of(r, c->bone);
+    if (!f) {
+        kiln__qfrom_matrix_f(kiln__rig_parent_matrix(r, c->bone), frame);
+    } else if (!f->has_q) {
+        /* into the local first: reading f->q back as one vector right after its four float
+         * stores would stall */
+        kiln__qfrom_matrix_f(kiln__rig_parent_matrix(r, c->bone), frame);
+        glm_vec4_copy(frame, f->q), f->has_q = 1;
+    } else {
+        glm_vec4_copy(f->q, frame);
+    }
     kiln__qfrom_matrix_f(r->model + (size_t)c->target * 16u, tr);
     kiln__qnorm_f(off);
     kiln__qconj_mul_f(frame, tr, out);
@@ -116,13 +148,22 @@ void kiln__constraint_apply(kiln__rig *r, const kiln_blob_constraint *c, double 
              * composed before either) */
             const float *tm = r->model + (size_t)c->target * 16u;
             double p[3] = {tm[12], tm[13], tm[14]};
-            if (!kiln__affine_solve_f(kiln__rig_parent_matrix(r, c->bone), p, want)) {
+            kiln__rig_frame_cache *f = kiln__frame_of(r, c->bone);
+            kiln__affine_inv own;
+            const kiln__affine_inv *inv = &own;
+            if (!f) {
+                kiln__affine_inverse_f(kiln__rig_parent_matrix(r, c->bone), &own);
+            } else {
+                if (!f->has_inv) kiln__affine_inverse_f(kiln__rig_parent_matrix(r, c->bone), &f->inv), f->has_inv = 1;
+                inv = &f->inv;
+            }
+            if (!inv->ok) {
                 rep->constraints_skipped++;
                 return;
             }
+            kiln__affine_apply(inv, p, want);
             for (int k = 0; k < 3; k++) want[k] += c->offset[k];
             fk[0] = &x->tx[l], fk[1] = &x->ty[l], fk[2] = &x->tz[l];
-            r->moved = 1;
         } else {
             const kiln_soa_xform *tx = &r->local[c->target / KILN_SOA_WIDTH];
             unsigned tl = c->target % KILN_SOA_WIDTH;
@@ -133,7 +174,18 @@ void kiln__constraint_apply(kiln__rig *r, const kiln_blob_constraint *c, double 
         for (int k = 0; k < 3; k++)
             if (!(c->flags & (1u << k))) *fk[k] = (float)(*fk[k] + weight * (want[k] - *fk[k]));
     }
-    r->stamp[c->bone] = r->epoch;
-    kiln__rig_update(r, c->bone);
+    const uint32_t b = c->bone;
+    const int moved = c->type == KILN_CONSTRAINT_POINT;
+    r->stamp[b] = r->epoch;
+    if (r->last[b] == b) {
+        /* a leaf, as most owners are: kiln__rig_update's first case without the call */
+        float *m = r->model + (size_t)b * 16u;
+        if (moved) kiln__bone_to_model(r->local, r->bones, b, kiln__rig_parent_matrix(r, b), m);
+        else kiln__bone_to_model_linear(r->local, r->bones, b, kiln__rig_parent_matrix(r, b), m);
+        r->epoch++;
+    } else {
+        r->moved = moved;
+        kiln__rig_update(r, b);
+    }
     rep->constraints_applied++;
 }

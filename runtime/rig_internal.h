@@ -37,6 +37,23 @@ typedef struct kiln__ik_bend {
     double d[3], axis[3], angle, conj[4], pad;
 } kiln__ik_bend;
 
+/* kiln__affine_solve's inverse of an affine float[16] m, in parts: its 3x3 (a..i), the
+ * cofactors it multiplies with, the determinant and the translation (kiln__affine_inverse_f). */
+typedef struct kiln__affine_inv {
+    double cof[9], det, t[3];
+    int ok; /* 0: m is singular (kiln__affine_solve returns 0) */
+} kiln__affine_inv;
+
+/* What the constraints read from their owners' parent matrices (rig_constraint.c), kept while
+ * the matrix stays as it was: the parent bone, the epoch it was read in, and what was derived. */
+typedef struct kiln__rig_frame_cache {
+    uint32_t bone;           /* UINT32_MAX: empty */
+    uint32_t epoch;          /* valid while the bone's stamp is below it */
+    int has_q, has_inv;
+    float q[4];              /* kiln__qfrom_matrix_f of the matrix */
+    kiln__affine_inv inv;    /* kiln__affine_inverse_f of the matrix */
+} kiln__rig_frame_cache;
+
 typedef struct kiln__rig {
     const kiln_blob_bone *bones;   /* the skeleton's, parent-first */
     uint32_t              bone_count;
@@ -62,6 +79,7 @@ typedef struct kiln__rig {
     uint32_t             *batch;
     uint32_t            (*batch_chain)[3];
     const kiln_blob_ik_handle *batch_handles[KILN__IK3_LANES];
+    kiln__rig_frame_cache frame; /* the constraints' (bone UINT32_MAX at the start of a solve) */
 } kiln__rig;
 
 /* ---- pose access (rig.c) ------------------------------------------------------------------ */
@@ -166,5 +184,9 @@ void kiln__qfrom_euler_xyz(const double e[3], double q[4]);
 void kiln__qfrom_matrix(const float m[16], double q[4]);
 /* x = inverse(m) · p for an affine float[16] m (kiln__affine_solve); 0 when m is singular. */
 int kiln__affine_solve_f(const float m[16], const double p[3], double x[3]);
+/* kiln__affine_solve_f in two steps, for several points and one matrix: the same arithmetic, so
+ * kiln__affine_apply(inv, p, x) gives kiln__affine_solve_f(m, p, x)'s x bit for bit. */
+void kiln__affine_inverse_f(const float m[16], kiln__affine_inv *inv);
+void kiln__affine_apply(const kiln__affine_inv *inv, const double p[3], double x[3]);
 
 #endif /* KILN_RIG_INTERNAL_H */

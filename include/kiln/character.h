@@ -28,8 +28,11 @@
  *   → kiln_pose_skin_matrices (and kiln_pose_skin_dual_quats for dual quaternion meshes)
  *   → per visible mesh: blend shapes (kiln_blend_shapes_apply) → kiln_skin_mesh with `root`
  *
- * so its outputs are those of the staged calls bit for bit (on one SIMD path). The stages stay
- * public for callers who want another order, shared bindings or their own buffers.
+ * so its outputs are those of the staged calls bit for bit (on one SIMD path). The rig's plan
+ * (kiln_rig_prepare) is derived once by kiln_character_init into the block's rig scratch and
+ * every evaluation solves with it (kiln_rig_desc.prepared): the caller provides nothing more,
+ * and the result is the same as an unprepared kiln_rig_solve's. The stages stay public for
+ * callers who want another order, shared bindings or their own buffers.
  *
  * Memory: kiln_character_size gives the exact figure, a multiple of KILN_CHARACTER_ALIGN (so it
  * can go straight to aligned_alloc). Its parts, each rounded up to 64 bytes:

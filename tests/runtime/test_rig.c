@@ -1004,6 +1004,66 @@ Test(rig_constraint, weights_multiply_and_order_is_ik_then_file_order)
     rig_free(&r);
 }
 
+/* Constraints that share an owner's parent read its matrix (rotation, inverse) once while it
+ * is unchanged; one that moves that parent must be seen by the next. Solving them in one call
+ * must give, bit for bit, what solving them one call each (the others weighted 0) gives: every
+ * step starts from the pose the previous one left, locals and model matrices alike. */
+Test(rig_constraint, one_call_matches_one_constraint_per_call)
+{
+    enum { ROOT, TA, P, Q, R, TB, N };
+    af_bone b[N];
+    b[ROOT] = af_bone_at("root", -1, 0, 0, 0);
+    b[TA] = af_bone_at("ta", ROOT, 0.4f, 1.1f, -0.3f);
+    b[P] = af_bone_at("p", ROOT, -0.2f, 0.8f, 0.1f);
+    b[Q] = af_bone_at("q", P, 0.3f, 0.2f, 0.0f);
+    b[R] = af_bone_at("r", P, -0.1f, 0.5f, 0.2f);
+    b[TB] = af_bone_at("tb", ROOT, 0.7f, -0.2f, 0.5f);
+    b[R].s[1] = 1.5f;
+    kiln_blob_constraint c[] = {
+        rf_constraint(KILN_CONSTRAINT_ORIENT, 0, Q, TA), /* reads P's rotation */
+        rf_constraint(KILN_CONSTRAINT_POINT, 0, R, TB),  /* reads P's inverse */
+        rf_constraint(KILN_CONSTRAINT_ORIENT, 0, P, TA), /* turns P, Q and R follow */
+        rf_constraint(KILN_CONSTRAINT_POINT, 0, Q, TB),  /* P's new inverse */
+        rf_constraint(KILN_CONSTRAINT_ORIENT, 0, R, TB), /* P's new rotation */
+        rf_constraint(KILN_CONSTRAINT_SCALE, 0, P, R),   /* scales P */
+        rf_constraint(KILN_CONSTRAINT_POINT, 0, R, TA),  /* P's scaled inverse */
+        rf_constraint(KILN_CONSTRAINT_ORIENT, 0, Q, TB),
+    };
+    const uint32_t n = sizeof c / sizeof c[0];
+    c[5].offset[0] = 1.25f, c[5].offset[1] = 0.8f;
+    for (uint32_t i = 0; i < n; i++) c[i].order = i;
+    rig one, each;
+    rig_make(&one, b, N, c, n, NULL, 0);
+    rig_make(&each, b, N, c, n, NULL, 0);
+    const float turn[2][4] = {{0.2f, -0.3f, 0.1f, 0.9274f}, {-0.4f, 0.1f, 0.3f, 0.8602f}};
+    for (rig *r = &one; r; r = r == &one ? &each : NULL) {
+        for (unsigned k = 0; k < 4; k++) *rf_lane(r->pose.local, TA, 3 + k) = turn[0][k];
+        for (unsigned k = 0; k < 4; k++) *rf_lane(r->pose.local, TB, 3 + k) = turn[1][k];
+        cr_assert_eq(rf_forward(&r->pose), KILN_OK);
+    }
+    kiln_rig_report rep;
+    cr_assert_eq(rf_solve(&one.pose, &rep), KILN_OK);
+    cr_assert_eq(rep.constraints_applied, n);
+    for (uint32_t i = 0; i < n; i++) {
+        float w[sizeof c / sizeof c[0]] = {0};
+        w[i] = 1.0f;
+        cr_assert_eq(rf_solve_ex(&each.pose, 0, NULL, 0, w, n, &rep), KILN_OK);
+        cr_assert_eq(rep.constraints_applied, 1u);
+    }
+    check_consistent(&one, "constraints in one call");
+    /* the steps did something: Q sits on TB, R is on TA */
+    double q[3], r[3], ta[3], tb[3];
+    pos(&one, Q, q), pos(&one, R, r), pos(&one, TA, ta), pos(&one, TB, tb);
+    cr_assert(vdiff(r, ta) <= TOL_POSE, "R (%g %g %g) is not on TA (%g %g %g)", r[0], r[1], r[2], ta[0], ta[1], ta[2]);
+    cr_assert(vdiff(q, tb) > 1e-3, "Q stayed on TB although P was scaled after it moved there");
+    cr_assert_eq(memcmp(one.pose.local, each.pose.local, sizeof *one.pose.local * one.pose.soa_count), 0,
+                 "the local pose differs from solving one constraint per call");
+    cr_assert_eq(memcmp(one.pose.model, each.pose.model, sizeof(float) * 16 * N), 0,
+                 "the model matrices differ from solving one constraint per call");
+    rig_free(&one);
+    rig_free(&each);
+}
+
 Test(rig_constraint, solve_arguments_are_checked)
 {
     af_bone b[K_COUNT];
