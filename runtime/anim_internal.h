@@ -55,6 +55,9 @@ static inline int kiln__clip_layout_of_anim(const kiln_blob_animation *a, kiln__
                                      widths, their tracks consecutive and their lanes packed back to
                                      back in component order from offset[0] (dispatch-free decode) */
 
+#define KILN__BLK_NARROW   0x200u /* PACKED, every width at most 16 bits (one 16-byte read per
+                                     track on the AVX2 path) */
+
 typedef struct kiln__clip_block {
     uint8_t  kind[KILN_ANIM_COMPONENTS];    /* KILN__SRC_* */
     uint8_t  width[KILN_ANIM_COMPONENTS];   /* DECODED: bits per lane; 0 for the rebuilt qw */

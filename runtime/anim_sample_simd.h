@@ -78,13 +78,31 @@ KILN__FN kv_xf KILN__SFX(kiln__fetch_xf)(const kiln_anim_binding *b, const kiln_
     return r;
 }
 
+/* Lane group h of a w-bit track: kiln__unpack_narrow where the path has one and the block's
+ * widths allow it (`narrow`, a constant after inlining), else kiln__unpack_half. */
+KILN__FN kvi KILN__SFX(kiln__unpack_w)(const unsigned char *src, unsigned w, unsigned h, int narrow)
+{
+#if defined(KILN__UNPACK_NARROW)
+    if (narrow) return kiln__unpack_narrow(src, w);
+#else
+    (void)narrow;
+#endif
+    return kiln__unpack_half(src, w, h);
+}
+
 /* One stored component of a packed block (KILN__BLK_PACKED: the 9 stored components back to
  * back at their own widths, their tracks consecutive, their scales precomputed at bind time). */
 KILN__FN kv KILN__SFX(kiln__fetch_p)(const float *scale, const float *min, unsigned w, unsigned h,
-                                     const unsigned char *src)
+                                     const unsigned char *src, int narrow)
 {
     unsigned o = h * KV_W;
-    return kv_add(kv_mul(kv_ld(scale + o), kv_cvt_u(kiln__unpack_half(src, w, h))), kv_ld(min + o));
+    return kv_add(kv_mul(kv_ld(scale + o), kv_cvt_u(KILN__SFX(kiln__unpack_w)(src, w, h, narrow))), kv_ld(min + o));
+}
+
+/* The precomputed steps of packed block blk: 9 components x 8 lanes. */
+KILN__FN const float *KILN__SFX(kiln__packed_scale)(const kiln_anim_binding *b, uint32_t blk)
+{
+    return b->packed_scale + (size_t)blk * (KILN_ANIM_COMPONENTS - 1) * KILN__LANES;
 }
 
 /* Both rows of a quantised block, lane group h (packed blocks go through kiln__interp_packed). */
@@ -96,26 +114,53 @@ KILN__FN void KILN__SFX(kiln__fetch_rows)(const kiln_anim_binding *b, const kiln
     *bb = KILN__SFX(kiln__fetch_xf)(b, cb, cst, h, row1);
 }
 
-/* Lane group h of one row of a KILN__BLK_PACKED block: the 9 stored components at their
- * widths, back to back, then the rebuilt qw; no per-component dispatch. */
-KILN__FN kv_xf KILN__SFX(kiln__fetch_packed_xf)(const kiln_anim_binding *b, const kiln__clip_block *cb, unsigned h,
-                                                const unsigned char *row)
+/* Packed blocks between two quantised rows, each component decoded from both rows and
+ * interpolated at once: the same arithmetic as fetch_rows + interp_xf, but with two rows of
+ * nine components never live together, so nothing spills to the stack. A cursor walks the
+ * stored components of both rows in order. */
+typedef struct KILN__SFX(kiln__packed_cursor) {
+    const kiln_blob_anim_track *tr;
+    const float *scale;
+    const uint8_t *w;
+    const unsigned char *s0, *s1;
+    unsigned h;
+} KILN__SFX(kiln__packed_cursor);
+
+KILN__FN KILN__SFX(kiln__packed_cursor) KILN__SFX(kiln__packed_at)(const kiln_anim_binding *b, uint32_t blk, unsigned h,
+                                                                     const unsigned char *row0, const unsigned char *row1)
 {
-    const kiln_blob_anim_track *tr = &b->tracks[cb->track[0]];
-    const float *scale = b->packed_scale + (size_t)(cb - b->blocks) * (KILN_ANIM_COMPONENTS - 1) * KILN__LANES;
-    const uint8_t *w = cb->packed_width;
-    const unsigned char *s = row + cb->offset[0];
-    kv v[KILN_ANIM_COMPONENTS - 1];
-    for (unsigned q = 0; q < KILN_ANIM_COMPONENTS - 1; q++) {
-        v[q] = KILN__SFX(kiln__fetch_p)(scale + q * KILN__LANES, tr[q].range_min, w[q], h, s);
-        s += kiln__clip_track_bytes(w[q]);
-    }
-    kv_xf r;
-    r.tx = v[0], r.ty = v[1], r.tz = v[2];
-    r.q.x = v[3], r.q.y = v[4], r.q.z = v[5];
-    r.q.w = KILN__SFX(kiln__rebuild_qw)(v[3], v[4], v[5]);
-    r.sx = v[6], r.sy = v[7], r.sz = v[8];
-    return r;
+    const kiln__clip_block *cb = &b->blocks[blk];
+    KILN__SFX(kiln__packed_cursor) c = {&b->tracks[cb->track[0]], KILN__SFX(kiln__packed_scale)(b, blk), cb->packed_width,
+                                        row0 + cb->offset[0], row1 + cb->offset[0], h};
+    return c;
+}
+
+/* Stored component q of row 0 alone (decoding one row: the cursor advances past it). */
+KILN__FN kv KILN__SFX(kiln__packed_one)(KILN__SFX(kiln__packed_cursor) *c, unsigned q, int narrow)
+{
+    unsigned w = c->w[q];
+    kv v = KILN__SFX(kiln__fetch_p)(c->scale + q * KILN__LANES, c->tr[q].range_min, w, c->h, c->s0, narrow);
+    c->s0 += kiln__clip_track_bytes(w);
+    return v;
+}
+
+/* Lane group h of one row of packed block blk decoded into d, each component stored as soon
+ * as it is decoded (qx, qy, qz stay for the rebuilt qw). */
+KILN__FN void KILN__SFX(kiln__decode_packed)(const kiln_anim_binding *b, uint32_t blk, unsigned h,
+                                             const unsigned char *row, kiln_soa_xform *d, int narrow)
+{
+    KILN__SFX(kiln__packed_cursor) c = KILN__SFX(kiln__packed_at)(b, blk, h, row, row);
+    unsigned o = h * KV_W;
+    kv_st(d->tx + o, KILN__SFX(kiln__packed_one)(&c, 0, narrow));
+    kv_st(d->ty + o, KILN__SFX(kiln__packed_one)(&c, 1, narrow));
+    kv_st(d->tz + o, KILN__SFX(kiln__packed_one)(&c, 2, narrow));
+    kv qx = KILN__SFX(kiln__packed_one)(&c, 3, narrow), qy = KILN__SFX(kiln__packed_one)(&c, 4, narrow);
+    kv qz = KILN__SFX(kiln__packed_one)(&c, 5, narrow);
+    kv_st(d->qx + o, qx), kv_st(d->qy + o, qy), kv_st(d->qz + o, qz);
+    kv_st(d->qw + o, KILN__SFX(kiln__rebuild_qw)(qx, qy, qz));
+    kv_st(d->sx + o, KILN__SFX(kiln__packed_one)(&c, 6, narrow));
+    kv_st(d->sy + o, KILN__SFX(kiln__packed_one)(&c, 7, narrow));
+    kv_st(d->sz + o, KILN__SFX(kiln__packed_one)(&c, 8, narrow));
 }
 
 KILN__KERNEL void KILN__SFX(kiln__decode_block)(const kiln_anim_binding *b, uint32_t block, const unsigned char *row0,
@@ -125,8 +170,10 @@ KILN__KERNEL void KILN__SFX(kiln__decode_block)(const kiln_anim_binding *b, uint
     const kiln_soa_xform *cst = (const kiln_soa_xform *)(const void *)b->constants + block;
     if (cb->flags & KILN__BLK_PACKED) {
         for (unsigned h = 0; h < KV_PER_BLOCK; h++) {
-            kv_xf_store(d0, h * KV_W, KILN__SFX(kiln__fetch_packed_xf)(b, cb, h, row0));
-            if (d1) kv_xf_store(d1, h * KV_W, KILN__SFX(kiln__fetch_packed_xf)(b, cb, h, row1));
+            if (cb->flags & KILN__BLK_NARROW) KILN__SFX(kiln__decode_packed)(b, block, h, row0, d0, 1);
+            else KILN__SFX(kiln__decode_packed)(b, block, h, row0, d0, 0);
+            if (d1 && (cb->flags & KILN__BLK_NARROW)) KILN__SFX(kiln__decode_packed)(b, block, h, row1, d1, 1);
+            else if (d1) KILN__SFX(kiln__decode_packed)(b, block, h, row1, d1, 0);
         }
         return;
     }
@@ -185,46 +232,67 @@ KILN__FN kv_quat KILN__SFX(kiln__qinterp)(kv_quat a, kv_quat b, kv u, const kv *
     return KILN__SFX(kiln__qnormalize_tree)(r);
 }
 
-/* The key of a KILN__BLK_PACKED block between two quantised rows, each component decoded from
- * both rows and interpolated at once: the same arithmetic as fetch_rows + interp_xf, but with
- * two rows of nine components never live together, so nothing spills to the stack. */
-KILN__FN kv_xf KILN__SFX(kiln__interp_packed)(const kiln_anim_binding *b, const kiln__clip_block *cb, unsigned h,
-                                              const unsigned char *row0, const unsigned char *row1, kv u, const kv *sq)
+/* Stored component q of both rows (components in order: the cursor advances past it). */
+KILN__FN void KILN__SFX(kiln__packed_pair)(KILN__SFX(kiln__packed_cursor) *c, unsigned q, int narrow, kv *a, kv *bq)
 {
-    const kiln_blob_anim_track *tr = &b->tracks[cb->track[0]];
-    const float *scale = b->packed_scale + (size_t)(cb - b->blocks) * (KILN_ANIM_COMPONENTS - 1) * KILN__LANES;
-    const uint8_t *w = cb->packed_width;
-    const unsigned char *s0 = row0 + cb->offset[0], *s1 = row1 + cb->offset[0];
-    kv_xf k;
-#define KILN__LERP(dst, q)                                                                                \
-    do {                                                                                                  \
-        kv a_ = KILN__SFX(kiln__fetch_p)(scale + (q) * KILN__LANES, tr[q].range_min, w[q], h, s0);         \
-        kv b_ = KILN__SFX(kiln__fetch_p)(scale + (q) * KILN__LANES, tr[q].range_min, w[q], h, s1);         \
-        (dst) = kv_fma(u, kv_sub(b_, a_), a_);                                                            \
-        s0 += kiln__clip_track_bytes(w[q]), s1 += kiln__clip_track_bytes(w[q]);                           \
-    } while (0)
-#define KILN__PAIR(a, bq, q)                                                                              \
-    do {                                                                                                  \
-        (a) = KILN__SFX(kiln__fetch_p)(scale + (q) * KILN__LANES, tr[q].range_min, w[q], h, s0);           \
-        (bq) = KILN__SFX(kiln__fetch_p)(scale + (q) * KILN__LANES, tr[q].range_min, w[q], h, s1);          \
-        s0 += kiln__clip_track_bytes(w[q]), s1 += kiln__clip_track_bytes(w[q]);                           \
-    } while (0)
-    KILN__LERP(k.tx, 0);
-    KILN__LERP(k.ty, 1);
-    KILN__LERP(k.tz, 2);
+    unsigned w = c->w[q];
+    *a = KILN__SFX(kiln__fetch_p)(c->scale + q * KILN__LANES, c->tr[q].range_min, w, c->h, c->s0, narrow);
+    *bq = KILN__SFX(kiln__fetch_p)(c->scale + q * KILN__LANES, c->tr[q].range_min, w, c->h, c->s1, narrow);
+    c->s0 += kiln__clip_track_bytes(w), c->s1 += kiln__clip_track_bytes(w);
+}
+
+KILN__FN kv KILN__SFX(kiln__packed_lerp)(KILN__SFX(kiln__packed_cursor) *c, unsigned q, kv u, int narrow)
+{
+    kv a, bq;
+    KILN__SFX(kiln__packed_pair)(c, q, narrow, &a, &bq);
+    return kv_fma(u, kv_sub(bq, a), a);
+}
+
+/* The rotation (stored components 3 to 5, qw rebuilt in both rows), interpolated. */
+KILN__FN kv_quat KILN__SFX(kiln__packed_rot)(KILN__SFX(kiln__packed_cursor) *c, kv u, const kv *sq, int narrow)
+{
     kv_quat qa, qb;
-    KILN__PAIR(qa.x, qb.x, 3);
-    KILN__PAIR(qa.y, qb.y, 4);
-    KILN__PAIR(qa.z, qb.z, 5);
+    KILN__SFX(kiln__packed_pair)(c, 3, narrow, &qa.x, &qb.x);
+    KILN__SFX(kiln__packed_pair)(c, 4, narrow, &qa.y, &qb.y);
+    KILN__SFX(kiln__packed_pair)(c, 5, narrow, &qa.z, &qb.z);
     qa.w = KILN__SFX(kiln__rebuild_qw)(qa.x, qa.y, qa.z);
     qb.w = KILN__SFX(kiln__rebuild_qw)(qb.x, qb.y, qb.z);
-    k.q = KILN__SFX(kiln__qinterp)(qa, qb, u, sq);
-    KILN__LERP(k.sx, 6);
-    KILN__LERP(k.sy, 7);
-    KILN__LERP(k.sz, 8);
-#undef KILN__LERP
-#undef KILN__PAIR
+    return KILN__SFX(kiln__qinterp)(qa, qb, u, sq);
+}
+
+/* The key of packed block blk, lane group h, in registers (for composing). */
+KILN__FN kv_xf KILN__SFX(kiln__interp_packed)(const kiln_anim_binding *b, uint32_t blk, unsigned h,
+                                              const unsigned char *row0, const unsigned char *row1, kv u, const kv *sq,
+                                              int narrow)
+{
+    KILN__SFX(kiln__packed_cursor) c = KILN__SFX(kiln__packed_at)(b, blk, h, row0, row1);
+    kv_xf k;
+    k.tx = KILN__SFX(kiln__packed_lerp)(&c, 0, u, narrow);
+    k.ty = KILN__SFX(kiln__packed_lerp)(&c, 1, u, narrow);
+    k.tz = KILN__SFX(kiln__packed_lerp)(&c, 2, u, narrow);
+    k.q = KILN__SFX(kiln__packed_rot)(&c, u, sq, narrow);
+    k.sx = KILN__SFX(kiln__packed_lerp)(&c, 6, u, narrow);
+    k.sy = KILN__SFX(kiln__packed_lerp)(&c, 7, u, narrow);
+    k.sz = KILN__SFX(kiln__packed_lerp)(&c, 8, u, narrow);
     return k;
+}
+
+/* The same key of an ABSOLUTE packed block stored to out as each component is ready: no key
+ * held in registers across the rotation, hence no spills. */
+KILN__FN void KILN__SFX(kiln__interp_packed_abs)(const kiln_anim_binding *b, uint32_t blk, unsigned h,
+                                                 const unsigned char *row0, const unsigned char *row1, kv u,
+                                                 const kv *sq, int narrow, kiln_soa_xform *out)
+{
+    KILN__SFX(kiln__packed_cursor) c = KILN__SFX(kiln__packed_at)(b, blk, h, row0, row1);
+    unsigned o = h * KV_W;
+    kv_st(out->tx + o, KILN__SFX(kiln__packed_lerp)(&c, 0, u, narrow));
+    kv_st(out->ty + o, KILN__SFX(kiln__packed_lerp)(&c, 1, u, narrow));
+    kv_st(out->tz + o, KILN__SFX(kiln__packed_lerp)(&c, 2, u, narrow));
+    kv_quat r = KILN__SFX(kiln__packed_rot)(&c, u, sq, narrow);
+    kv_st(out->qx + o, r.x), kv_st(out->qy + o, r.y), kv_st(out->qz + o, r.z), kv_st(out->qw + o, r.w);
+    kv_st(out->sx + o, KILN__SFX(kiln__packed_lerp)(&c, 6, u, narrow));
+    kv_st(out->sy + o, KILN__SFX(kiln__packed_lerp)(&c, 7, u, narrow));
+    kv_st(out->sz + o, KILN__SFX(kiln__packed_lerp)(&c, 8, u, narrow));
 }
 
 /* Lanes [o, o + KV_W) of a row whose component c is at p[c]. */
@@ -320,9 +388,15 @@ KILN__KERNEL void KILN__SFX(kiln__sample_blocks)(const kiln__sample_job *job, ui
         uint32_t flags = cb->flags;
         if ((flags & (KILN__BLK_PACKED | KILN__BLK_EXACT)) != KILN__BLK_PACKED || (job->dec0 && (flags & KILN__BLK_CACHE))) break;
         for (unsigned h = 0; h < KV_PER_BLOCK; h++) {
-            kv_xf k = KILN__SFX(kiln__interp_packed)(b, cb, h, job->row0, job->row1, u, sq);
-            if (flags & KILN__BLK_ABSOLUTE) kv_xf_store(out, h * KV_W, k);
-            else KILN__SFX(kiln__compose)(k, &b->modes[b0], flags, h * KV_W, rest, base, out);
+            if ((flags & (KILN__BLK_ABSOLUTE | KILN__BLK_NARROW)) == (KILN__BLK_ABSOLUTE | KILN__BLK_NARROW)) {
+                KILN__SFX(kiln__interp_packed_abs)(b, b0, h, job->row0, job->row1, u, sq, 1, out);
+            } else if (flags & KILN__BLK_ABSOLUTE) {
+                KILN__SFX(kiln__interp_packed_abs)(b, b0, h, job->row0, job->row1, u, sq, 0, out);
+            } else {
+                kv_xf k = (flags & KILN__BLK_NARROW) ? KILN__SFX(kiln__interp_packed)(b, b0, h, job->row0, job->row1, u, sq, 1)
+                                                     : KILN__SFX(kiln__interp_packed)(b, b0, h, job->row0, job->row1, u, sq, 0);
+                KILN__SFX(kiln__compose)(k, &b->modes[b0], flags, h * KV_W, rest, base, out);
+            }
         }
     }
     for (uint32_t blk = b0; blk < b1; blk++, rest++, base++, out++) {
@@ -349,7 +423,7 @@ KILN__KERNEL void KILN__SFX(kiln__sample_blocks)(const kiln__sample_job *job, ui
         for (unsigned h = 0; h < KV_PER_BLOCK; h++) {
             kv_xf k;
             if (fused && (flags & KILN__BLK_PACKED)) {
-                k = KILN__SFX(kiln__interp_packed)(b, cb, h, job->row0, job->row1, u, sq);
+                k = KILN__SFX(kiln__interp_packed)(b, blk, h, job->row0, job->row1, u, sq, 0);
             } else if (fused) {
                 kv_xf a, bb;
                 KILN__SFX(kiln__fetch_rows)(b, cb, cst, h, job->row0, job->row1, &a, &bb);
