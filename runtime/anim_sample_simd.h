@@ -320,6 +320,32 @@ KILN__FN kv_xf KILN__SFX(kiln__interp_xf)(kv_xf a, kv_xf b, kv u, const kv *sq, 
     return k;
 }
 
+/* interp_xf of two rows in memory for an ABSOLUTE block, each component stored as soon as it
+ * is interpolated (the key is not held across the rotation: nothing spills). */
+KILN__FN void KILN__SFX(kiln__interp_abs)(const kiln_soa_xform *x0, const kiln_soa_xform *x1, unsigned o, kv u,
+                                          const kv *sq, int u_zero, kiln_soa_xform *out)
+{
+#define KILN__LERP_ST(comp)                                                                               \
+    do {                                                                                                  \
+        kv a_ = kv_ld(x0->comp + o);                                                                      \
+        kv_st(out->comp + o, kv_fma(u, kv_sub(kv_ld(x1->comp + o), a_), a_));                             \
+    } while (0)
+    KILN__LERP_ST(tx);
+    KILN__LERP_ST(ty);
+    KILN__LERP_ST(tz);
+    kv_quat a = {kv_ld(x0->qx + o), kv_ld(x0->qy + o), kv_ld(x0->qz + o), kv_ld(x0->qw + o)};
+    kv_quat r = a;
+    if (!u_zero) {
+        kv_quat bq = {kv_ld(x1->qx + o), kv_ld(x1->qy + o), kv_ld(x1->qz + o), kv_ld(x1->qw + o)};
+        r = KILN__SFX(kiln__qinterp)(a, bq, u, sq);
+    }
+    kv_st(out->qx + o, r.x), kv_st(out->qy + o, r.y), kv_st(out->qz + o, r.z), kv_st(out->qw + o, r.w);
+    KILN__LERP_ST(sx);
+    KILN__LERP_ST(sy);
+    KILN__LERP_ST(sz);
+#undef KILN__LERP_ST
+}
+
 /* Lanes [o, o + KV_W): T = ta·T0 + tb·Tc + tc·k, S = (sa·S0 + sb·Sc + sz)·(sc·k + sd),
  * R = (ra·R0 + rb·Rc + rz·I) ⊗ k'. Every load precedes every store (out may alias base). */
 KILN__FN void KILN__SFX(kiln__compose)(kv_xf k, const kiln__modes *m, uint32_t flags, unsigned o,
@@ -376,10 +402,13 @@ KILN__KERNEL void KILN__SFX(kiln__sample_blocks)(const kiln__sample_job *job, ui
             uint32_t flags = b->blocks[b0].flags;
             if ((flags & (KILN__BLK_CACHE | KILN__BLK_EXACT)) != KILN__BLK_CACHE) break;
             for (unsigned h = 0; h < KV_PER_BLOCK; h++) {
+                if (flags & KILN__BLK_ABSOLUTE) {
+                    KILN__SFX(kiln__interp_abs)(job->dec0 + b0, job->dec1 + b0, h * KV_W, u, sq, job->u_zero, out);
+                    continue;
+                }
                 kv_xf k = KILN__SFX(kiln__interp_xf)(kv_xf_load(job->dec0 + b0, h * KV_W), kv_xf_load(job->dec1 + b0, h * KV_W),
                                                      u, sq, job->u_zero);
-                if (flags & KILN__BLK_ABSOLUTE) kv_xf_store(out, h * KV_W, k);
-                else KILN__SFX(kiln__compose)(k, &b->modes[b0], flags, h * KV_W, rest, base, out);
+                KILN__SFX(kiln__compose)(k, &b->modes[b0], flags, h * KV_W, rest, base, out);
             }
         }
     }
@@ -422,6 +451,10 @@ KILN__KERNEL void KILN__SFX(kiln__sample_blocks)(const kiln__sample_job *job, ui
         kiln_soa_xform kt; /* EXACT blocks: keys for the scalar fix-up */
         for (unsigned h = 0; h < KV_PER_BLOCK; h++) {
             kv_xf k;
+            if (x0 && (flags & (KILN__BLK_ABSOLUTE | KILN__BLK_EXACT)) == KILN__BLK_ABSOLUTE) {
+                KILN__SFX(kiln__interp_abs)(x0, x1, h * KV_W, u, sq, job->u_zero, out);
+                continue;
+            }
             if (fused && (flags & KILN__BLK_PACKED)) {
                 k = KILN__SFX(kiln__interp_packed)(b, blk, h, job->row0, job->row1, u, sq, 0);
             } else if (fused) {
