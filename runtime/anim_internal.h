@@ -132,6 +132,8 @@ typedef struct kiln__sample_job {
     const unsigned char *row0, *row1;     /* raw rows i and i+1 */
     const kiln_soa_xform *dec0, *dec1;    /* decoded rows (context cache), or NULL: decode per block
                                              (only blocks with KILN__BLK_CACHE are read there) */
+    kiln_soa_xform *fill1;                /* NULL, or dec1 not yet decoded: the kernel decodes row1
+                                             into it block by block (every CACHE block it samples) */
     float u;                              /* in [0, 1] */
     float slerp_q[KILN__SLERP_DEG];       /* nlerp correction polynomial for this u (kiln__slerp_coeffs) */
     int   u_zero;                         /* u == 0: rotations are row i's keys as stored */

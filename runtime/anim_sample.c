@@ -174,9 +174,11 @@ static void kiln__decode_row(const kiln__kernels *k, const kiln_anim_binding *b,
  * not follow the previous miss (a jump, or random access), nothing is cached: the sampler
  * decodes block by block on the stack, as without a context. Filling the cache there would
  * only add 2 rows of stores and reloads (6.4 KB for 80 joints) per call, which with hundreds
- * of instances is traffic to L3 (measured: 2x slower random access). */
+ * of instances is traffic to L3 (measured: 2x slower random access). With `fill`, a new row
+ * i+1 is not decoded here but left to the kernel (job->fill1), which decodes it block by
+ * block as it interpolates, saving a pass over the row and its reload. */
 static kiln_result kiln__context_prepare(kiln__context *c, const kiln__kernels *k, const kiln_anim_binding *b,
-                                         kiln__frame_pos p, kiln__sample_job *job)
+                                         kiln__frame_pos p, int fill, kiln__sample_job *job)
 {
     if (c->magic != KILN__CONTEXT_MAGIC)
         return kiln__fail(KILN_ERR_INVALID_ARGUMENT, "kiln_sample: desc->context",
@@ -205,7 +207,8 @@ static kiln_result kiln__context_prepare(kiln__context *c, const kiln__kernels *
     }
     if (s1 < 0) {
         s1 = 1 - s0;
-        kiln__decode_row(k, b, p.row1, kiln__context_rows(c, (unsigned)s1));
+        if (fill) job->fill1 = kiln__context_rows(c, (unsigned)s1); /* the kernel decodes it as it samples */
+        else kiln__decode_row(k, b, p.row1, kiln__context_rows(c, (unsigned)s1));
         c->row[s1] = p.row1;
     }
     job->dec0 = kiln__context_rows(c, (unsigned)s0);
@@ -287,7 +290,10 @@ kiln_result kiln_sample(const kiln_sample_desc *desc)
     job.u_zero = p.u == 0.0f && !(b->flags & KILN__BIND_LOSSY);
     if (p.u != 0.0f) kiln__slerp_coeffs(p.u, job.slerp_q); /* (all zero at u = 0: t' = 0) */
     if (desc->context) {
-        kiln_result r = kiln__context_prepare((kiln__context *)desc->context, k, b, p, &job);
+        /* row 1 may be left to the kernel when it samples every block (it fills the blocks it
+         * samples; the scatter path skips blocks that drive no bone) */
+        int fill = (b->flags & KILN__BIND_IDENTITY) && b->block_count <= b->soa_count;
+        kiln_result r = kiln__context_prepare((kiln__context *)desc->context, k, b, p, fill, &job);
         if (r != KILN_OK) return r;
     }
 

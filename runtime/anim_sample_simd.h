@@ -346,6 +346,40 @@ KILN__FN void KILN__SFX(kiln__interp_abs)(const kiln_soa_xform *x0, const kiln_s
 #undef KILN__LERP_ST
 }
 
+/* kiln__interp_abs for an ABSOLUTE packed block whose row 1 the context does not hold yet
+ * (forward playback stepping to the next frame pair): row 1 decoded component by component,
+ * stored into the context (d1) and interpolated against row 0 from the context at once. */
+KILN__FN void KILN__SFX(kiln__interp_abs_fill)(const kiln_anim_binding *b, uint32_t blk, unsigned h,
+                                               const kiln_soa_xform *x0, const unsigned char *row1,
+                                               kiln_soa_xform *d1, kv u, const kv *sq, int narrow,
+                                               kiln_soa_xform *out)
+{
+    KILN__SFX(kiln__packed_cursor) c = KILN__SFX(kiln__packed_at)(b, blk, h, row1, row1);
+    unsigned o = h * KV_W;
+#define KILN__FILL_ST(comp, q)                                                                            \
+    do {                                                                                                  \
+        kv a_ = kv_ld(x0->comp + o), b_ = KILN__SFX(kiln__packed_one)(&c, q, narrow);                     \
+        kv_st(d1->comp + o, b_);                                                                          \
+        kv_st(out->comp + o, kv_fma(u, kv_sub(b_, a_), a_));                                              \
+    } while (0)
+    KILN__FILL_ST(tx, 0);
+    KILN__FILL_ST(ty, 1);
+    KILN__FILL_ST(tz, 2);
+    kv_quat bq;
+    bq.x = KILN__SFX(kiln__packed_one)(&c, 3, narrow);
+    bq.y = KILN__SFX(kiln__packed_one)(&c, 4, narrow);
+    bq.z = KILN__SFX(kiln__packed_one)(&c, 5, narrow);
+    bq.w = KILN__SFX(kiln__rebuild_qw)(bq.x, bq.y, bq.z);
+    kv_st(d1->qx + o, bq.x), kv_st(d1->qy + o, bq.y), kv_st(d1->qz + o, bq.z), kv_st(d1->qw + o, bq.w);
+    kv_quat a = {kv_ld(x0->qx + o), kv_ld(x0->qy + o), kv_ld(x0->qz + o), kv_ld(x0->qw + o)};
+    kv_quat r = KILN__SFX(kiln__qinterp)(a, bq, u, sq);
+    kv_st(out->qx + o, r.x), kv_st(out->qy + o, r.y), kv_st(out->qz + o, r.z), kv_st(out->qw + o, r.w);
+    KILN__FILL_ST(sx, 6);
+    KILN__FILL_ST(sy, 7);
+    KILN__FILL_ST(sz, 8);
+#undef KILN__FILL_ST
+}
+
 /* Lanes [o, o + KV_W): T = ta·T0 + tb·Tc + tc·k, S = (sa·S0 + sb·Sc + sz)·(sc·k + sd),
  * R = (ra·R0 + rb·Rc + rz·I) ⊗ k'. Every load precedes every store (out may alias base). */
 KILN__FN void KILN__SFX(kiln__compose)(kv_xf k, const kiln__modes *m, uint32_t flags, unsigned o,
@@ -401,6 +435,20 @@ KILN__KERNEL void KILN__SFX(kiln__sample_blocks)(const kiln__sample_job *job, ui
         for (; b0 < b1; b0++, rest++, base++, out++) {
             uint32_t flags = b->blocks[b0].flags;
             if ((flags & (KILN__BLK_CACHE | KILN__BLK_EXACT)) != KILN__BLK_CACHE) break;
+            if (job->fill1) {
+                /* row 1 into the context first, unless decoded below as it is interpolated */
+                if ((flags & (KILN__BLK_ABSOLUTE | KILN__BLK_PACKED)) == (KILN__BLK_ABSOLUTE | KILN__BLK_PACKED) &&
+                    !job->u_zero) {
+                    for (unsigned h = 0; h < KV_PER_BLOCK; h++) {
+                        if (flags & KILN__BLK_NARROW)
+                            KILN__SFX(kiln__interp_abs_fill)(b, b0, h, job->dec0 + b0, job->row1, job->fill1 + b0, u, sq, 1, out);
+                        else
+                            KILN__SFX(kiln__interp_abs_fill)(b, b0, h, job->dec0 + b0, job->row1, job->fill1 + b0, u, sq, 0, out);
+                    }
+                    continue;
+                }
+                KILN__SFX(kiln__decode_block)(b, b0, job->row1, NULL, job->fill1 + b0, NULL);
+            }
             for (unsigned h = 0; h < KV_PER_BLOCK; h++) {
                 if (flags & KILN__BLK_ABSOLUTE) {
                     KILN__SFX(kiln__interp_abs)(job->dec0 + b0, job->dec1 + b0, h * KV_W, u, sq, job->u_zero, out);
@@ -443,8 +491,12 @@ KILN__KERNEL void KILN__SFX(kiln__sample_blocks)(const kiln__sample_job *job, ui
             x0 = (const kiln_soa_xform *)(const void *)(job->row0 + cb->offset[0]);
             x1 = (const kiln_soa_xform *)(const void *)(job->row1 + cb->offset[0]);
         } else if (flags & KILN__BLK_DECODE) {
-            if (job->dec0 && (flags & KILN__BLK_CACHE)) x0 = job->dec0 + blk, x1 = job->dec1 + blk;
-            else fused = 1;
+            if (job->dec0 && (flags & KILN__BLK_CACHE)) {
+                if (job->fill1) KILN__SFX(kiln__decode_block)(b, blk, job->row1, NULL, job->fill1 + blk, NULL);
+                x0 = job->dec0 + blk, x1 = job->dec1 + blk;
+            } else {
+                fused = 1;
+            }
         } else {
             kiln__block_sources(b, blk, job->row0, job->row1, p0, p1);
         }
