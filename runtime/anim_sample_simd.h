@@ -10,7 +10,9 @@
  * for packed blocks), interpolate (lerp T and S, shortest-arc corrected nlerp R), then compose
  * the key k against the rest pose and the pose underneath with the binding's per-lane
  * coefficients. kiln__sample_blocks runs the two lossy cases (cached rows, packed rows in
- * place) in lean loops of their own and every other kind of block in the general loop. Everything stays in registers (kv_xf) between the loads and the stores; all
+ * place) in lean loops of their own and every other kind of block in the general loop; in
+ * the first, a row i+1 the context does not hold yet (job->fill1) is decoded into it there.
+ * Absolute blocks store each component as soon as it is ready. Everything stays in registers (kv_xf) between the loads and the stores; all
  * loads of a block's rest/base lanes happen before its stores, so `out` may alias `base`.
  *
  * Own layout, not cglm's: a register holds one component (tx, qx, ...) of KV_W joints, as the
@@ -114,10 +116,8 @@ KILN__FN void KILN__SFX(kiln__fetch_rows)(const kiln_anim_binding *b, const kiln
     *bb = KILN__SFX(kiln__fetch_xf)(b, cb, cst, h, row1);
 }
 
-/* Packed blocks between two quantised rows, each component decoded from both rows and
- * interpolated at once: the same arithmetic as fetch_rows + interp_xf, but with two rows of
- * nine components never live together, so nothing spills to the stack. A cursor walks the
- * stored components of both rows in order. */
+/* A cursor over the stored components of a KILN__BLK_PACKED block in one row (s0) or two
+ * (s0, s1), walking them in order: their widths, tracks and precomputed steps. */
 typedef struct KILN__SFX(kiln__packed_cursor) {
     const kiln_blob_anim_track *tr;
     const float *scale;
@@ -260,7 +260,9 @@ KILN__FN kv_quat KILN__SFX(kiln__packed_rot)(KILN__SFX(kiln__packed_cursor) *c, 
     return KILN__SFX(kiln__qinterp)(qa, qb, u, sq);
 }
 
-/* The key of packed block blk, lane group h, in registers (for composing). */
+/* The key of packed block blk, lane group h, in registers (for composing): each component
+ * decoded from both rows and interpolated at once, the same arithmetic as fetch_rows +
+ * interp_xf, but with two rows of nine components never live together, so nothing spills. */
 KILN__FN kv_xf KILN__SFX(kiln__interp_packed)(const kiln_anim_binding *b, uint32_t blk, unsigned h,
                                               const unsigned char *row0, const unsigned char *row1, kv u, const kv *sq,
                                               int narrow)
