@@ -462,6 +462,20 @@ KILN__KERNEL void KILN__SFX(kiln__sample_blocks)(const kiln__sample_job *job, ui
             }
         }
     }
+    if (!job->dec0) {
+        /* absolute packed blocks alone first: no rest or base to track */
+        const unsigned char *row0 = job->row0, *row1 = job->row1;
+        uint32_t start = b0;
+        for (; b0 < b1; b0++, out++) {
+            uint32_t flags = b->blocks[b0].flags;
+            if ((flags & (KILN__BLK_PACKED | KILN__BLK_EXACT | KILN__BLK_ABSOLUTE)) != (KILN__BLK_PACKED | KILN__BLK_ABSOLUTE)) break;
+            for (unsigned h = 0; h < KV_PER_BLOCK; h++) {
+                if (flags & KILN__BLK_NARROW) KILN__SFX(kiln__interp_packed_abs)(b, b0, h, row0, row1, u, sq, 1, out);
+                else KILN__SFX(kiln__interp_packed_abs)(b, b0, h, row0, row1, u, sq, 0, out);
+            }
+        }
+        rest += b0 - start, base += b0 - start;
+    }
     for (; b0 < b1; b0++, rest++, base++, out++) {
         const kiln__clip_block *cb = &b->blocks[b0];
         uint32_t flags = cb->flags;
