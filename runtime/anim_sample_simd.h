@@ -433,6 +433,31 @@ KILN__KERNEL void KILN__SFX(kiln__sample_blocks)(const kiln__sample_job *job, ui
      * whose two rows the context holds decoded (forward playback), then packed blocks decoded
      * from the rows in place (random access), when they need no scalar fix-up. The first block
      * of another kind goes on in the general loop below. */
+    if (job->dec0 && !job->u_zero) {
+        /* absolute cached blocks alone first: no rest or base to track */
+        const kiln_soa_xform *d0 = job->dec0, *d1 = job->dec1;
+        uint32_t start = b0;
+        if (job->fill1) {
+            const unsigned char *row1 = job->row1;
+            kiln_soa_xform *f1 = job->fill1;
+            for (; b0 < b1; b0++, out++) {
+                uint32_t flags = b->blocks[b0].flags;
+                const uint32_t want = KILN__BLK_CACHE | KILN__BLK_ABSOLUTE | KILN__BLK_PACKED;
+                if ((flags & (want | KILN__BLK_EXACT)) != want) break;
+                for (unsigned h = 0; h < KV_PER_BLOCK; h++) {
+                    if (flags & KILN__BLK_NARROW) KILN__SFX(kiln__interp_abs_fill)(b, b0, h, d0 + b0, row1, f1 + b0, u, sq, 1, out);
+                    else KILN__SFX(kiln__interp_abs_fill)(b, b0, h, d0 + b0, row1, f1 + b0, u, sq, 0, out);
+                }
+            }
+        } else {
+            for (; b0 < b1; b0++, out++) {
+                uint32_t flags = b->blocks[b0].flags;
+                if ((flags & (KILN__BLK_CACHE | KILN__BLK_ABSOLUTE | KILN__BLK_EXACT)) != (KILN__BLK_CACHE | KILN__BLK_ABSOLUTE)) break;
+                for (unsigned h = 0; h < KV_PER_BLOCK; h++) KILN__SFX(kiln__interp_abs)(d0 + b0, d1 + b0, h * KV_W, u, sq, 0, out);
+            }
+        }
+        rest += b0 - start, base += b0 - start;
+    }
     if (job->dec0) {
         for (; b0 < b1; b0++, rest++, base++, out++) {
             uint32_t flags = b->blocks[b0].flags;
