@@ -418,6 +418,10 @@ kiln_result kiln_anim_bind(const kiln_blob *anim_blob, uint32_t clip, const kiln
             if (packed) {
                 /* the lanes' steps (kiln__clip_step), rounded once here as every path rounds them */
                 cb->flags |= KILN__BLK_PACKED;
+                int narrow = 1;
+                for (unsigned q = 0; q < KILN_ANIM_COMPONENTS - 1; q++)
+                    if (cb->packed_width[q] > 16u) narrow = 0;
+                if (narrow) cb->flags |= KILN__BLK_NARROW;
                 float *scale = b->packed_scale + (size_t)blk * (KILN_ANIM_COMPONENTS - 1) * KILN__LANES;
                 for (unsigned q = 0; q < KILN_ANIM_COMPONENTS - 1; q++)
                     for (unsigned l = 0; l < KILN__LANES; l++)

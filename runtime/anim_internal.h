@@ -55,6 +55,9 @@ static inline int kiln__clip_layout_of_anim(const kiln_blob_animation *a, kiln__
                                      widths, their tracks consecutive and their lanes packed back to
                                      back in component order from offset[0] (dispatch-free decode) */
 
+#define KILN__BLK_NARROW   0x200u /* PACKED, every width at most 16 bits (one 16-byte read per
+                                     track on the AVX2 path) */
+
 typedef struct kiln__clip_block {
     uint8_t  kind[KILN_ANIM_COMPONENTS];    /* KILN__SRC_* */
     uint8_t  width[KILN_ANIM_COMPONENTS];   /* DECODED: bits per lane; 0 for the rebuilt qw */
@@ -129,6 +132,8 @@ typedef struct kiln__sample_job {
     const unsigned char *row0, *row1;     /* raw rows i and i+1 */
     const kiln_soa_xform *dec0, *dec1;    /* decoded rows (context cache), or NULL: decode per block
                                              (only blocks with KILN__BLK_CACHE are read there) */
+    kiln_soa_xform *fill1;                /* NULL, or dec1 not yet decoded: the kernel decodes row1
+                                             into it block by block (every CACHE block it samples) */
     float u;                              /* in [0, 1] */
     float slerp_q[KILN__SLERP_DEG];       /* nlerp correction polynomial for this u (kiln__slerp_coeffs) */
     int   u_zero;                         /* u == 0: rotations are row i's keys as stored */

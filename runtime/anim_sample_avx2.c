@@ -18,6 +18,15 @@
 #define KILN__MASK(w)                                                                                     \
     {KILN__LANE(w, 0), KILN__LANE(w, 1), KILN__LANE(w, 2), KILN__LANE(w, 3),                              \
      KILN__LANE(w, 4), KILN__LANE(w, 5), KILN__LANE(w, 6), KILN__LANE(w, 7)}
+/* The same bytes for tracks of up to 16 bits read as one 16-byte load broadcast to both halves:
+ * the bits of every lane then lie in the track's first w <= 16 bytes, so lanes 4-7 index
+ * those 16 bytes directly; indices past them (bytes beyond the lane's bits) read zero. */
+#define KILN__NBYTE_AT(x) (int8_t)((x) < 16u ? (x) : 0x80u)
+#define KILN__NBYTE(w, i, k) KILN__NBYTE_AT((((i) * (w)) >> 3) + (k))
+#define KILN__NLANE(w, i) KILN__NBYTE(w, i, 0), KILN__NBYTE(w, i, 1), KILN__NBYTE(w, i, 2), KILN__NBYTE(w, i, 3)
+#define KILN__NMASK(w)                                                                                    \
+    {KILN__NLANE(w, 0), KILN__NLANE(w, 1), KILN__NLANE(w, 2), KILN__NLANE(w, 3),                          \
+     KILN__NLANE(w, 4), KILN__NLANE(w, 5), KILN__NLANE(w, 6), KILN__NLANE(w, 7)}
 #define KILN__SHIFT(w) {0, (w) & 7, (2 * (w)) & 7, (3 * (w)) & 7, (4 * (w)) & 7, (5 * (w)) & 7, (6 * (w)) & 7, (7 * (w)) & 7}
 #define KILN__LOW(w) ((1u << (w)) - 1u)
 /* Everything the unpack of one width reads, together: one table row per width, so that a
@@ -26,10 +35,12 @@ typedef struct kiln__unpack_row {
     _Alignas(32) int8_t mask[32];
     int32_t shift[8];
     uint32_t low[8];
+    int8_t narrow[32]; /* the byte shuffle of kiln__unpack_narrow (widths up to 16) */
 } kiln__unpack_row;
 #define KILN__ROW(w)                                                                                      \
     {KILN__MASK(w), KILN__SHIFT(w),                                                                       \
-     {KILN__LOW(w), KILN__LOW(w), KILN__LOW(w), KILN__LOW(w), KILN__LOW(w), KILN__LOW(w), KILN__LOW(w), KILN__LOW(w)}}
+     {KILN__LOW(w), KILN__LOW(w), KILN__LOW(w), KILN__LOW(w), KILN__LOW(w), KILN__LOW(w), KILN__LOW(w), KILN__LOW(w)}, \
+     KILN__NMASK(w)}
 static const kiln__unpack_row kiln__unpack_rows[KILN__CLIP_MAX_QBITS + 1] = {
     KILN__ROW(0),  KILN__ROW(1),  KILN__ROW(2),  KILN__ROW(3),  KILN__ROW(4),  KILN__ROW(5),  KILN__ROW(6),
     KILN__ROW(7),  KILN__ROW(8),  KILN__ROW(9),  KILN__ROW(10), KILN__ROW(11), KILN__ROW(12), KILN__ROW(13),
@@ -49,6 +60,18 @@ KILN__FN kvi kiln__unpack_half(const unsigned char *src, uint32_t width, unsigne
     __m128i hi = _mm_loadu_si128((const __m128i *)(const void *)(src + KILN__HI(width)));
     __m256i v = _mm256_inserti128_si256(_mm256_castsi128_si256(lo), hi, 1);
     v = _mm256_shuffle_epi8(v, _mm256_loadu_si256((const __m256i *)(const void *)t->mask));
+    v = _mm256_srlv_epi32(v, _mm256_loadu_si256((const __m256i *)(const void *)t->shift));
+    return _mm256_and_si256(v, _mm256_loadu_si256((const __m256i *)(const void *)t->low));
+}
+
+/* kiln__unpack_half for a track of 1 to 16 bits (KILN__BLK_NARROW blocks): one broadcast load
+ * of its first 16 bytes instead of two loads and an insert. */
+#define KILN__UNPACK_NARROW 1
+KILN__FN kvi kiln__unpack_narrow(const unsigned char *src, uint32_t width)
+{
+    const kiln__unpack_row *t = &kiln__unpack_rows[width];
+    __m256i v = _mm256_broadcastsi128_si256(_mm_loadu_si128((const __m128i *)(const void *)src));
+    v = _mm256_shuffle_epi8(v, _mm256_loadu_si256((const __m256i *)(const void *)t->narrow));
     v = _mm256_srlv_epi32(v, _mm256_loadu_si256((const __m256i *)(const void *)t->shift));
     return _mm256_and_si256(v, _mm256_loadu_si256((const __m256i *)(const void *)t->low));
 }

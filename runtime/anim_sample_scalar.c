@@ -134,6 +134,7 @@ void kiln__sample_blocks_scalar(const kiln__sample_job *job, uint32_t b0, uint32
             int cached = job->dec0 && (cb->flags & KILN__BLK_CACHE);
             const kiln_soa_xform *dec0 = cached ? job->dec0 + blk : &d0, *dec1 = cached ? job->dec1 + blk : &d1;
             if (!cached) kiln__decode_block_scalar(b, blk, job->row0, job->row1, &d0, &d1);
+            else if (job->fill1) kiln__decode_one(b, blk, job->row1, job->fill1 + blk);
             for (unsigned c = 0; c < KILN_ANIM_COMPONENTS; c++) p0[c] = kiln__soa_comp(dec0, c), p1[c] = kiln__soa_comp(dec1, c);
         } else {
             kiln__block_sources(b, blk, job->row0, job->row1, p0, p1);

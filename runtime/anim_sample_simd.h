@@ -10,7 +10,9 @@
  * for packed blocks), interpolate (lerp T and S, shortest-arc corrected nlerp R), then compose
  * the key k against the rest pose and the pose underneath with the binding's per-lane
  * coefficients. kiln__sample_blocks runs the two lossy cases (cached rows, packed rows in
- * place) in lean loops of their own and every other kind of block in the general loop. Everything stays in registers (kv_xf) between the loads and the stores; all
+ * place) in lean loops of their own and every other kind of block in the general loop; in
+ * the first, a row i+1 the context does not hold yet (job->fill1) is decoded into it there.
+ * Absolute blocks store each component as soon as it is ready. Everything stays in registers (kv_xf) between the loads and the stores; all
  * loads of a block's rest/base lanes happen before its stores, so `out` may alias `base`.
  *
  * Own layout, not cglm's: a register holds one component (tx, qx, ...) of KV_W joints, as the
@@ -78,13 +80,31 @@ KILN__FN kv_xf KILN__SFX(kiln__fetch_xf)(const kiln_anim_binding *b, const kiln_
     return r;
 }
 
+/* Lane group h of a w-bit track: kiln__unpack_narrow where the path has one and the block's
+ * widths allow it (`narrow`, a constant after inlining), else kiln__unpack_half. */
+KILN__FN kvi KILN__SFX(kiln__unpack_w)(const unsigned char *src, unsigned w, unsigned h, int narrow)
+{
+#if defined(KILN__UNPACK_NARROW)
+    if (narrow) return kiln__unpack_narrow(src, w);
+#else
+    (void)narrow;
+#endif
+    return kiln__unpack_half(src, w, h);
+}
+
 /* One stored component of a packed block (KILN__BLK_PACKED: the 9 stored components back to
  * back at their own widths, their tracks consecutive, their scales precomputed at bind time). */
 KILN__FN kv KILN__SFX(kiln__fetch_p)(const float *scale, const float *min, unsigned w, unsigned h,
-                                     const unsigned char *src)
+                                     const unsigned char *src, int narrow)
 {
     unsigned o = h * KV_W;
-    return kv_add(kv_mul(kv_ld(scale + o), kv_cvt_u(kiln__unpack_half(src, w, h))), kv_ld(min + o));
+    return kv_add(kv_mul(kv_ld(scale + o), kv_cvt_u(KILN__SFX(kiln__unpack_w)(src, w, h, narrow))), kv_ld(min + o));
+}
+
+/* The precomputed steps of packed block blk: 9 components x 8 lanes. */
+KILN__FN const float *KILN__SFX(kiln__packed_scale)(const kiln_anim_binding *b, uint32_t blk)
+{
+    return b->packed_scale + (size_t)blk * (KILN_ANIM_COMPONENTS - 1) * KILN__LANES;
 }
 
 /* Both rows of a quantised block, lane group h (packed blocks go through kiln__interp_packed). */
@@ -96,26 +116,51 @@ KILN__FN void KILN__SFX(kiln__fetch_rows)(const kiln_anim_binding *b, const kiln
     *bb = KILN__SFX(kiln__fetch_xf)(b, cb, cst, h, row1);
 }
 
-/* Lane group h of one row of a KILN__BLK_PACKED block: the 9 stored components at their
- * widths, back to back, then the rebuilt qw; no per-component dispatch. */
-KILN__FN kv_xf KILN__SFX(kiln__fetch_packed_xf)(const kiln_anim_binding *b, const kiln__clip_block *cb, unsigned h,
-                                                const unsigned char *row)
+/* A cursor over the stored components of a KILN__BLK_PACKED block in one row (s0) or two
+ * (s0, s1), walking them in order: their widths, tracks and precomputed steps. */
+typedef struct KILN__SFX(kiln__packed_cursor) {
+    const kiln_blob_anim_track *tr;
+    const float *scale;
+    const uint8_t *w;
+    const unsigned char *s0, *s1;
+    unsigned h;
+} KILN__SFX(kiln__packed_cursor);
+
+KILN__FN KILN__SFX(kiln__packed_cursor) KILN__SFX(kiln__packed_at)(const kiln_anim_binding *b, uint32_t blk, unsigned h,
+                                                                     const unsigned char *row0, const unsigned char *row1)
 {
-    const kiln_blob_anim_track *tr = &b->tracks[cb->track[0]];
-    const float *scale = b->packed_scale + (size_t)(cb - b->blocks) * (KILN_ANIM_COMPONENTS - 1) * KILN__LANES;
-    const uint8_t *w = cb->packed_width;
-    const unsigned char *s = row + cb->offset[0];
-    kv v[KILN_ANIM_COMPONENTS - 1];
-    for (unsigned q = 0; q < KILN_ANIM_COMPONENTS - 1; q++) {
-        v[q] = KILN__SFX(kiln__fetch_p)(scale + q * KILN__LANES, tr[q].range_min, w[q], h, s);
-        s += kiln__clip_track_bytes(w[q]);
-    }
-    kv_xf r;
-    r.tx = v[0], r.ty = v[1], r.tz = v[2];
-    r.q.x = v[3], r.q.y = v[4], r.q.z = v[5];
-    r.q.w = KILN__SFX(kiln__rebuild_qw)(v[3], v[4], v[5]);
-    r.sx = v[6], r.sy = v[7], r.sz = v[8];
-    return r;
+    const kiln__clip_block *cb = &b->blocks[blk];
+    KILN__SFX(kiln__packed_cursor) c = {&b->tracks[cb->track[0]], KILN__SFX(kiln__packed_scale)(b, blk), cb->packed_width,
+                                        row0 + cb->offset[0], row1 + cb->offset[0], h};
+    return c;
+}
+
+/* Stored component q of row 0 alone (decoding one row: the cursor advances past it). */
+KILN__FN kv KILN__SFX(kiln__packed_one)(KILN__SFX(kiln__packed_cursor) *c, unsigned q, int narrow)
+{
+    unsigned w = c->w[q];
+    kv v = KILN__SFX(kiln__fetch_p)(c->scale + q * KILN__LANES, c->tr[q].range_min, w, c->h, c->s0, narrow);
+    c->s0 += kiln__clip_track_bytes(w);
+    return v;
+}
+
+/* Lane group h of one row of packed block blk decoded into d, each component stored as soon
+ * as it is decoded (qx, qy, qz stay for the rebuilt qw). */
+KILN__FN void KILN__SFX(kiln__decode_packed)(const kiln_anim_binding *b, uint32_t blk, unsigned h,
+                                             const unsigned char *row, kiln_soa_xform *d, int narrow)
+{
+    KILN__SFX(kiln__packed_cursor) c = KILN__SFX(kiln__packed_at)(b, blk, h, row, row);
+    unsigned o = h * KV_W;
+    kv_st(d->tx + o, KILN__SFX(kiln__packed_one)(&c, 0, narrow));
+    kv_st(d->ty + o, KILN__SFX(kiln__packed_one)(&c, 1, narrow));
+    kv_st(d->tz + o, KILN__SFX(kiln__packed_one)(&c, 2, narrow));
+    kv qx = KILN__SFX(kiln__packed_one)(&c, 3, narrow), qy = KILN__SFX(kiln__packed_one)(&c, 4, narrow);
+    kv qz = KILN__SFX(kiln__packed_one)(&c, 5, narrow);
+    kv_st(d->qx + o, qx), kv_st(d->qy + o, qy), kv_st(d->qz + o, qz);
+    kv_st(d->qw + o, KILN__SFX(kiln__rebuild_qw)(qx, qy, qz));
+    kv_st(d->sx + o, KILN__SFX(kiln__packed_one)(&c, 6, narrow));
+    kv_st(d->sy + o, KILN__SFX(kiln__packed_one)(&c, 7, narrow));
+    kv_st(d->sz + o, KILN__SFX(kiln__packed_one)(&c, 8, narrow));
 }
 
 KILN__KERNEL void KILN__SFX(kiln__decode_block)(const kiln_anim_binding *b, uint32_t block, const unsigned char *row0,
@@ -125,8 +170,10 @@ KILN__KERNEL void KILN__SFX(kiln__decode_block)(const kiln_anim_binding *b, uint
     const kiln_soa_xform *cst = (const kiln_soa_xform *)(const void *)b->constants + block;
     if (cb->flags & KILN__BLK_PACKED) {
         for (unsigned h = 0; h < KV_PER_BLOCK; h++) {
-            kv_xf_store(d0, h * KV_W, KILN__SFX(kiln__fetch_packed_xf)(b, cb, h, row0));
-            if (d1) kv_xf_store(d1, h * KV_W, KILN__SFX(kiln__fetch_packed_xf)(b, cb, h, row1));
+            if (cb->flags & KILN__BLK_NARROW) KILN__SFX(kiln__decode_packed)(b, block, h, row0, d0, 1);
+            else KILN__SFX(kiln__decode_packed)(b, block, h, row0, d0, 0);
+            if (d1 && (cb->flags & KILN__BLK_NARROW)) KILN__SFX(kiln__decode_packed)(b, block, h, row1, d1, 1);
+            else if (d1) KILN__SFX(kiln__decode_packed)(b, block, h, row1, d1, 0);
         }
         return;
     }
@@ -185,46 +232,69 @@ KILN__FN kv_quat KILN__SFX(kiln__qinterp)(kv_quat a, kv_quat b, kv u, const kv *
     return KILN__SFX(kiln__qnormalize_tree)(r);
 }
 
-/* The key of a KILN__BLK_PACKED block between two quantised rows, each component decoded from
- * both rows and interpolated at once: the same arithmetic as fetch_rows + interp_xf, but with
- * two rows of nine components never live together, so nothing spills to the stack. */
-KILN__FN kv_xf KILN__SFX(kiln__interp_packed)(const kiln_anim_binding *b, const kiln__clip_block *cb, unsigned h,
-                                              const unsigned char *row0, const unsigned char *row1, kv u, const kv *sq)
+/* Stored component q of both rows (components in order: the cursor advances past it). */
+KILN__FN void KILN__SFX(kiln__packed_pair)(KILN__SFX(kiln__packed_cursor) *c, unsigned q, int narrow, kv *a, kv *bq)
 {
-    const kiln_blob_anim_track *tr = &b->tracks[cb->track[0]];
-    const float *scale = b->packed_scale + (size_t)(cb - b->blocks) * (KILN_ANIM_COMPONENTS - 1) * KILN__LANES;
-    const uint8_t *w = cb->packed_width;
-    const unsigned char *s0 = row0 + cb->offset[0], *s1 = row1 + cb->offset[0];
-    kv_xf k;
-#define KILN__LERP(dst, q)                                                                                \
-    do {                                                                                                  \
-        kv a_ = KILN__SFX(kiln__fetch_p)(scale + (q) * KILN__LANES, tr[q].range_min, w[q], h, s0);         \
-        kv b_ = KILN__SFX(kiln__fetch_p)(scale + (q) * KILN__LANES, tr[q].range_min, w[q], h, s1);         \
-        (dst) = kv_fma(u, kv_sub(b_, a_), a_);                                                            \
-        s0 += kiln__clip_track_bytes(w[q]), s1 += kiln__clip_track_bytes(w[q]);                           \
-    } while (0)
-#define KILN__PAIR(a, bq, q)                                                                              \
-    do {                                                                                                  \
-        (a) = KILN__SFX(kiln__fetch_p)(scale + (q) * KILN__LANES, tr[q].range_min, w[q], h, s0);           \
-        (bq) = KILN__SFX(kiln__fetch_p)(scale + (q) * KILN__LANES, tr[q].range_min, w[q], h, s1);          \
-        s0 += kiln__clip_track_bytes(w[q]), s1 += kiln__clip_track_bytes(w[q]);                           \
-    } while (0)
-    KILN__LERP(k.tx, 0);
-    KILN__LERP(k.ty, 1);
-    KILN__LERP(k.tz, 2);
+    unsigned w = c->w[q];
+    *a = KILN__SFX(kiln__fetch_p)(c->scale + q * KILN__LANES, c->tr[q].range_min, w, c->h, c->s0, narrow);
+    *bq = KILN__SFX(kiln__fetch_p)(c->scale + q * KILN__LANES, c->tr[q].range_min, w, c->h, c->s1, narrow);
+    c->s0 += kiln__clip_track_bytes(w), c->s1 += kiln__clip_track_bytes(w);
+}
+
+KILN__FN kv KILN__SFX(kiln__packed_lerp)(KILN__SFX(kiln__packed_cursor) *c, unsigned q, kv u, int narrow)
+{
+    kv a, bq;
+    KILN__SFX(kiln__packed_pair)(c, q, narrow, &a, &bq);
+    return kv_fma(u, kv_sub(bq, a), a);
+}
+
+/* The rotation (stored components 3 to 5, qw rebuilt in both rows), interpolated. */
+KILN__FN kv_quat KILN__SFX(kiln__packed_rot)(KILN__SFX(kiln__packed_cursor) *c, kv u, const kv *sq, int narrow)
+{
     kv_quat qa, qb;
-    KILN__PAIR(qa.x, qb.x, 3);
-    KILN__PAIR(qa.y, qb.y, 4);
-    KILN__PAIR(qa.z, qb.z, 5);
+    KILN__SFX(kiln__packed_pair)(c, 3, narrow, &qa.x, &qb.x);
+    KILN__SFX(kiln__packed_pair)(c, 4, narrow, &qa.y, &qb.y);
+    KILN__SFX(kiln__packed_pair)(c, 5, narrow, &qa.z, &qb.z);
     qa.w = KILN__SFX(kiln__rebuild_qw)(qa.x, qa.y, qa.z);
     qb.w = KILN__SFX(kiln__rebuild_qw)(qb.x, qb.y, qb.z);
-    k.q = KILN__SFX(kiln__qinterp)(qa, qb, u, sq);
-    KILN__LERP(k.sx, 6);
-    KILN__LERP(k.sy, 7);
-    KILN__LERP(k.sz, 8);
-#undef KILN__LERP
-#undef KILN__PAIR
+    return KILN__SFX(kiln__qinterp)(qa, qb, u, sq);
+}
+
+/* The key of packed block blk, lane group h, in registers (for composing): each component
+ * decoded from both rows and interpolated at once, the same arithmetic as fetch_rows +
+ * interp_xf, but with two rows of nine components never live together, so nothing spills. */
+KILN__FN kv_xf KILN__SFX(kiln__interp_packed)(const kiln_anim_binding *b, uint32_t blk, unsigned h,
+                                              const unsigned char *row0, const unsigned char *row1, kv u, const kv *sq,
+                                              int narrow)
+{
+    KILN__SFX(kiln__packed_cursor) c = KILN__SFX(kiln__packed_at)(b, blk, h, row0, row1);
+    kv_xf k;
+    k.tx = KILN__SFX(kiln__packed_lerp)(&c, 0, u, narrow);
+    k.ty = KILN__SFX(kiln__packed_lerp)(&c, 1, u, narrow);
+    k.tz = KILN__SFX(kiln__packed_lerp)(&c, 2, u, narrow);
+    k.q = KILN__SFX(kiln__packed_rot)(&c, u, sq, narrow);
+    k.sx = KILN__SFX(kiln__packed_lerp)(&c, 6, u, narrow);
+    k.sy = KILN__SFX(kiln__packed_lerp)(&c, 7, u, narrow);
+    k.sz = KILN__SFX(kiln__packed_lerp)(&c, 8, u, narrow);
     return k;
+}
+
+/* The same key of an ABSOLUTE packed block stored to out as each component is ready: no key
+ * held in registers across the rotation, hence no spills. */
+KILN__FN void KILN__SFX(kiln__interp_packed_abs)(const kiln_anim_binding *b, uint32_t blk, unsigned h,
+                                                 const unsigned char *row0, const unsigned char *row1, kv u,
+                                                 const kv *sq, int narrow, kiln_soa_xform *out)
+{
+    KILN__SFX(kiln__packed_cursor) c = KILN__SFX(kiln__packed_at)(b, blk, h, row0, row1);
+    unsigned o = h * KV_W;
+    kv_st(out->tx + o, KILN__SFX(kiln__packed_lerp)(&c, 0, u, narrow));
+    kv_st(out->ty + o, KILN__SFX(kiln__packed_lerp)(&c, 1, u, narrow));
+    kv_st(out->tz + o, KILN__SFX(kiln__packed_lerp)(&c, 2, u, narrow));
+    kv_quat r = KILN__SFX(kiln__packed_rot)(&c, u, sq, narrow);
+    kv_st(out->qx + o, r.x), kv_st(out->qy + o, r.y), kv_st(out->qz + o, r.z), kv_st(out->qw + o, r.w);
+    kv_st(out->sx + o, KILN__SFX(kiln__packed_lerp)(&c, 6, u, narrow));
+    kv_st(out->sy + o, KILN__SFX(kiln__packed_lerp)(&c, 7, u, narrow));
+    kv_st(out->sz + o, KILN__SFX(kiln__packed_lerp)(&c, 8, u, narrow));
 }
 
 /* Lanes [o, o + KV_W) of a row whose component c is at p[c]. */
@@ -250,6 +320,66 @@ KILN__FN kv_xf KILN__SFX(kiln__interp_xf)(kv_xf a, kv_xf b, kv u, const kv *sq, 
     k.sz = kv_fma(u, kv_sub(b.sz, a.sz), a.sz);
     k.q = u_zero ? a.q : KILN__SFX(kiln__qinterp)(a.q, b.q, u, sq);
     return k;
+}
+
+/* interp_xf of two rows in memory for an ABSOLUTE block, each component stored as soon as it
+ * is interpolated (the key is not held across the rotation: nothing spills). */
+KILN__FN void KILN__SFX(kiln__interp_abs)(const kiln_soa_xform *x0, const kiln_soa_xform *x1, unsigned o, kv u,
+                                          const kv *sq, int u_zero, kiln_soa_xform *out)
+{
+#define KILN__LERP_ST(comp)                                                                               \
+    do {                                                                                                  \
+        kv a_ = kv_ld(x0->comp + o);                                                                      \
+        kv_st(out->comp + o, kv_fma(u, kv_sub(kv_ld(x1->comp + o), a_), a_));                             \
+    } while (0)
+    KILN__LERP_ST(tx);
+    KILN__LERP_ST(ty);
+    KILN__LERP_ST(tz);
+    kv_quat a = {kv_ld(x0->qx + o), kv_ld(x0->qy + o), kv_ld(x0->qz + o), kv_ld(x0->qw + o)};
+    kv_quat r = a;
+    if (!u_zero) {
+        kv_quat bq = {kv_ld(x1->qx + o), kv_ld(x1->qy + o), kv_ld(x1->qz + o), kv_ld(x1->qw + o)};
+        r = KILN__SFX(kiln__qinterp)(a, bq, u, sq);
+    }
+    kv_st(out->qx + o, r.x), kv_st(out->qy + o, r.y), kv_st(out->qz + o, r.z), kv_st(out->qw + o, r.w);
+    KILN__LERP_ST(sx);
+    KILN__LERP_ST(sy);
+    KILN__LERP_ST(sz);
+#undef KILN__LERP_ST
+}
+
+/* kiln__interp_abs for an ABSOLUTE packed block whose row 1 the context does not hold yet
+ * (forward playback stepping to the next frame pair): row 1 decoded component by component,
+ * stored into the context (d1) and interpolated against row 0 from the context at once. */
+KILN__FN void KILN__SFX(kiln__interp_abs_fill)(const kiln_anim_binding *b, uint32_t blk, unsigned h,
+                                               const kiln_soa_xform *x0, const unsigned char *row1,
+                                               kiln_soa_xform *d1, kv u, const kv *sq, int narrow,
+                                               kiln_soa_xform *out)
+{
+    KILN__SFX(kiln__packed_cursor) c = KILN__SFX(kiln__packed_at)(b, blk, h, row1, row1);
+    unsigned o = h * KV_W;
+#define KILN__FILL_ST(comp, q)                                                                            \
+    do {                                                                                                  \
+        kv a_ = kv_ld(x0->comp + o), b_ = KILN__SFX(kiln__packed_one)(&c, q, narrow);                     \
+        kv_st(d1->comp + o, b_);                                                                          \
+        kv_st(out->comp + o, kv_fma(u, kv_sub(b_, a_), a_));                                              \
+    } while (0)
+    KILN__FILL_ST(tx, 0);
+    KILN__FILL_ST(ty, 1);
+    KILN__FILL_ST(tz, 2);
+    kv_quat bq;
+    bq.x = KILN__SFX(kiln__packed_one)(&c, 3, narrow);
+    bq.y = KILN__SFX(kiln__packed_one)(&c, 4, narrow);
+    bq.z = KILN__SFX(kiln__packed_one)(&c, 5, narrow);
+    bq.w = KILN__SFX(kiln__rebuild_qw)(bq.x, bq.y, bq.z);
+    kv_st(d1->qx + o, bq.x), kv_st(d1->qy + o, bq.y), kv_st(d1->qz + o, bq.z), kv_st(d1->qw + o, bq.w);
+    kv_quat a = {kv_ld(x0->qx + o), kv_ld(x0->qy + o), kv_ld(x0->qz + o), kv_ld(x0->qw + o)};
+    kv_quat r = KILN__SFX(kiln__qinterp)(a, bq, u, sq);
+    kv_st(out->qx + o, r.x), kv_st(out->qy + o, r.y), kv_st(out->qz + o, r.z), kv_st(out->qw + o, r.w);
+    KILN__FILL_ST(sx, 6);
+    KILN__FILL_ST(sy, 7);
+    KILN__FILL_ST(sz, 8);
+#undef KILN__FILL_ST
 }
 
 /* Lanes [o, o + KV_W): T = ta·T0 + tb·Tc + tc·k, S = (sa·S0 + sb·Sc + sz)·(sc·k + sd),
@@ -303,26 +433,88 @@ KILN__KERNEL void KILN__SFX(kiln__sample_blocks)(const kiln__sample_job *job, ui
      * whose two rows the context holds decoded (forward playback), then packed blocks decoded
      * from the rows in place (random access), when they need no scalar fix-up. The first block
      * of another kind goes on in the general loop below. */
+    if (job->dec0 && !job->u_zero) {
+        /* absolute cached blocks alone first: no rest or base to track */
+        const kiln_soa_xform *d0 = job->dec0, *d1 = job->dec1;
+        uint32_t start = b0;
+        if (job->fill1) {
+            const unsigned char *row1 = job->row1;
+            kiln_soa_xform *f1 = job->fill1;
+            for (; b0 < b1; b0++, out++) {
+                uint32_t flags = b->blocks[b0].flags;
+                const uint32_t want = KILN__BLK_CACHE | KILN__BLK_ABSOLUTE | KILN__BLK_PACKED;
+                if ((flags & (want | KILN__BLK_EXACT)) != want) break;
+                for (unsigned h = 0; h < KV_PER_BLOCK; h++) {
+                    if (flags & KILN__BLK_NARROW) KILN__SFX(kiln__interp_abs_fill)(b, b0, h, d0 + b0, row1, f1 + b0, u, sq, 1, out);
+                    else KILN__SFX(kiln__interp_abs_fill)(b, b0, h, d0 + b0, row1, f1 + b0, u, sq, 0, out);
+                }
+            }
+        } else {
+            for (; b0 < b1; b0++, out++) {
+                uint32_t flags = b->blocks[b0].flags;
+                if ((flags & (KILN__BLK_CACHE | KILN__BLK_ABSOLUTE | KILN__BLK_EXACT)) != (KILN__BLK_CACHE | KILN__BLK_ABSOLUTE)) break;
+                for (unsigned h = 0; h < KV_PER_BLOCK; h++) KILN__SFX(kiln__interp_abs)(d0 + b0, d1 + b0, h * KV_W, u, sq, 0, out);
+            }
+        }
+        rest += b0 - start, base += b0 - start;
+    }
     if (job->dec0) {
         for (; b0 < b1; b0++, rest++, base++, out++) {
             uint32_t flags = b->blocks[b0].flags;
             if ((flags & (KILN__BLK_CACHE | KILN__BLK_EXACT)) != KILN__BLK_CACHE) break;
+            if (job->fill1) {
+                /* row 1 into the context first, unless decoded below as it is interpolated */
+                if ((flags & (KILN__BLK_ABSOLUTE | KILN__BLK_PACKED)) == (KILN__BLK_ABSOLUTE | KILN__BLK_PACKED) &&
+                    !job->u_zero) {
+                    for (unsigned h = 0; h < KV_PER_BLOCK; h++) {
+                        if (flags & KILN__BLK_NARROW)
+                            KILN__SFX(kiln__interp_abs_fill)(b, b0, h, job->dec0 + b0, job->row1, job->fill1 + b0, u, sq, 1, out);
+                        else
+                            KILN__SFX(kiln__interp_abs_fill)(b, b0, h, job->dec0 + b0, job->row1, job->fill1 + b0, u, sq, 0, out);
+                    }
+                    continue;
+                }
+                KILN__SFX(kiln__decode_block)(b, b0, job->row1, NULL, job->fill1 + b0, NULL);
+            }
             for (unsigned h = 0; h < KV_PER_BLOCK; h++) {
+                if (flags & KILN__BLK_ABSOLUTE) {
+                    KILN__SFX(kiln__interp_abs)(job->dec0 + b0, job->dec1 + b0, h * KV_W, u, sq, job->u_zero, out);
+                    continue;
+                }
                 kv_xf k = KILN__SFX(kiln__interp_xf)(kv_xf_load(job->dec0 + b0, h * KV_W), kv_xf_load(job->dec1 + b0, h * KV_W),
                                                      u, sq, job->u_zero);
-                if (flags & KILN__BLK_ABSOLUTE) kv_xf_store(out, h * KV_W, k);
-                else KILN__SFX(kiln__compose)(k, &b->modes[b0], flags, h * KV_W, rest, base, out);
+                KILN__SFX(kiln__compose)(k, &b->modes[b0], flags, h * KV_W, rest, base, out);
             }
         }
+    }
+    if (!job->dec0) {
+        /* absolute packed blocks alone first: no rest or base to track */
+        const unsigned char *row0 = job->row0, *row1 = job->row1;
+        uint32_t start = b0;
+        for (; b0 < b1; b0++, out++) {
+            uint32_t flags = b->blocks[b0].flags;
+            if ((flags & (KILN__BLK_PACKED | KILN__BLK_EXACT | KILN__BLK_ABSOLUTE)) != (KILN__BLK_PACKED | KILN__BLK_ABSOLUTE)) break;
+            for (unsigned h = 0; h < KV_PER_BLOCK; h++) {
+                if (flags & KILN__BLK_NARROW) KILN__SFX(kiln__interp_packed_abs)(b, b0, h, row0, row1, u, sq, 1, out);
+                else KILN__SFX(kiln__interp_packed_abs)(b, b0, h, row0, row1, u, sq, 0, out);
+            }
+        }
+        rest += b0 - start, base += b0 - start;
     }
     for (; b0 < b1; b0++, rest++, base++, out++) {
         const kiln__clip_block *cb = &b->blocks[b0];
         uint32_t flags = cb->flags;
         if ((flags & (KILN__BLK_PACKED | KILN__BLK_EXACT)) != KILN__BLK_PACKED || (job->dec0 && (flags & KILN__BLK_CACHE))) break;
         for (unsigned h = 0; h < KV_PER_BLOCK; h++) {
-            kv_xf k = KILN__SFX(kiln__interp_packed)(b, cb, h, job->row0, job->row1, u, sq);
-            if (flags & KILN__BLK_ABSOLUTE) kv_xf_store(out, h * KV_W, k);
-            else KILN__SFX(kiln__compose)(k, &b->modes[b0], flags, h * KV_W, rest, base, out);
+            if ((flags & (KILN__BLK_ABSOLUTE | KILN__BLK_NARROW)) == (KILN__BLK_ABSOLUTE | KILN__BLK_NARROW)) {
+                KILN__SFX(kiln__interp_packed_abs)(b, b0, h, job->row0, job->row1, u, sq, 1, out);
+            } else if (flags & KILN__BLK_ABSOLUTE) {
+                KILN__SFX(kiln__interp_packed_abs)(b, b0, h, job->row0, job->row1, u, sq, 0, out);
+            } else {
+                kv_xf k = (flags & KILN__BLK_NARROW) ? KILN__SFX(kiln__interp_packed)(b, b0, h, job->row0, job->row1, u, sq, 1)
+                                                     : KILN__SFX(kiln__interp_packed)(b, b0, h, job->row0, job->row1, u, sq, 0);
+                KILN__SFX(kiln__compose)(k, &b->modes[b0], flags, h * KV_W, rest, base, out);
+            }
         }
     }
     for (uint32_t blk = b0; blk < b1; blk++, rest++, base++, out++) {
@@ -340,16 +532,24 @@ KILN__KERNEL void KILN__SFX(kiln__sample_blocks)(const kiln__sample_job *job, ui
             x0 = (const kiln_soa_xform *)(const void *)(job->row0 + cb->offset[0]);
             x1 = (const kiln_soa_xform *)(const void *)(job->row1 + cb->offset[0]);
         } else if (flags & KILN__BLK_DECODE) {
-            if (job->dec0 && (flags & KILN__BLK_CACHE)) x0 = job->dec0 + blk, x1 = job->dec1 + blk;
-            else fused = 1;
+            if (job->dec0 && (flags & KILN__BLK_CACHE)) {
+                if (job->fill1) KILN__SFX(kiln__decode_block)(b, blk, job->row1, NULL, job->fill1 + blk, NULL);
+                x0 = job->dec0 + blk, x1 = job->dec1 + blk;
+            } else {
+                fused = 1;
+            }
         } else {
             kiln__block_sources(b, blk, job->row0, job->row1, p0, p1);
         }
         kiln_soa_xform kt; /* EXACT blocks: keys for the scalar fix-up */
         for (unsigned h = 0; h < KV_PER_BLOCK; h++) {
             kv_xf k;
+            if (x0 && (flags & (KILN__BLK_ABSOLUTE | KILN__BLK_EXACT)) == KILN__BLK_ABSOLUTE) {
+                KILN__SFX(kiln__interp_abs)(x0, x1, h * KV_W, u, sq, job->u_zero, out);
+                continue;
+            }
             if (fused && (flags & KILN__BLK_PACKED)) {
-                k = KILN__SFX(kiln__interp_packed)(b, cb, h, job->row0, job->row1, u, sq);
+                k = KILN__SFX(kiln__interp_packed)(b, blk, h, job->row0, job->row1, u, sq, 0);
             } else if (fused) {
                 kv_xf a, bb;
                 KILN__SFX(kiln__fetch_rows)(b, cb, cst, h, job->row0, job->row1, &a, &bb);

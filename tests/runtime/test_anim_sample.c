@@ -841,7 +841,7 @@ Test(sample, blend_shape_weights_interpolate_and_visibility_steps)
 }
 
 /* ---- context ---------------------------------------------------------------------------------- */
-static void check_context(uint32_t width, int scramble, int reorder)
+static void check_context_modes(uint32_t width, int scramble, int reorder, int absolute)
 {
     enum { J = 37, F = 61 };
     char names[J][16];
@@ -851,7 +851,8 @@ static void check_context(uint32_t width, int scramble, int reorder)
     af_motion(F, J, 41, 30, v);
     af_joint joints[J];
     for (int j = 0; j < J; j++)
-        joints[j] = (af_joint){names[reorder ? J - 1 - j : j], AF_MODES_ALL(j % 3 == 0 ? KILN_MODE_RELATIVE : KILN_MODE_ABSOLUTE), {1, 1, 1}};
+        joints[j] = (af_joint){names[reorder ? J - 1 - j : j],
+                               AF_MODES_ALL(j % 3 == 0 && !absolute ? KILN_MODE_RELATIVE : KILN_MODE_ABSOLUTE), {1, 1, 1}};
     af_clip clip = {.framerate = 30, .frame_count = F, .joint_count = J, .joints = joints, .values = v, .width = width,
                     .scramble_rows = scramble};
     scene s = scene_make(&skel, &clip, 1);
@@ -879,12 +880,25 @@ static void check_context(uint32_t width, int scramble, int reorder)
     free(bones);
 }
 
+static void check_context(uint32_t width, int scramble, int reorder) { check_context_modes(width, scramble, reorder, 0); }
+
 Test(context, forward_playback_equals_sampling_without_context_lossless) { check_context(32, 0, 0); }
 Test(context, forward_playback_equals_sampling_without_context_lossy16) { check_context(16, 0, 0); }
 Test(context, forward_playback_equals_sampling_without_context_lossy12_scrambled) { check_context(12, 1, 1); }
 Test(context, forward_playback_equals_sampling_without_context_lossy8_24) {
     check_context(8, 1, 0);
     check_context(24, 0, 1);
+}
+
+/* Every block absolute: forward steps decode the new row inside the sampling pass (packed
+ * blocks of up to 16 bits and wider), the other calls interpolate the context's rows. */
+Test(context, forward_playback_equals_sampling_without_context_lossy_absolute)
+{
+    check_context_modes(16, 0, 0, 1);
+    check_context_modes(11, 0, 0, 1);
+    check_context_modes(20, 0, 0, 1);
+    check_context_modes(13, 1, 0, 1);
+    check_context_modes(9, 0, 1, 1);
 }
 
 Test(context, follows_a_new_binding_and_rejects_one_too_large)
