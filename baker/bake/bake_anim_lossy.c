@@ -238,7 +238,7 @@ static uint32_t kiln__narrow(kiln__lossy *L, double share, double *cur, double *
                 memset(L->lazy_done, 0, L->n);
                 if (kiln__lossy_measure(L, blk, allowed, 0) <= L->target) {
                     /* every frame was measured, so decoded */
-                    kiln__lossy_keep_best(L, blk);
+                    kiln__lossy_keep(L, blk); /* the cache follows the new encoding */
                     if (kiln__widths[mid] == KILN__CLIP_RAW) {
                         kiln__anim_plan *pl = &L->plan[blk * KILN_ANIM_COMPONENTS + c];
                         memset(pl->range_min, 0, sizeof pl->range_min), memset(pl->range_extent, 0, sizeof pl->range_extent);
@@ -260,7 +260,7 @@ static uint32_t kiln__narrow(kiln__lossy *L, double share, double *cur, double *
             for (unsigned l = 0; l < KILN_SOA_WIDTH && blk * KILN_SOA_WIDTH + l < L->nj; l++)
                 memcpy(kiln__dec(L, blk * KILN_SOA_WIDTH + l, c), L->backup + (size_t)l * L->n, L->n * sizeof(float));
             L->lazy = 0;
-            if (best < s) kiln__lossy_commit_best(L, blk); /* the cache follows the new encoding */
+            if (best < s && c >= 3 && c <= 6) memset(L->rot_done + (size_t)blk * L->n, 0, L->n);
             narrowed += best < s;
         }
     }
@@ -294,38 +294,39 @@ static kiln_result kiln__allocate(kiln__lossy *L, const kiln__skeleton *sk, doub
     memset(L->step, 0, (size_t)L->blocks * KILN_ANIM_COMPONENTS);
     kiln_result r = kiln__nodes(L, sk);
     if (r != KILN_OK) return r;
-    /* The caches: seven transforms per node and frame. Too large for the limit or for memory,
-     * the clip is not quantised (*met stays 0, L->cache_bytes says why). */
+    /* The caches: five transforms per node and frame. Too large for the limit or for memory,
+     * the clip is not quantised (*met stays 0, L->cache_nodes says why). */
     size_t frames_nodes = (size_t)L->n * L->nodes;
-    L->cache_bytes = (uint64_t)frames_nodes * (4 * sizeof(kiln__wxf) + 3 * sizeof(kiln__loc));
-    if (L->cache_bytes > KILN__CACHE_LIMIT || L->cache_bytes > SIZE_MAX / 2) return KILN_OK;
+    L->cache_nodes = frames_nodes;
+    if (L->cache_nodes > KILN__CACHE_LIMIT) return KILN_OK;
     L->raw_world = kiln__realloc(L->a, NULL, frames_nodes * sizeof(kiln__wxf) + 1);
-    for (int b = 0; b < 3; b++) {
+    for (int b = 0; b < 2; b++) {
         L->world[b] = kiln__realloc(L->a, NULL, frames_nodes * sizeof(kiln__wxf) + 1);
         L->local[b] = kiln__realloc(L->a, NULL, frames_nodes * sizeof(kiln__loc) + 1);
     }
-    L->w_bank = kiln__realloc(L->a, NULL, (size_t)L->nodes * 4 + 1);
+    L->w_bank = kiln__realloc(L->a, NULL, (size_t)L->nodes * 2 + 1);
     L->order = kiln__realloc(L->a, NULL, (size_t)L->n * sizeof *L->order + 1);
     L->block_order = kiln__realloc(L->a, NULL, (size_t)L->blocks * L->n * sizeof *L->block_order + 1);
     L->score = kiln__realloc(L->a, NULL, (size_t)L->n * sizeof *L->score + 1);
     L->steps = kiln__realloc(L->a, NULL, (size_t)L->nodes * sizeof *L->steps + 1);
     L->lazy_done = kiln__realloc(L->a, NULL, (size_t)L->n + 1);
+    L->rot_done = kiln__realloc(L->a, NULL, (size_t)L->blocks * L->n + 1);
+    L->rot = kiln__realloc(L->a, NULL, (size_t)L->blocks * L->n * KILN_SOA_WIDTH * 9 * sizeof(double) + 1);
     L->hot = kiln__realloc(L->a, NULL, (size_t)L->blocks * KILN__HOT * sizeof *L->hot + 1);
     L->node_block = kiln__realloc(L->a, NULL, (size_t)L->nodes * sizeof *L->node_block + 1);
     if (!L->node_block) return KILN_ERR_OUT_OF_MEMORY;
     for (uint32_t i = 0; i < L->nodes; i++)
         L->node_block[i] = L->node[i].joint == UINT32_MAX ? UINT32_MAX : L->node[i].joint / KILN_SOA_WIDTH;
-    if (!L->order || !L->lazy_done || !L->hot || !L->block_order || !L->score || !L->steps)
+    if (!L->order || !L->lazy_done || !L->hot || !L->block_order || !L->score || !L->steps || !L->rot_done || !L->rot)
         return KILN_ERR_OUT_OF_MEMORY;
     if (!L->w_bank) return KILN_ERR_OUT_OF_MEMORY;
-    L->w_best = L->w_bank + L->nodes, L->l_bank = L->w_best + L->nodes, L->l_best = L->l_bank + L->nodes;
-    memset(L->w_bank, 0, L->nodes), memset(L->l_bank, 0, L->nodes);
-    memset(L->w_best, 1, L->nodes), memset(L->l_best, 1, L->nodes);
-    if (!L->raw_world || !L->world[0] || !L->world[1] || !L->world[2] || !L->local[0] || !L->local[1] ||
-        !L->local[2]) {
-        L->cache_bytes = UINT64_MAX; /* no memory for them */
+    L->l_bank = L->w_bank + L->nodes;
+    memset(L->w_bank, 0, (size_t)L->nodes * 2);
+    if (!L->raw_world || !L->world[0] || !L->world[1] || !L->local[0] || !L->local[1]) {
+        L->cache_nodes = UINT64_MAX; /* no memory for them */
         return KILN_OK;
     }
+    memset(L->rot_done, 0, (size_t)L->blocks * L->n);
     memset(L->hot, 0xff, (size_t)L->blocks * KILN__HOT * sizeof *L->hot);
     for (uint32_t blk = 0; blk < L->blocks; blk++) L->block_order[(size_t)blk * L->n] = UINT32_MAX;
     for (uint32_t k = 0, s = 0; s < 4; s++)
@@ -401,11 +402,11 @@ kiln_result kiln__encode_lossy(const kiln_allocator *a, const kiln_bake_options 
         an->error_bound_m = (float)bound;
         an->error_distance_m = (float)distance;
         an->max_error_m = (float)err;
-    } else if (r == KILN_OK && L.cache_bytes > KILN__CACHE_LIMIT) {
+    } else if (r == KILN_OK && L.cache_nodes > KILN__CACHE_LIMIT) {
         kiln__bake_report(sink, KILN_ERR_LIMIT, KILN_SEVERITY_WARNING, NULL, NULL, KILN_NO_OFFSET,
                           "animation '%s': %u joints x %u frames is too long for the lossy encoder (%s); stored lossless",
                           an->name, an->joint_count, an->frame_count,
-                          L.cache_bytes == UINT64_MAX ? "out of memory" : "over 2 GiB of evaluation caches");
+                          L.cache_nodes == UINT64_MAX ? "out of memory" : "over 2 GiB of evaluation caches");
     } else if (r == KILN_OK) {
         kiln__bake_report(sink, KILN_ERR_LIMIT, KILN_SEVERITY_WARNING, NULL, NULL, KILN_NO_OFFSET,
                           "animation '%s': no quantisation meets %g m at %g m (best %g m); stored lossless", an->name,
@@ -419,7 +420,7 @@ kiln_result kiln__encode_lossy(const kiln_allocator *a, const kiln_bake_options 
     kiln__free(a, L.backup);
     kiln__free(a, L.node);
     kiln__free(a, L.raw_world);
-    for (int b = 0; b < 3; b++) kiln__free(a, L.world[b]), kiln__free(a, L.local[b]);
+    for (int b = 0; b < 2; b++) kiln__free(a, L.world[b]), kiln__free(a, L.local[b]);
     kiln__free(a, L.w_bank);
     kiln__free(a, L.order);
     kiln__free(a, L.node_block);
@@ -429,5 +430,7 @@ kiln_result kiln__encode_lossy(const kiln_allocator *a, const kiln_bake_options 
     kiln__free(a, L.steps);
     kiln__free(a, L.range);
     kiln__free(a, L.lazy_done);
+    kiln__free(a, L.rot_done);
+    kiln__free(a, L.rot);
     return r;
 }

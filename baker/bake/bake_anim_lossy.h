@@ -14,9 +14,9 @@ extern const uint32_t kiln__widths[KILN__STEPS];
 
 /* Frames used for the sensitivity statistics (every frame is used for measuring). */
 #define KILN__STAT_FRAMES 512u
-/* The most the per-frame caches may take (960 bytes per node and frame); a longer clip is
- * stored lossless, with a warning. */
-#define KILN__CACHE_LIMIT ((uint64_t)1 << 31)
+/* The most nodes x frames the per-frame caches may hold; a longer clip is stored lossless, with
+ * a warning. (2 GiB at the 960 bytes per node and frame the caches once took.) */
+#define KILN__CACHE_LIMIT (((uint64_t)1 << 31) / 960u)
 /* Failing frames remembered per block. */
 #define KILN__HOT 16u
 
@@ -34,7 +34,6 @@ typedef struct kiln__loc {
     double rs[9];
     double t[3];
     double s[3];
-    double r[9];           /* the rotation alone */
 } kiln__loc;
 
 /* A measured node as a measurement visits it: whether its block's and its parent's locals are
@@ -68,17 +67,19 @@ typedef struct kiln__lossy {
     double *limit2;        /* per node: the largest squared error within its allowance */
     double target, distance;
     int avx2;              /* the AVX2 kernels of bake_anim_world_avx2.c run on this CPU */
-    uint64_t cache_bytes;  /* what the caches need; above KILN__CACHE_LIMIT none are made */
-    /* Per frame and node (frame-major): the raw world transforms, and three banks of decoded
+    uint64_t cache_nodes;  /* nodes x frames the caches hold; above KILN__CACHE_LIMIT none are
+                            * made (UINT64_MAX: no memory for them) */
+    /* Per frame and node (frame-major): the raw world transforms, and two banks of decoded
      * local and world transforms. Per node, one bank holds the encoding as it stands (the
-     * cache: w_bank, l_bank), one the narrowest candidate that passed (w_best, l_best), the
-     * third the candidate being measured; the cache takes the passing candidate by swapping
-     * the node's bank numbers, without copying. A candidate for one block recomputes the
-     * locals of that block's joints and the worlds of their subtrees only; everything else is
-     * read from the cache, the same doubles the full evaluation computes. */
-    kiln__wxf *raw_world, *world[3];
-    kiln__loc *local[3];
-    uint8_t *w_bank, *w_best, *l_bank, *l_best; /* per node */
+     * cache: w_bank, l_bank), the other the candidate being measured; the cache takes a
+     * passing candidate at once by flipping the node's bank numbers, without copying (the
+     * next, narrower candidate of the same track recomputes everything the two differ in). A
+     * candidate for one block recomputes the locals of that block's joints and the worlds of
+     * their subtrees only; everything else is read from the cache, the same doubles the full
+     * evaluation computes. */
+    kiln__wxf *raw_world, *world[2];
+    kiln__loc *local[2];
+    uint8_t *w_bank, *l_bank; /* per node */
     uint32_t *hot;         /* per block: the KILN__HOT frames its candidates last failed at, the
                             * latest first (UINT32_MAX: none), tried first */
     uint32_t *order;       /* frames, every 4th first: a failing candidate fails early */
@@ -97,6 +98,11 @@ typedef struct kiln__lossy {
     } lazy_lane[KILN_SOA_WIDTH];
     unsigned lazy_lanes;
     uint8_t *lazy_done;
+    /* Per block and frame: the rotation matrices of its joints as the encoding stands (9
+     * doubles per lane), for its scale candidates, which leave the rotations as they are; made
+     * as first needed (rot_done: a bit per lane), forgotten when a rotation track narrows. */
+    double *rot;
+    uint8_t *rot_done;
 } kiln__lossy;
 
 static inline float *kiln__dec(kiln__lossy *L, uint32_t joint, unsigned c)
@@ -121,9 +127,7 @@ void kiln__lossy_select(kiln__lossy *L, uint32_t blk);
  * stand (INFINITY as soon as a node exceeds its allowance in `allowed`, when given); with
  * `commit`, the measured transforms become the cache's. */
 double kiln__lossy_measure(kiln__lossy *L, uint32_t blk, const double *allowed, int commit);
-/* The cache takes the best candidate's banks for block blk's joints and the measured nodes. */
-void kiln__lossy_commit_best(kiln__lossy *L, uint32_t blk);
-/* A measured candidate passed: its banks become the best ones. */
-void kiln__lossy_keep_best(kiln__lossy *L, uint32_t blk);
+/* A measured candidate of block blk passed: the cache takes its banks. */
+void kiln__lossy_keep(kiln__lossy *L, uint32_t blk);
 
 #endif /* KILN_BAKE_ANIM_LOSSY_H */

@@ -19,6 +19,8 @@
 #define KILN__SSE2 0
 #endif
 
+_Static_assert(KILN_SOA_WIDTH <= 8, "kiln__lossy.rot_done has a bit per lane");
+
 const uint32_t kiln__widths[KILN__STEPS] = {0, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21, 22, 23, 24, 32};
 
 /* ---- quantisation ------------------------------------------------------------------------ */
@@ -187,16 +189,23 @@ static void kiln__rotation(uint32_t mr, const double *rest, const double kq[4], 
     }
 }
 
-/* out's rotation and scaled rotation from the rotation q and out->s. */
-static void kiln__local_finish(const double q[4], kiln__loc *out)
+/* The rotation matrix of the rotation q, normalised. */
+static void kiln__rot_mat(const double q[4], double m[9])
 {
     double n2 = q[0] * q[0] + q[1] * q[1] + q[2] * q[2] + q[3] * q[3];
     double inv = n2 > 0 ? 1.0 / sqrt(n2) : 0.0;
     double x = q[0] * inv, y = q[1] * inv, z = q[2] * inv, ww = q[3] * inv;
     double unit[4] = {x, y, z, ww};
-    kiln__qto_mat3(unit, out->r);
+    kiln__qto_mat3(unit, m);
+}
+
+/* out's scaled rotation from the rotation q and out->s. */
+static void kiln__local_finish(const double q[4], kiln__loc *out)
+{
+    double m[9];
+    kiln__rot_mat(q, m);
     for (int col = 0; col < 3; col++)
-        for (int row = 0; row < 3; row++) out->rs[col * 3 + row] = out->r[col * 3 + row] * out->s[col];
+        for (int row = 0; row < 3; row++) out->rs[col * 3 + row] = m[col * 3 + row] * out->s[col];
 }
 
 /* The local transform of nd at frame r, ready to compose (kiln__compose). */
@@ -207,20 +216,26 @@ static void kiln__local_xf(const kiln__lossy *L, uint32_t nd, uint32_t r, int de
     kiln__local_finish(q, out);
 }
 
-/* kiln__local_xf from the decoded values when only rotation components differ from `same`,
- * the node's local at this frame as the cache holds it: its translation and scale, the
- * rotation recomputed, the same doubles. */
-static void kiln__local_xf_rot(const kiln__lossy *L, uint32_t nd, uint32_t r, const kiln__loc *same, kiln__loc *out)
+/* The rotation of joint node nd at frame r from the decoded values, by its mode. */
+static void kiln__local_q(const kiln__lossy *L, uint32_t nd, uint32_t r, double q[4])
 {
     const kiln__node *N = &L->node[nd];
     uint32_t j = N->joint;
     const float *d = L->dec + (size_t)j * KILN_ANIM_COMPONENTS * L->n + r;
     double kq[4] = {d[(size_t)3 * L->n], d[(size_t)4 * L->n], d[(size_t)5 * L->n], d[(size_t)6 * L->n]};
     if (kiln__qw_rebuilt(L, j / KILN_SOA_WIDTH)) kq[3] = kiln__clip_rebuild_qw((float)kq[0], (float)kq[1], (float)kq[2]);
+    kiln__rotation(L->modes[j] >> 6 & 3u, N->rest, kq, L->an->joints[j].ab, q);
+}
+
+/* kiln__local_xf from the decoded values when only rotation components differ from `same`,
+ * the node's local at this frame as the cache holds it: its translation and scale, the
+ * rotation recomputed, the same doubles. */
+static void kiln__local_xf_rot(const kiln__lossy *L, uint32_t nd, uint32_t r, const kiln__loc *same, kiln__loc *out)
+{
     memcpy(out->t, same->t, sizeof out->t);
     memcpy(out->s, same->s, sizeof out->s);
     double q[4];
-    kiln__rotation(L->modes[j] >> 6 & 3u, N->rest, kq, L->an->joints[j].ab, q);
+    kiln__local_q(L, nd, r, q);
     kiln__local_finish(q, out);
 }
 
@@ -239,9 +254,19 @@ static void kiln__local_xf_one(const kiln__lossy *L, uint32_t nd, uint32_t r, un
         out->t[c] = kiln__translation(modes >> (2 * c) & 3u, N->rest[c], k, ab);
         return;
     }
+    /* the rotation, from the decoded values, which the candidate leaves as they are */
     unsigned col = c - 7;
+    size_t at = (size_t)(j / KILN_SOA_WIDTH) * L->n + r;
     out->s[col] = kiln__scale(modes >> (2 * c) & 3u, N->rest[c], k, ab);
-    for (int row = 0; row < 3; row++) out->rs[col * 3 + row] = out->r[col * 3 + row] * out->s[col];
+    double *m = L->rot + (at * KILN_SOA_WIDTH + j % KILN_SOA_WIDTH) * 9;
+    uint8_t lane = (uint8_t)(1u << (j % KILN_SOA_WIDTH));
+    if (!(L->rot_done[at] & lane)) {
+        double q[4];
+        kiln__local_q(L, nd, r, q);
+        kiln__rot_mat(q, m);
+        L->rot_done[at] |= lane;
+    }
+    for (int row = 0; row < 3; row++) out->rs[col * 3 + row] = m[col * 3 + row] * out->s[col];
 }
 
 /* World transform of nd from its local and its parent's world and local (C.1, segment scale
@@ -420,14 +445,14 @@ double kiln__lossy_measure(kiln__lossy *L, uint32_t blk, const double *allowed, 
         st->own = (uint8_t)(blk == UINT32_MAX || L->node_block[i] == blk);
         st->ssc = (uint8_t)(L->node[i].ssc != 0);
         st->w_dec = L->w_bank[i];
-        st->w_new = commit ? st->w_dec : (uint8_t)(3 - L->w_bank[i] - L->w_best[i]);
+        st->w_new = commit ? st->w_dec : (uint8_t)(1 - L->w_bank[i]);
         st->l_dec = L->l_bank[i];
-        st->l_new = commit || !st->own ? st->l_dec : (uint8_t)(3 - L->l_bank[i] - L->l_best[i]);
+        st->l_new = commit || !st->own ? st->l_dec : (uint8_t)(1 - L->l_bank[i]);
         st->pw = st->pl = 0;
         if (p >= 0) { /* listed before i: its step is set */
             int own_p = blk == UINT32_MAX || L->node_block[p] == blk;
-            st->pw = L->measure[p] ? (uint8_t)(commit ? L->w_bank[p] : 3 - L->w_bank[p] - L->w_best[p]) : L->w_bank[p];
-            st->pl = own_p && !commit ? (uint8_t)(3 - L->l_bank[p] - L->l_best[p]) : L->l_bank[p];
+            st->pw = L->measure[p] ? (uint8_t)(commit ? L->w_bank[p] : 1 - L->w_bank[p]) : L->w_bank[p];
+            st->pl = own_p && !commit ? (uint8_t)(1 - L->l_bank[p]) : L->l_bank[p];
         }
     }
     for (uint32_t k = 0; k < L->n + (early ? KILN__HOT : 0u); k++) {
@@ -446,8 +471,8 @@ double kiln__lossy_measure(kiln__lossy *L, uint32_t blk, const double *allowed, 
         if (L->lazy && !L->lazy_done[r]) kiln__decode_lazy(L, r), L->lazy_done[r] = 1;
         double score = 0.0; /* L->score[r]: every frame is visited once, a pass sets them all */
         size_t at = (size_t)r * L->nodes;
-        kiln__loc *lb[3] = {L->local[0] + at, L->local[1] + at, L->local[2] + at};
-        kiln__wxf *wb[3] = {L->world[0] + at, L->world[1] + at, L->world[2] + at};
+        kiln__loc *lb[2] = {L->local[0] + at, L->local[1] + at};
+        kiln__wxf *wb[2] = {L->world[0] + at, L->world[1] + at};
         const kiln__wxf *rw = L->raw_world + at;
         for (uint32_t m = 0; m < L->listed; m++) {
             const kiln__step *st = &L->steps[m];
@@ -499,28 +524,15 @@ double kiln__lossy_measure(kiln__lossy *L, uint32_t blk, const double *allowed, 
     return worst;
 }
 
-/* The cache takes the locals of block blk's joints and the worlds of the measured nodes from
- * the best candidate's banks: the node's bank numbers swap. */
-void kiln__lossy_commit_best(kiln__lossy *L, uint32_t blk)
+/* A measured candidate passed: the cache takes the locals of block blk's joints and the worlds
+ * of the measured nodes from its banks (kiln__lossy_measure's w_new and l_new), the node's bank
+ * numbers flip; the previous ones take the next candidate. */
+void kiln__lossy_keep(kiln__lossy *L, uint32_t blk)
 {
     for (uint32_t m = 0; m < L->listed; m++) {
         uint32_t i = L->list[m];
-        uint8_t t = L->w_bank[i];
-        L->w_bank[i] = L->w_best[i], L->w_best[i] = t;
-        if (L->node_block[i] != blk) continue;
-        t = L->l_bank[i];
-        L->l_bank[i] = L->l_best[i], L->l_best[i] = t;
-    }
-}
-
-/* A measured candidate passed: its banks become the best ones (kiln__measure's w_new and
- * l_new), the previous best ones take the next candidate. */
-void kiln__lossy_keep_best(kiln__lossy *L, uint32_t blk)
-{
-    for (uint32_t m = 0; m < L->listed; m++) {
-        uint32_t i = L->list[m];
-        L->w_best[i] = (uint8_t)(3 - L->w_bank[i] - L->w_best[i]);
-        if (L->node_block[i] == blk) L->l_best[i] = (uint8_t)(3 - L->l_bank[i] - L->l_best[i]);
+        L->w_bank[i] ^= 1u;
+        if (L->node_block[i] == blk) L->l_bank[i] ^= 1u;
     }
 }
 
