@@ -26,7 +26,7 @@ const uint32_t kiln__widths[KILN__STEPS] = {0, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 
 /* ---- quantisation ------------------------------------------------------------------------ */
 
 /* kiln__anim_quantize with the lane's step (kiln__clip_step(extent, width)) given. */
-static uint32_t kiln__quantize_step(float x, float min, float extent, uint32_t width, float step)
+static inline uint32_t kiln__quantize_step(float x, float min, float extent, uint32_t width, float step)
 {
     uint32_t top = (1u << width) - 1u;
     if (!(extent > 0.0f)) return 0;
@@ -93,12 +93,14 @@ void kiln__lossy_lazy_lanes(kiln__lossy *L, uint32_t blk, unsigned c)
 static void kiln__decode_lazy(kiln__lossy *L, uint32_t r)
 {
     uint32_t w = L->plan[L->lazy_blk * KILN_ANIM_COMPONENTS + L->lazy_c].width;
+    if (w == 0) {
+        for (unsigned l = 0; l < L->lazy_lanes; l++) L->lazy_lane[l].d[r] = L->lazy_lane[l].constant;
+        return;
+    }
     for (unsigned l = 0; l < L->lazy_lanes; l++) {
         const float *v = L->lazy_lane[l].v;
         float lo = L->lazy_lane[l].lo, x = v ? v[r] : lo;
-        if (w == 0) {
-            L->lazy_lane[l].d[r] = L->lazy_lane[l].constant;
-        } else if (w == KILN__CLIP_RAW) {
+        if (w == KILN__CLIP_RAW) {
             L->lazy_lane[l].d[r] = x;
         } else {
             float step = L->lazy_lane[l].step;
