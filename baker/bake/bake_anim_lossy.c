@@ -294,17 +294,17 @@ static kiln_result kiln__allocate(kiln__lossy *L, const kiln__skeleton *sk, doub
     memset(L->step, 0, (size_t)L->blocks * KILN_ANIM_COMPONENTS);
     kiln_result r = kiln__nodes(L, sk);
     if (r != KILN_OK) return r;
-    /* The caches: five transforms per node and frame. Too large for the limit or for memory,
+    /* The caches: four transforms per node and frame. Too large for the limit or for memory,
      * the clip is not quantised (*met stays 0, L->cache_nodes says why). */
     size_t frames_nodes = (size_t)L->n * L->nodes;
     L->cache_nodes = frames_nodes;
     if (L->cache_nodes > KILN__CACHE_LIMIT) return KILN_OK;
     L->raw_world = kiln__realloc(L->a, NULL, frames_nodes * sizeof(kiln__wxf) + 1);
-    for (int b = 0; b < 2; b++) {
-        L->world[b] = kiln__realloc(L->a, NULL, frames_nodes * sizeof(kiln__wxf) + 1);
-        L->local[b] = kiln__realloc(L->a, NULL, frames_nodes * sizeof(kiln__loc) + 1);
-    }
-    L->w_bank = kiln__realloc(L->a, NULL, (size_t)L->nodes * 2 + 1);
+    L->world = kiln__realloc(L->a, NULL, frames_nodes * sizeof(kiln__wxf) + 1);
+    for (int b = 0; b < 2; b++) L->local[b] = kiln__realloc(L->a, NULL, frames_nodes * sizeof(kiln__loc) + 1);
+    L->scratch = kiln__realloc(L->a, NULL, (size_t)L->nodes * sizeof(kiln__wxf) + 1);
+    L->path = kiln__realloc(L->a, NULL, (size_t)L->nodes * sizeof *L->path + 1);
+    L->l_bank = kiln__realloc(L->a, NULL, (size_t)L->nodes * 2 + 1);
     L->order = kiln__realloc(L->a, NULL, (size_t)L->n * sizeof *L->order + 1);
     L->block_order = kiln__realloc(L->a, NULL, (size_t)L->blocks * L->n * sizeof *L->block_order + 1);
     L->score = kiln__realloc(L->a, NULL, (size_t)L->n * sizeof *L->score + 1);
@@ -319,10 +319,10 @@ static kiln_result kiln__allocate(kiln__lossy *L, const kiln__skeleton *sk, doub
         L->node_block[i] = L->node[i].joint == UINT32_MAX ? UINT32_MAX : L->node[i].joint / KILN_SOA_WIDTH;
     if (!L->order || !L->lazy_done || !L->hot || !L->block_order || !L->score || !L->steps || !L->rot_done || !L->rot)
         return KILN_ERR_OUT_OF_MEMORY;
-    if (!L->w_bank) return KILN_ERR_OUT_OF_MEMORY;
-    L->l_bank = L->w_bank + L->nodes;
-    memset(L->w_bank, 0, (size_t)L->nodes * 2);
-    if (!L->raw_world || !L->world[0] || !L->world[1] || !L->local[0] || !L->local[1]) {
+    if (!L->l_bank || !L->scratch || !L->path) return KILN_ERR_OUT_OF_MEMORY;
+    L->w_valid = L->l_bank + L->nodes;
+    memset(L->l_bank, 0, (size_t)L->nodes * 2);
+    if (!L->raw_world || !L->world || !L->local[0] || !L->local[1]) {
         L->cache_nodes = UINT64_MAX; /* no memory for them */
         return KILN_OK;
     }
@@ -420,8 +420,11 @@ kiln_result kiln__encode_lossy(const kiln_allocator *a, const kiln_bake_options 
     kiln__free(a, L.backup);
     kiln__free(a, L.node);
     kiln__free(a, L.raw_world);
-    for (int b = 0; b < 2; b++) kiln__free(a, L.world[b]), kiln__free(a, L.local[b]);
-    kiln__free(a, L.w_bank);
+    kiln__free(a, L.world);
+    for (int b = 0; b < 2; b++) kiln__free(a, L.local[b]);
+    kiln__free(a, L.scratch);
+    kiln__free(a, L.path);
+    kiln__free(a, L.l_bank);
     kiln__free(a, L.order);
     kiln__free(a, L.node_block);
     kiln__free(a, L.hot);

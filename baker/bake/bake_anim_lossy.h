@@ -37,14 +37,15 @@ typedef struct kiln__loc {
 } kiln__loc;
 
 /* A measured node as a measurement visits it: whether its block's and its parent's locals are
- * the candidate's, and whether its parent's world is. */
+ * the candidate's, and where its parent's world is. */
 typedef struct kiln__step {
     uint32_t node;
     int32_t  parent;
+    uint32_t pm;           /* the parent's place in the list when measured, else UINT32_MAX */
     uint8_t  own, ssc;
-    /* banks (kiln__lossy.world, .local): the node's world as cached and as measured, its
-     * local as cached and as measured (own only), its parent's world and local as read */
-    uint8_t  w_dec, w_new, l_dec, l_new, pw, pl;
+    /* banks (kiln__lossy.local): the node's local as cached and as measured (own only), its
+     * parent's local as read */
+    uint8_t  l_dec, l_new, pl;
 } kiln__step;
 
 typedef struct kiln__lossy {
@@ -69,17 +70,21 @@ typedef struct kiln__lossy {
     int avx2;              /* the AVX2 kernels of bake_anim_world_avx2.c run on this CPU */
     uint64_t cache_nodes;  /* nodes x frames the caches hold; above KILN__CACHE_LIMIT none are
                             * made (UINT64_MAX: no memory for them) */
-    /* Per frame and node (frame-major): the raw world transforms, and two banks of decoded
-     * local and world transforms. Per node, one bank holds the encoding as it stands (the
-     * cache: w_bank, l_bank), the other the candidate being measured; the cache takes a
-     * passing candidate at once by flipping the node's bank numbers, without copying (the
-     * next, narrower candidate of the same track recomputes everything the two differ in). A
-     * candidate for one block recomputes the locals of that block's joints and the worlds of
-     * their subtrees only; everything else is read from the cache, the same doubles the full
-     * evaluation computes. */
-    kiln__wxf *raw_world, *world[2];
+    /* Per frame and node (frame-major): the raw world transforms, two banks of decoded local
+     * transforms and one of decoded world transforms. Per node, one local bank holds the
+     * encoding as it stands (the cache: l_bank), the other the candidate being measured; the
+     * cache takes a passing candidate at once by flipping the node's bank number, without
+     * copying (the next, narrower candidate of the same track recomputes everything the two
+     * differ in). A candidate for one block recomputes the locals of that block's joints and
+     * the worlds of their subtrees only, frame by frame into `scratch` (one world per listed
+     * node): it reads the cached locals of the other joints and the cached worlds of the
+     * parents its subtrees hang from. The cached worlds are made when so needed (w_valid per
+     * node), from the cached locals; a passing candidate leaves its subtrees' stale. Every
+     * one of them is the double the full evaluation computes. */
+    kiln__wxf *raw_world, *world, *scratch;
     kiln__loc *local[2];
-    uint8_t *w_bank, *l_bank; /* per node */
+    uint8_t *l_bank, *w_valid; /* per node */
+    uint32_t *path;            /* per node: the nodes whose worlds are being made */
     uint32_t *hot;         /* per block: the KILN__HOT frames its candidates last failed at, the
                             * latest first (UINT32_MAX: none), tried first */
     uint32_t *order;       /* frames, every 4th first: a failing candidate fails early */

@@ -320,30 +320,6 @@ static void kiln__compose(const kiln__lossy *L, uint32_t nd, const kiln__loc *lc
 #endif
 }
 
-/* kiln__compose when only the local translation differs from the one the cached world `same`
- * was composed with (the parent's world matrix and the local rotation and scale are the
- * cached ones): the matrix is the cached one, the translation is recomputed. */
-static void kiln__compose_t(const kiln__lossy *L, const kiln__loc *lc, const kiln__wxf *pw, const kiln__wxf *same,
-                            kiln__wxf *w)
-{
-    memcpy(w->m, same->m, sizeof w->m);
-    if (!pw) {
-        memcpy(w->t, lc->t, sizeof w->t);
-        return;
-    }
-#if KILN__WORLD_AVX2
-    if (L->avx2) {
-        kiln__world_mul_t_avx2(pw, lc->t, w);
-        return;
-    }
-#else
-    (void)L;
-#endif
-    const double *p = pw->m;
-    for (int row = 0; row < 3; row++)
-        w->t[row] = p[row] * lc->t[0] + p[3 + row] * lc->t[1] + p[6 + row] * lc->t[2] + pw->t[row];
-}
-
 /* Largest squared distance between the raw and decoded positions of the origin and the three
  * virtual vertices of nd (its square root is the error: sqrt is monotonic, so the largest root
  * is the root of the largest square). A vertex's square is (d0² + d1²) + d2², with
@@ -412,6 +388,26 @@ static void kiln__sort_frames(uint32_t *f, uint32_t n, const double *score)
     }
 }
 
+/* Makes the cached worlds of nd and of its ancestors that are stale, every frame, from the
+ * cached locals: what the measurement computes for them. */
+static void kiln__world_fill(kiln__lossy *L, uint32_t nd)
+{
+    uint32_t depth = 0;
+    for (int32_t at = (int32_t)nd; at >= 0 && !L->w_valid[at]; at = L->node[at].parent) L->path[depth++] = (uint32_t)at;
+    for (uint32_t r = 0; r < L->n; r++) {
+        size_t at = (size_t)r * L->nodes;
+        kiln__wxf *wc = L->world + at;
+        for (uint32_t k = depth; k-- > 0;) {
+            uint32_t i = L->path[k];
+            int32_t p = L->node[i].parent;
+            const kiln__loc *lc = &L->local[L->l_bank[i]][at + i];
+            kiln__compose(L, i, lc, p >= 0 ? &wc[p] : NULL, p >= 0 ? &L->local[L->l_bank[p]][at + (uint32_t)p] : NULL,
+                          &wc[i]);
+        }
+    }
+    for (uint32_t k = 0; k < depth; k++) L->w_valid[L->path[k]] = 1;
+}
+
 /* Measures the nodes flagged in L->measure, every frame, into L->node_err: the locals of the
  * joints of block `blk` (every block when UINT32_MAX) from L->dec, the other locals and the
  * worlds of unflagged nodes from the cache. With `allowed` (per node), stops as soon as a node
@@ -424,8 +420,6 @@ double kiln__lossy_measure(kiln__lossy *L, uint32_t blk, const double *allowed, 
     int early = allowed && blk != UINT32_MAX;
     /* a translation or scale candidate leaves the cached rotations of its block as they are */
     int keep_rot = !commit && L->lazy && blk == L->lazy_blk && (L->lazy_c < 3 || L->lazy_c > 6);
-    /* a translation candidate leaves every world matrix as it is: only translations move */
-    int keep_m = keep_rot && L->lazy_c < 3;
     /* a rotation candidate leaves the cached translations and scales of its block */
     int keep_ts = !commit && L->lazy && blk == L->lazy_blk && L->lazy_c >= 3 && L->lazy_c <= 6;
     uint32_t *hot = early ? L->hot + (size_t)blk * KILN__HOT : NULL;
@@ -446,15 +440,24 @@ double kiln__lossy_measure(kiln__lossy *L, uint32_t blk, const double *allowed, 
         st->parent = p;
         st->own = (uint8_t)(blk == UINT32_MAX || L->node_block[i] == blk);
         st->ssc = (uint8_t)(L->node[i].ssc != 0);
-        st->w_dec = L->w_bank[i];
-        st->w_new = commit ? st->w_dec : (uint8_t)(1 - L->w_bank[i]);
         st->l_dec = L->l_bank[i];
         st->l_new = commit || !st->own ? st->l_dec : (uint8_t)(1 - L->l_bank[i]);
-        st->pw = st->pl = 0;
+        st->pl = 0;
+        st->pm = UINT32_MAX;
         if (p >= 0) { /* listed before i: its step is set */
             int own_p = blk == UINT32_MAX || L->node_block[p] == blk;
-            st->pw = L->measure[p] ? (uint8_t)(commit ? L->w_bank[p] : 1 - L->w_bank[p]) : L->w_bank[p];
             st->pl = own_p && !commit ? (uint8_t)(1 - L->l_bank[p]) : L->l_bank[p];
+            if (L->measure[p] && !commit) { /* its place: the list is in node order */
+                uint32_t lo = 0, hi = m;
+                while (lo < hi) {
+                    uint32_t mid = (lo + hi) / 2;
+                    if (L->list[mid] < (uint32_t)p) lo = mid + 1;
+                    else hi = mid;
+                }
+                st->pm = lo;
+            } else if (!L->measure[p] && !L->w_valid[p]) {
+                kiln__world_fill(L, (uint32_t)p);
+            }
         }
     }
     for (uint32_t k = 0; k < L->n + (early ? KILN__HOT : 0u); k++) {
@@ -474,7 +477,7 @@ double kiln__lossy_measure(kiln__lossy *L, uint32_t blk, const double *allowed, 
         double score = 0.0; /* L->score[r]: every frame is visited once, a pass sets them all */
         size_t at = (size_t)r * L->nodes;
         kiln__loc *lb[2] = {L->local[0] + at, L->local[1] + at};
-        kiln__wxf *wb[2] = {L->world[0] + at, L->world[1] + at};
+        kiln__wxf *wc = L->world + at;
         const kiln__wxf *rw = L->raw_world + at;
         for (uint32_t m = 0; m < L->listed; m++) {
             const kiln__step *st = &L->steps[m];
@@ -491,15 +494,15 @@ double kiln__lossy_measure(kiln__lossy *L, uint32_t blk, const double *allowed, 
             const kiln__loc *pl = NULL;
             if (st->parent >= 0) {
                 uint32_t p = (uint32_t)st->parent;
-                pw = &wb[st->pw][p];
+                pw = st->pm == UINT32_MAX ? &wc[p] : &L->scratch[st->pm];
                 pl = &lb[st->pl][p];
             }
-            kiln__wxf *w = &wb[st->w_new][i];
-            if (keep_m) kiln__compose_t(L, lc, pw, &wb[st->w_dec][i], w);
+            kiln__wxf *w = commit ? &wc[i] : &L->scratch[m];
 #if KILN__WORLD_AVX2
-            else if (L->avx2 && pw && !st->ssc) kiln__world_mul_avx2(pw, lc->rs, lc->t, w);
+            if (L->avx2 && pw && !st->ssc) kiln__world_mul_avx2(pw, lc->rs, lc->t, w);
+            else
 #endif
-            else kiln__compose(L, i, lc, pw, pl, w);
+            kiln__compose(L, i, lc, pw, pl, w);
             double e2 = kiln__point_error2(L, &rw[i], w);
             if (e2 > err2[i]) err2[i] = e2;
             if (early && e2 > score * limit2[i]) score = limit2[i] > 0.0 ? e2 / limit2[i] : 1.0;
@@ -519,6 +522,8 @@ double kiln__lossy_measure(kiln__lossy *L, uint32_t blk, const double *allowed, 
         err2[i] = sqrt(err2[i]);
         if (err2[i] > worst) worst = err2[i];
     }
+    if (commit)
+        for (uint32_t m = 0; m < L->listed; m++) L->w_valid[L->list[m]] = 1;
     if (early) { /* passed: the block's next candidates try the tightest frames first */
         for (uint32_t f = 0; f < L->n; f++) border[f] = f;
         kiln__sort_frames(border, L->n, L->score);
@@ -526,14 +531,14 @@ double kiln__lossy_measure(kiln__lossy *L, uint32_t blk, const double *allowed, 
     return worst;
 }
 
-/* A measured candidate passed: the cache takes the locals of block blk's joints and the worlds
- * of the measured nodes from its banks (kiln__lossy_measure's w_new and l_new), the node's bank
- * numbers flip; the previous ones take the next candidate. */
+/* A measured candidate passed: the cache takes the locals of block blk's joints from its bank
+ * (kiln__lossy_measure's l_new), the node's bank number flips, the previous one takes the next
+ * candidate; the cached worlds of the measured nodes are stale. */
 void kiln__lossy_keep(kiln__lossy *L, uint32_t blk)
 {
     for (uint32_t m = 0; m < L->listed; m++) {
         uint32_t i = L->list[m];
-        L->w_bank[i] ^= 1u;
+        L->w_valid[i] = 0;
         if (L->node_block[i] == blk) L->l_bank[i] ^= 1u;
     }
 }

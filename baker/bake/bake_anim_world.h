@@ -23,8 +23,6 @@ int kiln__world_avx2_ok(void);
 /* w = pw · (lm, lt): element (row, col) is (p[row]·l0 + p[3+row]·l1) + p[6+row]·l2, the
  * translation ((p[row]·t0 + p[3+row]·t1) + p[6+row]·t2) + pw.t[row]. */
 void kiln__world_mul_avx2(const kiln__wxf *pw, const double lm[9], const double lt[3], kiln__wxf *w);
-/* The translation of kiln__world_mul_avx2 alone, into w->t. */
-void kiln__world_mul_t_avx2(const kiln__wxf *pw, const double lt[3], kiln__wxf *w);
 /* Largest squared distance between a and b at the origin, (dt0² + dt1²) + dt2², and at the
  * three vertices `distance` along the columns, with d = dt + distance · (b.m - a.m). */
 double kiln__point_error2_avx2(const kiln__wxf *a, const kiln__wxf *b, double distance);

@@ -47,15 +47,6 @@ KILN__AVX2 void kiln__world_mul_avx2(const kiln__wxf *pw, const double lm[9], co
     kiln__store_t(t, w);
 }
 
-KILN__AVX2 void kiln__world_mul_t_avx2(const kiln__wxf *pw, const double lt[3], kiln__wxf *w)
-{
-    const double *p = pw->m;
-    __m256d p0 = _mm256_loadu_pd(p), p1 = _mm256_loadu_pd(p + 3), p2 = _mm256_loadu_pd(p + 6);
-    __m256d t = _mm256_add_pd(_mm256_mul_pd(p0, _mm256_broadcast_sd(lt)), _mm256_mul_pd(p1, _mm256_broadcast_sd(lt + 1)));
-    t = _mm256_add_pd(_mm256_add_pd(t, _mm256_mul_pd(p2, _mm256_broadcast_sd(lt + 2))), kiln__t4(pw));
-    kiln__store_t(t, w);
-}
-
 KILN__AVX2 double kiln__point_error2_avx2(const kiln__wxf *a, const kiln__wxf *b, double distance)
 {
     __m256d dt = _mm256_sub_pd(kiln__t4(b), kiln__t4(a)), dist = _mm256_set1_pd(distance), zero = _mm256_setzero_pd();
