@@ -408,6 +408,76 @@ static void kiln__world_fill(kiln__lossy *L, uint32_t nd)
     for (uint32_t k = 0; k < depth; k++) L->w_valid[L->path[k]] = 1;
 }
 
+/* What a measurement does at every frame (kiln__frame). */
+typedef struct kiln__pass {
+    int keep_rot, keep_ts, early, allowed, commit;
+} kiln__pass;
+
+/* The listed nodes at frame r: their locals (own) and worlds, and their errors into
+ * L->node_err (squared) and *score. Returns 1 as soon as a node exceeds its allowance. With
+ * avx2 (a constant where inlined), the kernels of bake_anim_world.h. */
+static inline int kiln__frame(kiln__lossy *L, const kiln__pass *P, uint32_t r, double *score_out, int avx2)
+{
+    double score = *score_out, *err2 = L->node_err;
+    const double *limit2 = L->limit2;
+    size_t at = (size_t)r * L->nodes;
+    kiln__loc *lb[2] = {L->local[0] + at, L->local[1] + at};
+    kiln__wxf *wc = L->world + at;
+    const kiln__wxf *rw = L->raw_world + at;
+    for (uint32_t m = 0; m < L->listed; m++) {
+        const kiln__step *st = &L->steps[m];
+        uint32_t i = st->node;
+        const kiln__loc *lc = &lb[st->l_dec][i];
+        if (st->own) {
+            kiln__loc *out = &lb[st->l_new][i];
+            if (P->keep_rot) kiln__local_xf_one(L, i, r, L->lazy_c, lc, out);
+            else if (P->keep_ts) kiln__local_xf_rot(L, i, r, lc, out);
+            else kiln__local_xf(L, i, r, 1, out);
+            lc = out;
+        }
+        const kiln__wxf *pw = NULL;
+        const kiln__loc *pl = NULL;
+        if (st->parent >= 0) {
+            uint32_t p = (uint32_t)st->parent;
+            pw = st->pm == UINT32_MAX ? &wc[p] : &L->scratch[st->pm];
+            pl = &lb[st->pl][p];
+        }
+        kiln__wxf *w = P->commit ? &wc[i] : &L->scratch[m];
+        double e2;
+#if KILN__WORLD_AVX2
+        if (avx2) {
+            if (pw && !st->ssc) kiln__world_mul_avx2(pw, lc->rs, lc->t, w);
+            else kiln__compose(L, i, lc, pw, pl, w);
+            e2 = kiln__point_error2_avx2(&rw[i], w, L->distance);
+        } else
+#endif
+        {
+            (void)avx2;
+            kiln__compose(L, i, lc, pw, pl, w);
+            e2 = kiln__point_error2(L, &rw[i], w);
+        }
+        if (e2 > err2[i]) err2[i] = e2;
+        if (P->early && e2 > score * limit2[i]) score = limit2[i] > 0.0 ? e2 / limit2[i] : 1.0;
+        if (P->allowed && e2 > limit2[i]) return 1;
+    }
+    *score_out = score;
+    return 0;
+}
+
+/* kiln__frame without the AVX2 kernels, and with them, each with everything it calls inlined. */
+__attribute__((flatten)) static int kiln__frame_sse2(kiln__lossy *L, const kiln__pass *P, uint32_t r, double *score)
+{
+    return kiln__frame(L, P, r, score, 0);
+}
+
+#if KILN__WORLD_AVX2
+KILN__AVX2 __attribute__((flatten)) static int kiln__frame_avx2(kiln__lossy *L, const kiln__pass *P, uint32_t r,
+                                                                double *score)
+{
+    return kiln__frame(L, P, r, score, 1);
+}
+#endif
+
 /* Measures the nodes flagged in L->measure, every frame, into L->node_err: the locals of the
  * joints of block `blk` (every block when UINT32_MAX) from L->dec, the other locals and the
  * worlds of unflagged nodes from the cache. With `allowed` (per node), stops as soon as a node
@@ -428,6 +498,7 @@ double kiln__lossy_measure(kiln__lossy *L, uint32_t blk, const double *allowed, 
     uint32_t *border = early ? L->block_order + (size_t)blk * L->n : NULL;
     const uint32_t *order = border && border[0] != UINT32_MAX ? border : L->order;
     double *err2 = L->node_err, *limit2 = L->limit2; /* squared until the end */
+    kiln__pass pass = {keep_rot, keep_ts, early, allowed != NULL, commit};
     for (uint32_t i = 0; i < L->nodes; i++) {
         err2[i] = 0.0;
         if (allowed && L->measure[i]) limit2[i] = kiln__square_limit(allowed[i]);
@@ -475,46 +546,20 @@ double kiln__lossy_measure(kiln__lossy *L, uint32_t blk, const double *allowed, 
         }
         if (L->lazy && !L->lazy_done[r]) kiln__decode_lazy(L, r), L->lazy_done[r] = 1;
         double score = 0.0; /* L->score[r]: every frame is visited once, a pass sets them all */
-        size_t at = (size_t)r * L->nodes;
-        kiln__loc *lb[2] = {L->local[0] + at, L->local[1] + at};
-        kiln__wxf *wc = L->world + at;
-        const kiln__wxf *rw = L->raw_world + at;
-        for (uint32_t m = 0; m < L->listed; m++) {
-            const kiln__step *st = &L->steps[m];
-            uint32_t i = st->node;
-            const kiln__loc *lc = &lb[st->l_dec][i];
-            if (st->own) {
-                kiln__loc *out = &lb[st->l_new][i];
-                if (keep_rot) kiln__local_xf_one(L, i, r, L->lazy_c, lc, out);
-                else if (keep_ts) kiln__local_xf_rot(L, i, r, lc, out);
-                else kiln__local_xf(L, i, r, 1, out);
-                lc = out;
-            }
-            const kiln__wxf *pw = NULL;
-            const kiln__loc *pl = NULL;
-            if (st->parent >= 0) {
-                uint32_t p = (uint32_t)st->parent;
-                pw = st->pm == UINT32_MAX ? &wc[p] : &L->scratch[st->pm];
-                pl = &lb[st->pl][p];
-            }
-            kiln__wxf *w = commit ? &wc[i] : &L->scratch[m];
+        int over;
 #if KILN__WORLD_AVX2
-            if (L->avx2 && pw && !st->ssc) kiln__world_mul_avx2(pw, lc->rs, lc->t, w);
-            else
+        if (L->avx2) over = kiln__frame_avx2(L, &pass, r, &score);
+        else
 #endif
-            kiln__compose(L, i, lc, pw, pl, w);
-            double e2 = kiln__point_error2(L, &rw[i], w);
-            if (e2 > err2[i]) err2[i] = e2;
-            if (early && e2 > score * limit2[i]) score = limit2[i] > 0.0 ? e2 / limit2[i] : 1.0;
-            if (allowed && e2 > limit2[i]) {
-                if (early) { /* to the front of the list */
-                    unsigned h = 0;
-                    while (h + 1 < KILN__HOT && hot[h] != r) h++;
-                    for (; h > 0; h--) hot[h] = hot[h - 1];
-                    hot[0] = r;
-                }
-                return INFINITY;
+        over = kiln__frame_sse2(L, &pass, r, &score);
+        if (over) {
+            if (early) { /* to the front of the list */
+                unsigned h = 0;
+                while (h + 1 < KILN__HOT && hot[h] != r) h++;
+                for (; h > 0; h--) hot[h] = hot[h - 1];
+                hot[0] = r;
             }
+            return INFINITY;
         }
         if (early) L->score[r] = score;
     }
