@@ -36,16 +36,19 @@ typedef struct kiln__loc {
     double s[3];
 } kiln__loc;
 
-/* A measured node as a measurement visits it: whether its block's and its parent's locals are
- * the candidate's, and where its parent's world is. */
+/* A measured node as a measurement visits it: where it reads and writes its transforms, at
+ * frame 0 (frame r: + r x nodes where `frames` is all ones, + 0 where it is 0). */
 typedef struct kiln__step {
+    const kiln__loc *lc;          /* its local as cached */
+    kiln__loc *lout;              /* its local as measured (own only) */
+    const kiln__loc *pl;          /* its parent's local as read (NULL for roots) */
+    const kiln__wxf *pw;          /* its parent's world as read (NULL for roots) */
+    const kiln__wxf *raw;         /* its raw world */
+    kiln__wxf *w;                 /* its world as measured */
+    size_t pw_frames, w_frames;   /* the cache's (all ones) or the one-frame scratch (0) */
+    double err2, limit2;          /* its largest squared error so far, and its allowance */
     uint32_t node;
-    int32_t  parent;
-    uint32_t pm;           /* the parent's place in the list when measured, else UINT32_MAX */
     uint8_t  own, ssc;
-    /* banks (kiln__lossy.local): the node's local as cached and as measured (own only), its
-     * parent's local as read */
-    uint8_t  l_dec, l_new, pl;
 } kiln__step;
 
 typedef struct kiln__lossy {

@@ -418,47 +418,46 @@ typedef struct kiln__pass {
  * avx2 (a constant where inlined), the kernels of bake_anim_world.h. */
 static inline int kiln__frame(kiln__lossy *L, const kiln__pass *P, uint32_t r, double *score_out, int avx2)
 {
-    double score = *score_out, *err2 = L->node_err;
-    const double *limit2 = L->limit2;
+    double score = *score_out;
     size_t at = (size_t)r * L->nodes;
-    kiln__loc *lb[2] = {L->local[0] + at, L->local[1] + at};
-    kiln__wxf *wc = L->world + at;
-    const kiln__wxf *rw = L->raw_world + at;
-    for (uint32_t m = 0; m < L->listed; m++) {
-        const kiln__step *st = &L->steps[m];
+    int keep_rot = P->keep_rot, keep_ts = P->keep_ts, early = P->early, allowed = P->allowed;
+    unsigned lazy_c = L->lazy_c;
+    kiln__step *steps = L->steps;
+    for (uint32_t m = 0, listed = L->listed; m < listed; m++) {
+        kiln__step *st = &steps[m];
         uint32_t i = st->node;
-        const kiln__loc *lc = &lb[st->l_dec][i];
+        const kiln__loc *lc = st->lc + at;
         if (st->own) {
-            kiln__loc *out = &lb[st->l_new][i];
-            if (P->keep_rot) kiln__local_xf_one(L, i, r, L->lazy_c, lc, out);
-            else if (P->keep_ts) kiln__local_xf_rot(L, i, r, lc, out);
+            kiln__loc *out = st->lout + at;
+            if (keep_rot) kiln__local_xf_one(L, i, r, lazy_c, lc, out);
+            else if (keep_ts) kiln__local_xf_rot(L, i, r, lc, out);
             else kiln__local_xf(L, i, r, 1, out);
             lc = out;
         }
         const kiln__wxf *pw = NULL;
         const kiln__loc *pl = NULL;
-        if (st->parent >= 0) {
-            uint32_t p = (uint32_t)st->parent;
-            pw = st->pm == UINT32_MAX ? &wc[p] : &L->scratch[st->pm];
-            pl = &lb[st->pl][p];
+        if (st->pl) {
+            pw = st->pw + (at & st->pw_frames);
+            pl = st->pl + at;
         }
-        kiln__wxf *w = P->commit ? &wc[i] : &L->scratch[m];
-        double e2;
+        kiln__wxf *w = st->w + (at & st->w_frames);
+        const kiln__wxf *raw = st->raw + at;
+        double e2, limit2 = st->limit2;
 #if KILN__WORLD_AVX2
         if (avx2) {
             if (pw && !st->ssc) kiln__world_mul_avx2(pw, lc->rs, lc->t, w);
             else kiln__compose(L, i, lc, pw, pl, w);
-            e2 = kiln__point_error2_avx2(&rw[i], w, L->distance);
+            e2 = kiln__point_error2_avx2(raw, w, L->distance);
         } else
 #endif
         {
             (void)avx2;
             kiln__compose(L, i, lc, pw, pl, w);
-            e2 = kiln__point_error2(L, &rw[i], w);
+            e2 = kiln__point_error2(L, raw, w);
         }
-        if (e2 > err2[i]) err2[i] = e2;
-        if (P->early && e2 > score * limit2[i]) score = limit2[i] > 0.0 ? e2 / limit2[i] : 1.0;
-        if (P->allowed && e2 > limit2[i]) return 1;
+        if (e2 > st->err2) st->err2 = e2;
+        if (early && e2 > score * limit2) score = limit2 > 0.0 ? e2 / limit2 : 1.0;
+        if (allowed && e2 > limit2) return 1;
     }
     *score_out = score;
     return 0;
@@ -507,17 +506,23 @@ double kiln__lossy_measure(kiln__lossy *L, uint32_t blk, const double *allowed, 
         kiln__step *st = &L->steps[m];
         uint32_t i = L->list[m];
         int32_t p = L->node[i].parent;
+        int own = blk == UINT32_MAX || L->node_block[i] == blk;
+        uint8_t l_dec = L->l_bank[i];
         st->node = i;
-        st->parent = p;
-        st->own = (uint8_t)(blk == UINT32_MAX || L->node_block[i] == blk);
+        st->own = (uint8_t)own;
         st->ssc = (uint8_t)(L->node[i].ssc != 0);
-        st->l_dec = L->l_bank[i];
-        st->l_new = commit || !st->own ? st->l_dec : (uint8_t)(1 - L->l_bank[i]);
-        st->pl = 0;
-        st->pm = UINT32_MAX;
+        st->err2 = 0.0;
+        st->limit2 = allowed ? limit2[i] : 0.0;
+        st->lc = L->local[l_dec] + i;
+        st->lout = L->local[commit || !own ? l_dec : 1 - l_dec] + i;
+        st->raw = L->raw_world + i;
+        st->w = commit ? L->world + i : L->scratch + m;
+        st->w_frames = commit ? SIZE_MAX : 0;
+        st->pl = NULL, st->pw = NULL, st->pw_frames = SIZE_MAX;
         if (p >= 0) { /* listed before i: its step is set */
             int own_p = blk == UINT32_MAX || L->node_block[p] == blk;
-            st->pl = own_p && !commit ? (uint8_t)(1 - L->l_bank[p]) : L->l_bank[p];
+            st->pl = L->local[own_p && !commit ? 1 - L->l_bank[p] : L->l_bank[p]] + p;
+            st->pw = L->world + p;
             if (L->measure[p] && !commit) { /* its place: the list is in node order */
                 uint32_t lo = 0, hi = m;
                 while (lo < hi) {
@@ -525,7 +530,7 @@ double kiln__lossy_measure(kiln__lossy *L, uint32_t blk, const double *allowed, 
                     if (L->list[mid] < (uint32_t)p) lo = mid + 1;
                     else hi = mid;
                 }
-                st->pm = lo;
+                st->pw = L->scratch + lo, st->pw_frames = 0;
             } else if (!L->measure[p] && !L->w_valid[p]) {
                 kiln__world_fill(L, (uint32_t)p);
             }
@@ -563,6 +568,7 @@ double kiln__lossy_measure(kiln__lossy *L, uint32_t blk, const double *allowed, 
         }
         if (early) L->score[r] = score;
     }
+    for (uint32_t m = 0; m < L->listed; m++) err2[L->steps[m].node] = L->steps[m].err2;
     for (uint32_t i = 0; i < L->nodes; i++) {
         err2[i] = sqrt(err2[i]);
         if (err2[i] > worst) worst = err2[i];
