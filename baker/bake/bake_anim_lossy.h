@@ -104,6 +104,8 @@ typedef struct kiln__lossy {
         float *d;          /* its decoded values in L->dec */
         float lo, extent, step, constant;
     } lazy_lane[KILN_SOA_WIDTH];
+    /* the same lanes' lo, extent and step side by side (0 past lazy_lanes), for the AVX2 decode */
+    float lazy_lo[KILN_SOA_WIDTH], lazy_extent[KILN_SOA_WIDTH], lazy_step[KILN_SOA_WIDTH];
     unsigned lazy_lanes;
     uint8_t *lazy_done;
     /* Per block and frame: the rotation matrices of its joints as the encoding stands (9
@@ -124,6 +126,12 @@ static inline float *kiln__dec(kiln__lossy *L, uint32_t joint, unsigned c)
 void kiln__lossy_apply_plan(kiln__lossy *L, uint32_t blk, unsigned c, unsigned step);
 /* Resolves the lanes of (blk, c) by its plan as it stands, for the frame-by-frame decode. */
 void kiln__lossy_lazy_lanes(kiln__lossy *L, uint32_t blk, unsigned c);
+/* The decoded values of eight lanes of width `width` (3 to 24 bits) by the AVX2 decode that
+ * kiln__lossy_lazy_lanes' frame-by-frame decode uses on CPUs that have it, into out; returns 0
+ * (out untouched) where it is not built or the CPU lacks AVX2. Its values are
+ * kiln__clip_dequant(kiln__anim_quantize_step(...)) bit for bit. */
+int kiln__lossy_decode_avx2(const float x[8], const float lo[8], const float extent[8], const float step[8],
+                            uint32_t width, float out[8]);
 /* Sets the plan of (blk, c) to width index `step` and decodes it into L->dec. */
 void kiln__lossy_apply(kiln__lossy *L, uint32_t blk, unsigned c, unsigned step);
 /* The raw world transforms of every node at every frame, into the cache. */
