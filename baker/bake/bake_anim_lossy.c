@@ -115,7 +115,8 @@ static kiln_result kiln__nodes(kiln__lossy *L, const kiln__skeleton *sk)
 static void kiln__stats(kiln__lossy *L, double *reach, double *pscale)
 {
     uint32_t step = L->n > KILN__STAT_FRAMES ? L->n / KILN__STAT_FRAMES : 1u;
-    for (uint32_t i = 0; i < L->nodes; i++) reach[i] = L->distance, pscale[i] = 1.0, L->need[i] = 1;
+    double *far2 = L->limit2; /* free until the measurements */
+    for (uint32_t i = 0; i < L->nodes; i++) reach[i] = L->distance, pscale[i] = 1.0, L->need[i] = 1, far2[i] = 0.0;
     for (uint32_t r = 0; r < L->n; r += step) {
         const kiln__wxf *rw = L->raw_world + (size_t)r * L->nodes;
         for (uint32_t i = 0; i < L->nodes; i++) {
@@ -132,11 +133,16 @@ static void kiln__stats(kiln__lossy *L, double *reach, double *pscale)
                 for (int row = 0; row < 3; row++) p[row] = w->t[row] + (k ? L->distance * w->m[(k - 1) * 3 + row] : 0.0);
                 for (int32_t at = (int32_t)i; at >= 0; at = L->node[at].parent) {
                     const double *o = rw[at].t;
-                    double d = sqrt((p[0] - o[0]) * (p[0] - o[0]) + (p[1] - o[1]) * (p[1] - o[1]) + (p[2] - o[2]) * (p[2] - o[2]));
-                    if (d > reach[at]) reach[at] = d;
+                    double d2 = (p[0] - o[0]) * (p[0] - o[0]) + (p[1] - o[1]) * (p[1] - o[1]) + (p[2] - o[2]) * (p[2] - o[2]);
+                    if (d2 > far2[at]) far2[at] = d2;
                 }
             }
         }
+    }
+    /* the largest distance is the root of the largest square (sqrt is monotonic) */
+    for (uint32_t i = 0; i < L->nodes; i++) {
+        double d = sqrt(far2[i]);
+        if (d > reach[i]) reach[i] = d;
     }
 }
 
@@ -311,13 +317,14 @@ static kiln_result kiln__allocate(kiln__lossy *L, const kiln__skeleton *sk, doub
     L->steps = kiln__realloc(L->a, NULL, (size_t)L->nodes * sizeof *L->steps + 1);
     L->lazy_done = kiln__realloc(L->a, NULL, (size_t)L->n + 1);
     L->rot_done = kiln__realloc(L->a, NULL, (size_t)L->blocks * L->n + 1);
+    L->tried = kiln__realloc(L->a, NULL, (size_t)L->n * sizeof *L->tried + 1);
     L->rot = kiln__realloc(L->a, NULL, (size_t)L->blocks * L->n * KILN_SOA_WIDTH * 9 * sizeof(double) + 1);
     L->hot = kiln__realloc(L->a, NULL, (size_t)L->blocks * KILN__HOT * sizeof *L->hot + 1);
     L->node_block = kiln__realloc(L->a, NULL, (size_t)L->nodes * sizeof *L->node_block + 1);
     if (!L->node_block) return KILN_ERR_OUT_OF_MEMORY;
     for (uint32_t i = 0; i < L->nodes; i++)
         L->node_block[i] = L->node[i].joint == UINT32_MAX ? UINT32_MAX : L->node[i].joint / KILN_SOA_WIDTH;
-    if (!L->order || !L->lazy_done || !L->hot || !L->block_order || !L->score || !L->steps || !L->rot_done || !L->rot)
+    if (!L->order || !L->lazy_done || !L->hot || !L->block_order || !L->score || !L->steps || !L->rot_done || !L->rot || !L->tried)
         return KILN_ERR_OUT_OF_MEMORY;
     if (!L->l_bank || !L->scratch || !L->path) return KILN_ERR_OUT_OF_MEMORY;
     L->w_valid = L->l_bank + L->nodes;
@@ -327,18 +334,21 @@ static kiln_result kiln__allocate(kiln__lossy *L, const kiln__skeleton *sk, doub
         return KILN_OK;
     }
     memset(L->rot_done, 0, (size_t)L->blocks * L->n);
+    memset(L->tried, 0, (size_t)L->n * sizeof *L->tried);
     memset(L->hot, 0xff, (size_t)L->blocks * KILN__HOT * sizeof *L->hot);
     for (uint32_t blk = 0; blk < L->blocks; blk++) L->block_order[(size_t)blk * L->n] = UINT32_MAX;
     for (uint32_t k = 0, s = 0; s < 4; s++)
         for (uint32_t f = s; f < L->n; f += 4) L->order[k++] = f;
     uint32_t cap = L->nodes > L->blocks ? L->nodes : L->blocks;
-    size_t per_node = 6 * sizeof(double) + sizeof(uint32_t) + 2;
+    size_t per_node = 7 * sizeof(double) + sizeof(uint32_t) + 2;
     unsigned char *scratch = kiln__realloc(L->a, NULL, (size_t)cap * per_node + 1);
     if (!scratch) return KILN_ERR_OUT_OF_MEMORY;
     L->node_err = (double *)(void *)scratch;
     double *reach = L->node_err + cap, *pscale = reach + cap, *cur = pscale + cap, *allowed = cur + cap;
     L->limit2 = allowed + cap;
-    L->list = (uint32_t *)(void *)(L->limit2 + cap);
+    L->limit_of = L->limit2 + cap;
+    for (uint32_t i = 0; i < cap; i++) L->limit_of[i] = -1.0; /* no allowance is negative */
+    L->list = (uint32_t *)(void *)(L->limit_of + cap);
     L->need = (uint8_t *)(L->list + cap);
     L->measure = L->need + cap;
 
@@ -365,7 +375,7 @@ static kiln_result kiln__allocate(kiln__lossy *L, const kiln__skeleton *sk, doub
     kiln__free(L->a, scratch);
     L->need = L->measure = NULL;
     L->list = NULL;
-    L->node_err = L->limit2 = NULL;
+    L->node_err = L->limit2 = L->limit_of = NULL;
     return KILN_OK;
 }
 
@@ -434,6 +444,7 @@ kiln_result kiln__encode_lossy(const kiln_allocator *a, const kiln_bake_options 
     kiln__free(a, L.range);
     kiln__free(a, L.lazy_done);
     kiln__free(a, L.rot_done);
+    kiln__free(a, L.tried);
     kiln__free(a, L.rot);
     return r;
 }

@@ -69,6 +69,9 @@ typedef struct kiln__lossy {
     kiln__step *steps;     /* per listed node, during a measurement */
     double *node_err;      /* per node: largest error of the last measurement */
     double *limit2;        /* per node: the largest squared error within its allowance */
+    double *limit_of;      /* per node: the allowance limit2 was made for */
+    uint32_t *tried;       /* per frame: the measurement (`measured`) that visited it last */
+    uint32_t measured;
     double target, distance;
     int avx2;              /* the AVX2 kernels of bake_anim_world_avx2.c run on this CPU */
     uint64_t cache_nodes;  /* nodes x frames the caches hold; above KILN__CACHE_LIMIT none are

@@ -567,9 +567,14 @@ double kiln__lossy_measure(kiln__lossy *L, uint32_t blk, const double *allowed, 
     const uint32_t *order = border && border[0] != UINT32_MAX ? border : L->order;
     double *err2 = L->node_err, *limit2 = L->limit2; /* squared until the end */
     kiln__pass pass = {keep_rot, keep_ts, early, allowed != NULL, commit};
+    if (++L->measured == 0) { /* wrapped: no frame may look tried */
+        memset(L->tried, 0, (size_t)L->n * sizeof *L->tried);
+        L->measured = 1;
+    }
     for (uint32_t i = 0; i < L->nodes; i++) {
         err2[i] = 0.0;
-        if (allowed && L->measure[i]) limit2[i] = kiln__square_limit(allowed[i]);
+        if (allowed && L->measure[i] && allowed[i] != L->limit_of[i]) /* a block's candidates share them */
+            limit2[i] = kiln__square_limit(allowed[i]), L->limit_of[i] = allowed[i];
     }
     for (uint32_t m = 0; m < L->listed; m++) {
         kiln__step *st = &L->steps[m];
@@ -612,11 +617,10 @@ double kiln__lossy_measure(kiln__lossy *L, uint32_t blk, const double *allowed, 
         } else if (k < KILN__HOT) {
             r = hot[k];
             if (r == UINT32_MAX) continue;
+            L->tried[r] = L->measured;
         } else {
             r = order[k - KILN__HOT];
-            unsigned h = 0;
-            while (h < KILN__HOT && hot[h] != r) h++;
-            if (h < KILN__HOT) continue; /* tried already */
+            if (L->tried[r] == L->measured) continue; /* tried already */
         }
         if (L->lazy && !L->lazy_done[r]) kiln__decode_lazy(L, r), L->lazy_done[r] = 1;
         double score = 0.0; /* L->score[r]: every frame is visited once, a pass sets them all */
