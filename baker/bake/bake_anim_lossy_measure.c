@@ -571,9 +571,10 @@ double kiln__lossy_measure(kiln__lossy *L, uint32_t blk, const double *allowed, 
         memset(L->tried, 0, (size_t)L->n * sizeof *L->tried);
         L->measured = 1;
     }
-    for (uint32_t i = 0; i < L->nodes; i++) {
-        err2[i] = 0.0;
-        if (allowed && L->measure[i] && allowed[i] != L->limit_of[i]) /* a block's candidates share them */
+    memset(err2, 0, (size_t)L->nodes * sizeof *err2);
+    for (uint32_t m = 0; allowed && m < L->listed; m++) {
+        uint32_t i = L->list[m];
+        if (allowed[i] != L->limit_of[i]) /* a block's candidates share them */
             limit2[i] = kiln__square_limit(allowed[i]), L->limit_of[i] = allowed[i];
     }
     for (uint32_t m = 0; m < L->listed; m++) {
@@ -641,10 +642,10 @@ double kiln__lossy_measure(kiln__lossy *L, uint32_t blk, const double *allowed, 
         }
         if (early) L->score[r] = score;
     }
-    for (uint32_t m = 0; m < L->listed; m++) err2[L->steps[m].node] = L->steps[m].err2;
-    for (uint32_t i = 0; i < L->nodes; i++) {
-        err2[i] = sqrt(err2[i]);
-        if (err2[i] > worst) worst = err2[i];
+    for (uint32_t m = 0; m < L->listed; m++) { /* the others stay 0 */
+        double e = sqrt(L->steps[m].err2);
+        err2[L->steps[m].node] = e;
+        if (e > worst) worst = e;
     }
     if (commit)
         for (uint32_t m = 0; m < L->listed; m++) L->w_valid[L->list[m]] = 1;
