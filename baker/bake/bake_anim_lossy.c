@@ -128,14 +128,17 @@ static void kiln__stats(kiln__lossy *L, double *reach, double *pscale)
                     if (n > pscale[i]) pscale[i] = n;
                 }
             }
-            for (int k = 0; k < 4; k++) {
-                double p[3];
-                for (int row = 0; row < 3; row++) p[row] = w->t[row] + (k ? L->distance * w->m[(k - 1) * 3 + row] : 0.0);
-                for (int32_t at = (int32_t)i; at >= 0; at = L->node[at].parent) {
-                    const double *o = rw[at].t;
-                    double d2 = (p[0] - o[0]) * (p[0] - o[0]) + (p[1] - o[1]) * (p[1] - o[1]) + (p[2] - o[2]) * (p[2] - o[2]);
-                    if (d2 > far2[at]) far2[at] = d2;
-                }
+            double p[3][4]; /* the origin and the three vertices, by coordinate */
+            for (int k = 0; k < 4; k++)
+                for (int row = 0; row < 3; row++) p[row][k] = w->t[row] + (k ? L->distance * w->m[(k - 1) * 3 + row] : 0.0);
+            for (int32_t at = (int32_t)i; at >= 0; at = L->node[at].parent) {
+                const double *o = rw[at].t;
+                double d2[4];
+                for (int k = 0; k < 4; k++)
+                    d2[k] = (p[0][k] - o[0]) * (p[0][k] - o[0]) + (p[1][k] - o[1]) * (p[1][k] - o[1]) +
+                            (p[2][k] - o[2]) * (p[2][k] - o[2]);
+                for (int k = 0; k < 4; k++)
+                    if (d2[k] > far2[at]) far2[at] = d2[k];
             }
         }
     }
