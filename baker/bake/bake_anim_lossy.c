@@ -14,13 +14,15 @@
  *   3. greedy: try each track one width narrower, keep it when the measured error of the
  *      joints it moves stays within the target; repeat while something narrows.
  *
- * Step 3 dominates the bake. The raw worlds are computed once; the decoded locals and worlds of
- * the encoding as it stands are kept per frame, so a candidate width recomputes only its own
- * block's locals and the worlds below them. A candidate is decoded frame by frame as it is
- * measured and stops at the first frame over an allowance, trying first the last frames its
- * block's candidates failed at, then the frames by the margin the block's last passing
- * candidate left, the tightest first (before any passed: every 4th frame); the one that passes
- * keeps its transforms for the cache. A translation candidate recomposes translations only.
+ * Step 3 dominates the bake. The raw worlds are computed once; the decoded locals of the
+ * encoding as it stands are kept per frame, and its worlds where they are needed (the parents a
+ * block's subtrees hang from, made again from the locals when stale), so a candidate width
+ * recomputes only its own block's locals and the worlds below them, frame by frame in a scratch
+ * that stays in cache. A candidate is decoded frame by frame as it is measured (eight lanes at
+ * once with AVX2) and stops at the first frame over an allowance, trying first the last frames
+ * its block's candidates failed at, then the frames by the margin the block's last passing
+ * candidate left, the tightest first (before any passed: every 4th frame); one that passes
+ * becomes the cache's locals at once (the next, narrower candidate recomputes all it changes).
  * Every number is the one a plain evaluation of every frame computes, so the encoding does
  * not depend on any of this.
  *
