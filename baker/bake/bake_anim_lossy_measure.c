@@ -650,7 +650,10 @@ double kiln__lossy_measure(kiln__lossy *L, uint32_t blk, const double *allowed, 
     if (commit)
         for (uint32_t m = 0; m < L->listed; m++) L->w_valid[L->list[m]] = 1;
     if (early) { /* passed: the block's next candidates try the tightest frames first */
-        for (uint32_t f = 0; f < L->n; f++) border[f] = f;
+        /* the order is total (ties by frame), so sorting the last one, nearly in order already,
+         * gives the same frames as sorting 0..n-1 */
+        if (border[0] == UINT32_MAX)
+            for (uint32_t f = 0; f < L->n; f++) border[f] = f;
         kiln__sort_frames(border, L->n, L->score);
     }
     return worst;
