@@ -96,12 +96,12 @@ void kiln__lossy_lazy_lanes(kiln__lossy *L, uint32_t blk, unsigned c)
 #if KILN__WORLD_AVX2
 _Static_assert(KILN_SOA_WIDTH == 8, "one AVX2 register of lanes");
 
-/* kiln__clip_dequant(kiln__quantize_step(x, lo, extent, width, step), lo, step) for the eight
- * lanes, with the same operations: q from the same double f (rounded by truncating f + 0.5,
+/* kiln__quantize_step(x, lo, extent, width, step) for the eight lanes (as floats), with the
+ * same operations: q from the same double f (rounded by truncating f + 0.5,
  * 0 where the extent is not positive), then q - 1 and q + 1 where they exist, each taken when
  * its error is strictly lower, in that order. q + 1 <= 2^24 and q - 1 are exact in float. */
-KILN__AVX2 static void kiln__decode8_avx2(const float x[8], const float lo[8], const float extent[8],
-                                          const float step[8], uint32_t width, float out[8])
+KILN__AVX2 static inline __m256 kiln__quantize8_avx2(const float x[8], const float lo[8], const float extent[8],
+                                                     const float step[8], uint32_t width)
 {
     uint32_t top = (1u << width) - 1u;
     __m256 xf = _mm256_loadu_ps(x), lof = _mm256_loadu_ps(lo), exf = _mm256_loadu_ps(extent);
@@ -130,10 +130,35 @@ KILN__AVX2 static void kiln__decode8_avx2(const float x[8], const float lo[8], c
     err = _mm256_blendv_ps(err, em, take), best = _mm256_blendv_ps(best, qm, take);
     __m256 ep = _mm256_and_ps(_mm256_sub_ps(_mm256_add_ps(lof, _mm256_mul_ps(stf, qp)), xf), abs_mask);
     take = _mm256_and_ps(_mm256_and_ps(pos, _mm256_cmp_ps(qf, topf, _CMP_LT_OQ)), _mm256_cmp_ps(ep, err, _CMP_LT_OQ));
-    best = _mm256_blendv_ps(best, qp, take);
-    _mm256_storeu_ps(out, _mm256_add_ps(lof, _mm256_mul_ps(stf, best)));
+    return _mm256_blendv_ps(best, qp, take); /* integers below 2^24, exact */
+}
+
+KILN__AVX2 static void kiln__decode8_avx2(const float x[8], const float lo[8], const float extent[8],
+                                          const float step[8], uint32_t width, float out[8])
+{
+    __m256 q = kiln__quantize8_avx2(x, lo, extent, step, width);
+    _mm256_storeu_ps(out, _mm256_add_ps(_mm256_loadu_ps(lo), _mm256_mul_ps(_mm256_loadu_ps(step), q)));
+}
+
+KILN__AVX2 static void kiln__quantize8_store(const float x[8], const float lo[8], const float extent[8],
+                                             const float step[8], uint32_t width, uint32_t q[8])
+{
+    _mm256_storeu_si256((__m256i *)(void *)q, _mm256_cvttps_epi32(kiln__quantize8_avx2(x, lo, extent, step, width)));
 }
 #endif
+
+int kiln__anim_quantize8(const float x[8], const float lo[8], const float extent[8], const float step[8],
+                         uint32_t width, uint32_t q[8])
+{
+#if KILN__WORLD_AVX2
+    if (!kiln__world_avx2_ok()) return 0;
+    kiln__quantize8_store(x, lo, extent, step, width, q);
+    return 1;
+#else
+    (void)x, (void)lo, (void)extent, (void)step, (void)width, (void)q;
+    return 0;
+#endif
+}
 
 int kiln__lossy_decode_avx2(const float x[8], const float lo[8], const float extent[8], const float step[8],
                             uint32_t width, float out[8])

@@ -1,6 +1,7 @@
-/* The lossy clip encoder's AVX2 decode of eight lanes gives the scalar quantiser's values bit
- * for bit: random values in and out of their ranges, the range ends, midpoints between two
- * steps (the ties of the rounding), empty ranges, every width from 3 to 24 bits. */
+/* The lossy clip encoder's AVX2 quantiser and decode of eight lanes give the scalar
+ * quantiser's integers and values bit for bit: random values in and out of their ranges, the
+ * range ends, midpoints between two steps (the ties of the rounding), empty ranges, every width
+ * from 3 to 24 bits. */
 #include <criterion/criterion.h>
 #include <stdint.h>
 #include <string.h>
@@ -31,6 +32,7 @@ static float value(void)
 Test(anim_lossy_decode, avx2_lanes_match_the_scalar_quantiser)
 {
     float x[8], lo[8], extent[8], step[8], out[8];
+    uint32_t q[8];
     uint32_t checked = 0;
     for (int it = 0; it < 200000; it++) {
         uint32_t width = 3 + next() % 22;
@@ -50,8 +52,12 @@ Test(anim_lossy_decode, avx2_lanes_match_the_scalar_quantiser)
             }
         }
         if (!kiln__lossy_decode_avx2(x, lo, extent, step, width, out)) cr_skip_test("no AVX2 decode on this build or CPU");
+        cr_assert(kiln__anim_quantize8(x, lo, extent, step, width, q));
         for (int l = 0; l < 8; l++) {
-            float ref = kiln__clip_dequant(kiln__anim_quantize_step(x[l], lo[l], extent[l], width, step[l]), lo[l], step[l]);
+            uint32_t qs = kiln__anim_quantize_step(x[l], lo[l], extent[l], width, step[l]);
+            cr_assert_eq(q[l], qs, "width %u x %a lo %a extent %a: scalar q %u, AVX2 %u", width, (double)x[l],
+                         (double)lo[l], (double)extent[l], qs, q[l]);
+            float ref = kiln__clip_dequant(qs, lo[l], step[l]);
             uint32_t a, b;
             memcpy(&a, &ref, 4), memcpy(&b, &out[l], 4);
             cr_assert_eq(a, b, "width %u x %a lo %a extent %a: scalar %a, AVX2 %a", width, (double)x[l], (double)lo[l],
