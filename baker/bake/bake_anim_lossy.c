@@ -421,7 +421,7 @@ kiln_result kiln__encode_lossy(const kiln_allocator *a, const kiln_bake_options 
         kiln__bake_report(sink, KILN_ERR_LIMIT, KILN_SEVERITY_WARNING, NULL, NULL, KILN_NO_OFFSET,
                           "animation '%s': %u joints x %u frames is too long for the lossy encoder (%s); stored lossless",
                           an->name, an->joint_count, an->frame_count,
-                          L.cache_nodes == UINT64_MAX ? "out of memory" : "over 2 GiB of evaluation caches");
+                          L.cache_nodes == UINT64_MAX ? "out of memory" : "too many joints x frames for its evaluation caches");
     } else if (r == KILN_OK) {
         kiln__bake_report(sink, KILN_ERR_LIMIT, KILN_SEVERITY_WARNING, NULL, NULL, KILN_NO_OFFSET,
                           "animation '%s': no quantisation meets %g m at %g m (best %g m); stored lossless", an->name,

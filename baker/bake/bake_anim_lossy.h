@@ -37,7 +37,8 @@ typedef struct kiln__loc {
 } kiln__loc;
 
 /* A measured node as a measurement visits it: where it reads and writes its transforms, at
- * frame 0 (frame r: + r x nodes where `frames` is all ones, + 0 where it is 0). */
+ * frame 0 (frame r: + r x nodes; for pw and w, + (r x nodes & their `frames`), all ones for
+ * the cache, 0 for the one-frame scratch). */
 typedef struct kiln__step {
     const kiln__loc *lc;          /* its local as cached */
     kiln__loc *lout;              /* its local as measured (own only) */
@@ -73,7 +74,7 @@ typedef struct kiln__lossy {
     uint32_t *tried;       /* per frame: the measurement (`measured`) that visited it last */
     uint32_t measured;
     double target, distance;
-    int avx2;              /* the AVX2 kernels of bake_anim_world_avx2.c run on this CPU */
+    int avx2;              /* the AVX2 kernels of bake_anim_world.h run on this CPU */
     uint64_t cache_nodes;  /* nodes x frames the caches hold; above KILN__CACHE_LIMIT none are
                             * made (UINT64_MAX: no memory for them) */
     /* Per frame and node (frame-major): the raw world transforms, two banks of decoded local

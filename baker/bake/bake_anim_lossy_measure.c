@@ -574,9 +574,10 @@ KILN__AVX2 __attribute__((flatten)) static int kiln__frame_avx2(kiln__lossy *L, 
 /* Measures the nodes flagged in L->measure, every frame, into L->node_err: the locals of the
  * joints of block `blk` (every block when UINT32_MAX) from L->dec, the other locals and the
  * worlds of unflagged nodes from the cache. With `allowed` (per node), stops as soon as a node
- * exceeds its allowance and returns INFINITY (trying the block's last failing frame first, then
- * L->order); otherwise returns the largest error. With `commit`, the cache takes what was
- * computed, else the candidate buffers do. */
+ * exceeds its allowance and returns INFINITY (trying the block's last failing frames first,
+ * then its tightest ones); otherwise returns the largest error. With `commit`, the cache takes
+ * what was computed (and every cached world is made), else the candidate's locals go to the
+ * other bank and its worlds to the scratch. */
 double kiln__lossy_measure(kiln__lossy *L, uint32_t blk, const double *allowed, int commit)
 {
     double worst = 0.0;
