@@ -43,6 +43,10 @@ void kiln__anim_pack(const kiln__anim *an, uint32_t blk, unsigned c, const kiln_
 uint32_t kiln__anim_quantize(float x, float min, float extent, uint32_t width);
 /* The same with the lane's step, kiln__clip_step(extent, width), given. */
 uint32_t kiln__anim_quantize_step(float x, float min, float extent, uint32_t width, float step);
+/* kiln__anim_quantize_step of eight lanes at once (width 3 to 24) with AVX2, bit for bit; returns
+ * 0 (q untouched) where it is not built or the CPU lacks AVX2. */
+int kiln__anim_quantize8(const float x[8], const float lo[8], const float extent[8], const float step[8],
+                         uint32_t width, uint32_t q[8]);
 
 /* Quantises the clip within the options' bound (see kiln_bake_options). Sets *met to 0 (and
  * reports why) when even the widest encoding misses the bound; the caller then stores it

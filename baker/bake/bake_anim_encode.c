@@ -155,12 +155,16 @@ void kiln__anim_pack(const kiln__anim *an, uint32_t blk, unsigned c, const kiln_
     }
     for (uint32_t r = 0; r < an->frame_count; r++, dst += stride) {
         uint32_t q[KILN_SOA_WIDTH];
-        for (unsigned l = 0; l < KILN_SOA_WIDTH; l++) {
-            float x = v[l] ? v[l][r] : kiln__identity_c[c];
-            if (w == KILN__CLIP_RAW) memcpy(dst + 4 * l, &x, 4);
-            else q[l] = kiln__anim_quantize_step(x, pl->range_min[l], pl->range_extent[l], w, step[l]);
+        float x[KILN_SOA_WIDTH];
+        for (unsigned l = 0; l < KILN_SOA_WIDTH; l++) x[l] = v[l] ? v[l][r] : kiln__identity_c[c];
+        if (w == KILN__CLIP_RAW) {
+            memcpy(dst, x, sizeof x);
+            continue;
         }
-        if (w != KILN__CLIP_RAW) kiln__clip_pack_lanes(q, w, dst);
+        if (!kiln__anim_quantize8(x, pl->range_min, pl->range_extent, step, w, q))
+            for (unsigned l = 0; l < KILN_SOA_WIDTH; l++)
+                q[l] = kiln__anim_quantize_step(x[l], pl->range_min[l], pl->range_extent[l], w, step[l]);
+        kiln__clip_pack_lanes(q, w, dst);
     }
 }
 

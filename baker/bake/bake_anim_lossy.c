@@ -14,13 +14,15 @@
  *   3. greedy: try each track one width narrower, keep it when the measured error of the
  *      joints it moves stays within the target; repeat while something narrows.
  *
- * Step 3 dominates the bake. The raw worlds are computed once; the decoded locals and worlds of
- * the encoding as it stands are kept per frame, so a candidate width recomputes only its own
- * block's locals and the worlds below them. A candidate is decoded frame by frame as it is
- * measured and stops at the first frame over an allowance, trying first the last frames its
- * block's candidates failed at, then the frames by the margin the block's last passing
- * candidate left, the tightest first (before any passed: every 4th frame); the one that passes
- * keeps its transforms for the cache. A translation candidate recomposes translations only.
+ * Step 3 dominates the bake. The raw worlds are computed once; the decoded locals of the
+ * encoding as it stands are kept per frame, and its worlds where they are needed (the parents a
+ * block's subtrees hang from, made again from the locals when stale), so a candidate width
+ * recomputes only its own block's locals and the worlds below them, frame by frame in a scratch
+ * that stays in cache. A candidate is decoded frame by frame as it is measured (eight lanes at
+ * once with AVX2) and stops at the first frame over an allowance, trying first the last frames
+ * its block's candidates failed at, then the frames by the margin the block's last passing
+ * candidate left, the tightest first (before any passed: every 4th frame); one that passes
+ * becomes the cache's locals at once (the next, narrower candidate recomputes all it changes).
  * Every number is the one a plain evaluation of every frame computes, so the encoding does
  * not depend on any of this.
  *
@@ -115,7 +117,8 @@ static kiln_result kiln__nodes(kiln__lossy *L, const kiln__skeleton *sk)
 static void kiln__stats(kiln__lossy *L, double *reach, double *pscale)
 {
     uint32_t step = L->n > KILN__STAT_FRAMES ? L->n / KILN__STAT_FRAMES : 1u;
-    for (uint32_t i = 0; i < L->nodes; i++) reach[i] = L->distance, pscale[i] = 1.0, L->need[i] = 1;
+    double *far2 = L->limit2; /* free until the measurements */
+    for (uint32_t i = 0; i < L->nodes; i++) reach[i] = L->distance, pscale[i] = 1.0, L->need[i] = 1, far2[i] = 0.0;
     for (uint32_t r = 0; r < L->n; r += step) {
         const kiln__wxf *rw = L->raw_world + (size_t)r * L->nodes;
         for (uint32_t i = 0; i < L->nodes; i++) {
@@ -127,16 +130,24 @@ static void kiln__stats(kiln__lossy *L, double *reach, double *pscale)
                     if (n > pscale[i]) pscale[i] = n;
                 }
             }
-            for (int k = 0; k < 4; k++) {
-                double p[3];
-                for (int row = 0; row < 3; row++) p[row] = w->t[row] + (k ? L->distance * w->m[(k - 1) * 3 + row] : 0.0);
-                for (int32_t at = (int32_t)i; at >= 0; at = L->node[at].parent) {
-                    const double *o = rw[at].t;
-                    double d = sqrt((p[0] - o[0]) * (p[0] - o[0]) + (p[1] - o[1]) * (p[1] - o[1]) + (p[2] - o[2]) * (p[2] - o[2]));
-                    if (d > reach[at]) reach[at] = d;
-                }
+            double p[3][4]; /* the origin and the three vertices, by coordinate */
+            for (int k = 0; k < 4; k++)
+                for (int row = 0; row < 3; row++) p[row][k] = w->t[row] + (k ? L->distance * w->m[(k - 1) * 3 + row] : 0.0);
+            for (int32_t at = (int32_t)i; at >= 0; at = L->node[at].parent) {
+                const double *o = rw[at].t;
+                double d2[4];
+                for (int k = 0; k < 4; k++)
+                    d2[k] = (p[0][k] - o[0]) * (p[0][k] - o[0]) + (p[1][k] - o[1]) * (p[1][k] - o[1]) +
+                            (p[2][k] - o[2]) * (p[2][k] - o[2]);
+                for (int k = 0; k < 4; k++)
+                    if (d2[k] > far2[at]) far2[at] = d2[k];
             }
         }
+    }
+    /* the largest distance is the root of the largest square (sqrt is monotonic) */
+    for (uint32_t i = 0; i < L->nodes; i++) {
+        double d = sqrt(far2[i]);
+        if (d > reach[i]) reach[i] = d;
     }
 }
 
@@ -238,7 +249,7 @@ static uint32_t kiln__narrow(kiln__lossy *L, double share, double *cur, double *
                 memset(L->lazy_done, 0, L->n);
                 if (kiln__lossy_measure(L, blk, allowed, 0) <= L->target) {
                     /* every frame was measured, so decoded */
-                    kiln__lossy_keep_best(L, blk);
+                    kiln__lossy_keep(L, blk); /* the cache follows the new encoding */
                     if (kiln__widths[mid] == KILN__CLIP_RAW) {
                         kiln__anim_plan *pl = &L->plan[blk * KILN_ANIM_COMPONENTS + c];
                         memset(pl->range_min, 0, sizeof pl->range_min), memset(pl->range_extent, 0, sizeof pl->range_extent);
@@ -260,7 +271,7 @@ static uint32_t kiln__narrow(kiln__lossy *L, double share, double *cur, double *
             for (unsigned l = 0; l < KILN_SOA_WIDTH && blk * KILN_SOA_WIDTH + l < L->nj; l++)
                 memcpy(kiln__dec(L, blk * KILN_SOA_WIDTH + l, c), L->backup + (size_t)l * L->n, L->n * sizeof(float));
             L->lazy = 0;
-            if (best < s) kiln__lossy_commit_best(L, blk); /* the cache follows the new encoding */
+            if (best < s && c >= 3 && c <= 6) memset(L->rot_done + (size_t)blk * L->n, 0, L->n);
             narrowed += best < s;
         }
     }
@@ -294,50 +305,55 @@ static kiln_result kiln__allocate(kiln__lossy *L, const kiln__skeleton *sk, doub
     memset(L->step, 0, (size_t)L->blocks * KILN_ANIM_COMPONENTS);
     kiln_result r = kiln__nodes(L, sk);
     if (r != KILN_OK) return r;
-    /* The caches: seven transforms per node and frame. Too large for the limit or for memory,
-     * the clip is not quantised (*met stays 0, L->cache_bytes says why). */
+    /* The caches: four transforms per node and frame. Too large for the limit or for memory,
+     * the clip is not quantised (*met stays 0, L->cache_nodes says why). */
     size_t frames_nodes = (size_t)L->n * L->nodes;
-    L->cache_bytes = (uint64_t)frames_nodes * (4 * sizeof(kiln__wxf) + 3 * sizeof(kiln__loc));
-    if (L->cache_bytes > KILN__CACHE_LIMIT || L->cache_bytes > SIZE_MAX / 2) return KILN_OK;
+    L->cache_nodes = frames_nodes;
+    if (L->cache_nodes > KILN__CACHE_LIMIT) return KILN_OK;
     L->raw_world = kiln__realloc(L->a, NULL, frames_nodes * sizeof(kiln__wxf) + 1);
-    for (int b = 0; b < 3; b++) {
-        L->world[b] = kiln__realloc(L->a, NULL, frames_nodes * sizeof(kiln__wxf) + 1);
-        L->local[b] = kiln__realloc(L->a, NULL, frames_nodes * sizeof(kiln__loc) + 1);
-    }
-    L->w_bank = kiln__realloc(L->a, NULL, (size_t)L->nodes * 4 + 1);
+    L->world = kiln__realloc(L->a, NULL, frames_nodes * sizeof(kiln__wxf) + 1);
+    for (int b = 0; b < 2; b++) L->local[b] = kiln__realloc(L->a, NULL, frames_nodes * sizeof(kiln__loc) + 1);
+    L->scratch = kiln__realloc(L->a, NULL, (size_t)L->nodes * sizeof(kiln__wxf) + 1);
+    L->path = kiln__realloc(L->a, NULL, (size_t)L->nodes * sizeof *L->path + 1);
+    L->l_bank = kiln__realloc(L->a, NULL, (size_t)L->nodes * 2 + 1);
     L->order = kiln__realloc(L->a, NULL, (size_t)L->n * sizeof *L->order + 1);
     L->block_order = kiln__realloc(L->a, NULL, (size_t)L->blocks * L->n * sizeof *L->block_order + 1);
     L->score = kiln__realloc(L->a, NULL, (size_t)L->n * sizeof *L->score + 1);
     L->steps = kiln__realloc(L->a, NULL, (size_t)L->nodes * sizeof *L->steps + 1);
     L->lazy_done = kiln__realloc(L->a, NULL, (size_t)L->n + 1);
+    L->rot_done = kiln__realloc(L->a, NULL, (size_t)L->blocks * L->n + 1);
+    L->tried = kiln__realloc(L->a, NULL, (size_t)L->n * sizeof *L->tried + 1);
+    L->rot = kiln__realloc(L->a, NULL, (size_t)L->blocks * L->n * KILN_SOA_WIDTH * 9 * sizeof(double) + 1);
     L->hot = kiln__realloc(L->a, NULL, (size_t)L->blocks * KILN__HOT * sizeof *L->hot + 1);
     L->node_block = kiln__realloc(L->a, NULL, (size_t)L->nodes * sizeof *L->node_block + 1);
     if (!L->node_block) return KILN_ERR_OUT_OF_MEMORY;
     for (uint32_t i = 0; i < L->nodes; i++)
         L->node_block[i] = L->node[i].joint == UINT32_MAX ? UINT32_MAX : L->node[i].joint / KILN_SOA_WIDTH;
-    if (!L->order || !L->lazy_done || !L->hot || !L->block_order || !L->score || !L->steps)
+    if (!L->order || !L->lazy_done || !L->hot || !L->block_order || !L->score || !L->steps || !L->rot_done || !L->rot || !L->tried)
         return KILN_ERR_OUT_OF_MEMORY;
-    if (!L->w_bank) return KILN_ERR_OUT_OF_MEMORY;
-    L->w_best = L->w_bank + L->nodes, L->l_bank = L->w_best + L->nodes, L->l_best = L->l_bank + L->nodes;
-    memset(L->w_bank, 0, L->nodes), memset(L->l_bank, 0, L->nodes);
-    memset(L->w_best, 1, L->nodes), memset(L->l_best, 1, L->nodes);
-    if (!L->raw_world || !L->world[0] || !L->world[1] || !L->world[2] || !L->local[0] || !L->local[1] ||
-        !L->local[2]) {
-        L->cache_bytes = UINT64_MAX; /* no memory for them */
+    if (!L->l_bank || !L->scratch || !L->path) return KILN_ERR_OUT_OF_MEMORY;
+    L->w_valid = L->l_bank + L->nodes;
+    memset(L->l_bank, 0, (size_t)L->nodes * 2);
+    if (!L->raw_world || !L->world || !L->local[0] || !L->local[1]) {
+        L->cache_nodes = UINT64_MAX; /* no memory for them */
         return KILN_OK;
     }
+    memset(L->rot_done, 0, (size_t)L->blocks * L->n);
+    memset(L->tried, 0, (size_t)L->n * sizeof *L->tried);
     memset(L->hot, 0xff, (size_t)L->blocks * KILN__HOT * sizeof *L->hot);
     for (uint32_t blk = 0; blk < L->blocks; blk++) L->block_order[(size_t)blk * L->n] = UINT32_MAX;
     for (uint32_t k = 0, s = 0; s < 4; s++)
         for (uint32_t f = s; f < L->n; f += 4) L->order[k++] = f;
     uint32_t cap = L->nodes > L->blocks ? L->nodes : L->blocks;
-    size_t per_node = 6 * sizeof(double) + sizeof(uint32_t) + 2;
+    size_t per_node = 7 * sizeof(double) + sizeof(uint32_t) + 2;
     unsigned char *scratch = kiln__realloc(L->a, NULL, (size_t)cap * per_node + 1);
     if (!scratch) return KILN_ERR_OUT_OF_MEMORY;
     L->node_err = (double *)(void *)scratch;
     double *reach = L->node_err + cap, *pscale = reach + cap, *cur = pscale + cap, *allowed = cur + cap;
     L->limit2 = allowed + cap;
-    L->list = (uint32_t *)(void *)(L->limit2 + cap);
+    L->limit_of = L->limit2 + cap;
+    for (uint32_t i = 0; i < cap; i++) L->limit_of[i] = -1.0; /* no allowance is negative */
+    L->list = (uint32_t *)(void *)(L->limit_of + cap);
     L->need = (uint8_t *)(L->list + cap);
     L->measure = L->need + cap;
 
@@ -364,7 +380,7 @@ static kiln_result kiln__allocate(kiln__lossy *L, const kiln__skeleton *sk, doub
     kiln__free(L->a, scratch);
     L->need = L->measure = NULL;
     L->list = NULL;
-    L->node_err = L->limit2 = NULL;
+    L->node_err = L->limit2 = L->limit_of = NULL;
     return KILN_OK;
 }
 
@@ -401,11 +417,11 @@ kiln_result kiln__encode_lossy(const kiln_allocator *a, const kiln_bake_options 
         an->error_bound_m = (float)bound;
         an->error_distance_m = (float)distance;
         an->max_error_m = (float)err;
-    } else if (r == KILN_OK && L.cache_bytes > KILN__CACHE_LIMIT) {
+    } else if (r == KILN_OK && L.cache_nodes > KILN__CACHE_LIMIT) {
         kiln__bake_report(sink, KILN_ERR_LIMIT, KILN_SEVERITY_WARNING, NULL, NULL, KILN_NO_OFFSET,
                           "animation '%s': %u joints x %u frames is too long for the lossy encoder (%s); stored lossless",
                           an->name, an->joint_count, an->frame_count,
-                          L.cache_bytes == UINT64_MAX ? "out of memory" : "over 2 GiB of evaluation caches");
+                          L.cache_nodes == UINT64_MAX ? "out of memory" : "too many joints x frames for its evaluation caches");
     } else if (r == KILN_OK) {
         kiln__bake_report(sink, KILN_ERR_LIMIT, KILN_SEVERITY_WARNING, NULL, NULL, KILN_NO_OFFSET,
                           "animation '%s': no quantisation meets %g m at %g m (best %g m); stored lossless", an->name,
@@ -419,8 +435,11 @@ kiln_result kiln__encode_lossy(const kiln_allocator *a, const kiln_bake_options 
     kiln__free(a, L.backup);
     kiln__free(a, L.node);
     kiln__free(a, L.raw_world);
-    for (int b = 0; b < 3; b++) kiln__free(a, L.world[b]), kiln__free(a, L.local[b]);
-    kiln__free(a, L.w_bank);
+    kiln__free(a, L.world);
+    for (int b = 0; b < 2; b++) kiln__free(a, L.local[b]);
+    kiln__free(a, L.scratch);
+    kiln__free(a, L.path);
+    kiln__free(a, L.l_bank);
     kiln__free(a, L.order);
     kiln__free(a, L.node_block);
     kiln__free(a, L.hot);
@@ -429,5 +448,8 @@ kiln_result kiln__encode_lossy(const kiln_allocator *a, const kiln_bake_options 
     kiln__free(a, L.steps);
     kiln__free(a, L.range);
     kiln__free(a, L.lazy_done);
+    kiln__free(a, L.rot_done);
+    kiln__free(a, L.tried);
+    kiln__free(a, L.rot);
     return r;
 }

@@ -14,9 +14,9 @@ extern const uint32_t kiln__widths[KILN__STEPS];
 
 /* Frames used for the sensitivity statistics (every frame is used for measuring). */
 #define KILN__STAT_FRAMES 512u
-/* The most the per-frame caches may take (960 bytes per node and frame); a longer clip is
- * stored lossless, with a warning. */
-#define KILN__CACHE_LIMIT ((uint64_t)1 << 31)
+/* The most nodes x frames the per-frame caches may hold; a longer clip is stored lossless, with
+ * a warning. (2 GiB at the 960 bytes per node and frame the caches once took.) */
+#define KILN__CACHE_LIMIT (((uint64_t)1 << 31) / 960u)
 /* Failing frames remembered per block. */
 #define KILN__HOT 16u
 
@@ -34,18 +34,22 @@ typedef struct kiln__loc {
     double rs[9];
     double t[3];
     double s[3];
-    double r[9];           /* the rotation alone */
 } kiln__loc;
 
-/* A measured node as a measurement visits it: whether its block's and its parent's locals are
- * the candidate's, and whether its parent's world is. */
+/* A measured node as a measurement visits it: where it reads and writes its transforms, at
+ * frame 0 (frame r: + r x nodes; for pw and w, + (r x nodes & their `frames`), all ones for
+ * the cache, 0 for the one-frame scratch). */
 typedef struct kiln__step {
+    const kiln__loc *lc;          /* its local as cached */
+    kiln__loc *lout;              /* its local as measured (own only) */
+    const kiln__loc *pl;          /* its parent's local as read (NULL for roots) */
+    const kiln__wxf *pw;          /* its parent's world as read (NULL for roots) */
+    const kiln__wxf *raw;         /* its raw world */
+    kiln__wxf *w;                 /* its world as measured */
+    size_t pw_frames, w_frames;   /* the cache's (all ones) or the one-frame scratch (0) */
+    double err2, limit2;          /* its largest squared error so far, and its allowance */
     uint32_t node;
-    int32_t  parent;
     uint8_t  own, ssc;
-    /* banks (kiln__lossy.world, .local): the node's world as cached and as measured, its
-     * local as cached and as measured (own only), its parent's world and local as read */
-    uint8_t  w_dec, w_new, l_dec, l_new, pw, pl;
 } kiln__step;
 
 typedef struct kiln__lossy {
@@ -66,19 +70,28 @@ typedef struct kiln__lossy {
     kiln__step *steps;     /* per listed node, during a measurement */
     double *node_err;      /* per node: largest error of the last measurement */
     double *limit2;        /* per node: the largest squared error within its allowance */
+    double *limit_of;      /* per node: the allowance limit2 was made for */
+    uint32_t *tried;       /* per frame: the measurement (`measured`) that visited it last */
+    uint32_t measured;
     double target, distance;
-    int avx2;              /* the AVX2 kernels of bake_anim_world_avx2.c run on this CPU */
-    uint64_t cache_bytes;  /* what the caches need; above KILN__CACHE_LIMIT none are made */
-    /* Per frame and node (frame-major): the raw world transforms, and three banks of decoded
-     * local and world transforms. Per node, one bank holds the encoding as it stands (the
-     * cache: w_bank, l_bank), one the narrowest candidate that passed (w_best, l_best), the
-     * third the candidate being measured; the cache takes the passing candidate by swapping
-     * the node's bank numbers, without copying. A candidate for one block recomputes the
-     * locals of that block's joints and the worlds of their subtrees only; everything else is
-     * read from the cache, the same doubles the full evaluation computes. */
-    kiln__wxf *raw_world, *world[3];
-    kiln__loc *local[3];
-    uint8_t *w_bank, *w_best, *l_bank, *l_best; /* per node */
+    int avx2;              /* the AVX2 kernels of bake_anim_world.h run on this CPU */
+    uint64_t cache_nodes;  /* nodes x frames the caches hold; above KILN__CACHE_LIMIT none are
+                            * made (UINT64_MAX: no memory for them) */
+    /* Per frame and node (frame-major): the raw world transforms, two banks of decoded local
+     * transforms and one of decoded world transforms. Per node, one local bank holds the
+     * encoding as it stands (the cache: l_bank), the other the candidate being measured; the
+     * cache takes a passing candidate at once by flipping the node's bank number, without
+     * copying (the next, narrower candidate of the same track recomputes everything the two
+     * differ in). A candidate for one block recomputes the locals of that block's joints and
+     * the worlds of their subtrees only, frame by frame into `scratch` (one world per listed
+     * node): it reads the cached locals of the other joints and the cached worlds of the
+     * parents its subtrees hang from. The cached worlds are made when so needed (w_valid per
+     * node), from the cached locals; a passing candidate leaves its subtrees' stale. Every
+     * one of them is the double the full evaluation computes. */
+    kiln__wxf *raw_world, *world, *scratch;
+    kiln__loc *local[2];
+    uint8_t *l_bank, *w_valid; /* per node */
+    uint32_t *path;            /* per node: the nodes whose worlds are being made */
     uint32_t *hot;         /* per block: the KILN__HOT frames its candidates last failed at, the
                             * latest first (UINT32_MAX: none), tried first */
     uint32_t *order;       /* frames, every 4th first: a failing candidate fails early */
@@ -95,8 +108,15 @@ typedef struct kiln__lossy {
         float *d;          /* its decoded values in L->dec */
         float lo, extent, step, constant;
     } lazy_lane[KILN_SOA_WIDTH];
+    /* the same lanes' lo, extent and step side by side (0 past lazy_lanes), for the AVX2 decode */
+    float lazy_lo[KILN_SOA_WIDTH], lazy_extent[KILN_SOA_WIDTH], lazy_step[KILN_SOA_WIDTH];
     unsigned lazy_lanes;
     uint8_t *lazy_done;
+    /* Per block and frame: the rotation matrices of its joints as the encoding stands (9
+     * doubles per lane), for its scale candidates, which leave the rotations as they are; made
+     * as first needed (rot_done: a bit per lane), forgotten when a rotation track narrows. */
+    double *rot;
+    uint8_t *rot_done;
 } kiln__lossy;
 
 static inline float *kiln__dec(kiln__lossy *L, uint32_t joint, unsigned c)
@@ -110,6 +130,12 @@ static inline float *kiln__dec(kiln__lossy *L, uint32_t joint, unsigned c)
 void kiln__lossy_apply_plan(kiln__lossy *L, uint32_t blk, unsigned c, unsigned step);
 /* Resolves the lanes of (blk, c) by its plan as it stands, for the frame-by-frame decode. */
 void kiln__lossy_lazy_lanes(kiln__lossy *L, uint32_t blk, unsigned c);
+/* The decoded values of eight lanes of width `width` (3 to 24 bits) by the AVX2 decode that
+ * kiln__lossy_lazy_lanes' frame-by-frame decode uses on CPUs that have it, into out; returns 0
+ * (out untouched) where it is not built or the CPU lacks AVX2. Its values are
+ * kiln__clip_dequant(kiln__anim_quantize_step(...)) bit for bit. */
+int kiln__lossy_decode_avx2(const float x[8], const float lo[8], const float extent[8], const float step[8],
+                            uint32_t width, float out[8]);
 /* Sets the plan of (blk, c) to width index `step` and decodes it into L->dec. */
 void kiln__lossy_apply(kiln__lossy *L, uint32_t blk, unsigned c, unsigned step);
 /* The raw world transforms of every node at every frame, into the cache. */
@@ -121,9 +147,7 @@ void kiln__lossy_select(kiln__lossy *L, uint32_t blk);
  * stand (INFINITY as soon as a node exceeds its allowance in `allowed`, when given); with
  * `commit`, the measured transforms become the cache's. */
 double kiln__lossy_measure(kiln__lossy *L, uint32_t blk, const double *allowed, int commit);
-/* The cache takes the best candidate's banks for block blk's joints and the measured nodes. */
-void kiln__lossy_commit_best(kiln__lossy *L, uint32_t blk);
-/* A measured candidate passed: its banks become the best ones. */
-void kiln__lossy_keep_best(kiln__lossy *L, uint32_t blk);
+/* A measured candidate of block blk passed: the cache takes its banks. */
+void kiln__lossy_keep(kiln__lossy *L, uint32_t blk);
 
 #endif /* KILN_BAKE_ANIM_LOSSY_H */

@@ -19,12 +19,14 @@
 #define KILN__SSE2 0
 #endif
 
+_Static_assert(KILN_SOA_WIDTH <= 8, "kiln__lossy.rot_done has a bit per lane");
+
 const uint32_t kiln__widths[KILN__STEPS] = {0, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21, 22, 23, 24, 32};
 
 /* ---- quantisation ------------------------------------------------------------------------ */
 
 /* kiln__anim_quantize with the lane's step (kiln__clip_step(extent, width)) given. */
-static uint32_t kiln__quantize_step(float x, float min, float extent, uint32_t width, float step)
+static inline uint32_t kiln__quantize_step(float x, float min, float extent, uint32_t width, float step)
 {
     uint32_t top = (1u << width) - 1u;
     if (!(extent > 0.0f)) return 0;
@@ -74,6 +76,8 @@ void kiln__lossy_lazy_lanes(kiln__lossy *L, uint32_t blk, unsigned c)
     L->lazy_blk = blk, L->lazy_c = c;
     const kiln__anim_plan *pl = &L->plan[blk * KILN_ANIM_COMPONENTS + c];
     L->lazy_lanes = 0;
+    memset(L->lazy_lo, 0, sizeof L->lazy_lo), memset(L->lazy_extent, 0, sizeof L->lazy_extent);
+    memset(L->lazy_step, 0, sizeof L->lazy_step);
     for (unsigned l = 0; l < KILN_SOA_WIDTH && blk * KILN_SOA_WIDTH + l < L->nj; l++) {
         uint32_t j = blk * KILN_SOA_WIDTH + l;
         L->lazy_lane[l].v = kiln__anim_track(L->an, j, c);
@@ -82,8 +86,91 @@ void kiln__lossy_lazy_lanes(kiln__lossy *L, uint32_t blk, unsigned c)
         L->lazy_lane[l].extent = pl->range_extent[l];
         L->lazy_lane[l].step = kiln__clip_step(pl->range_extent[l], pl->width);
         L->lazy_lane[l].constant = pl->constant[l];
+        L->lazy_lo[l] = L->lazy_lane[l].lo;
+        L->lazy_extent[l] = L->lazy_lane[l].extent;
+        L->lazy_step[l] = L->lazy_lane[l].step;
         L->lazy_lanes = l + 1;
     }
+}
+
+#if KILN__WORLD_AVX2
+_Static_assert(KILN_SOA_WIDTH == 8, "one AVX2 register of lanes");
+
+/* kiln__quantize_step(x, lo, extent, width, step) for the eight lanes (as floats), with the
+ * same operations: q from the same double f (rounded by truncating f + 0.5,
+ * 0 where the extent is not positive), then q - 1 and q + 1 where they exist, each taken when
+ * its error is strictly lower, in that order. q + 1 <= 2^24 and q - 1 are exact in float. */
+KILN__AVX2 static inline __m256 kiln__quantize8_avx2(const float x[8], const float lo[8], const float extent[8],
+                                                     const float step[8], uint32_t width)
+{
+    uint32_t top = (1u << width) - 1u;
+    __m256 xf = _mm256_loadu_ps(x), lof = _mm256_loadu_ps(lo), exf = _mm256_loadu_ps(extent);
+    __m256 stf = _mm256_loadu_ps(step), topf = _mm256_set1_ps((float)top), one = _mm256_set1_ps(1.0f);
+    __m256 zf = _mm256_setzero_ps(), abs_mask = _mm256_castsi256_ps(_mm256_set1_epi32(0x7fffffff));
+    __m256d topd = _mm256_set1_pd((double)top), half = _mm256_set1_pd(0.5), zd = _mm256_setzero_pd();
+    __m128i q4[2];
+    for (int h = 0; h < 2; h++) {
+        __m128 xh = h ? _mm256_extractf128_ps(xf, 1) : _mm256_castps256_ps128(xf);
+        __m128 loh = h ? _mm256_extractf128_ps(lof, 1) : _mm256_castps256_ps128(lof);
+        __m128 exh = h ? _mm256_extractf128_ps(exf, 1) : _mm256_castps256_ps128(exf);
+        __m256d exd = _mm256_cvtps_pd(exh);
+        __m256d f = _mm256_mul_pd(_mm256_div_pd(_mm256_sub_pd(_mm256_cvtps_pd(xh), _mm256_cvtps_pd(loh)), exd), topd);
+        __m256d q = _mm256_round_pd(_mm256_add_pd(f, half), _MM_FROUND_TO_ZERO | _MM_FROUND_NO_EXC);
+        q = _mm256_blendv_pd(q, topd, _mm256_cmp_pd(f, topd, _CMP_GE_OQ));
+        q = _mm256_blendv_pd(q, zd, _mm256_cmp_pd(f, zd, _CMP_LE_OQ));
+        q = _mm256_and_pd(q, _mm256_cmp_pd(exd, zd, _CMP_GT_OQ));
+        q4[h] = _mm256_cvttpd_epi32(q);
+    }
+    __m256 pos = _mm256_cmp_ps(exf, zf, _CMP_GT_OQ);
+    __m256 qf = _mm256_cvtepi32_ps(_mm256_insertf128_si256(_mm256_castsi128_si256(q4[0]), q4[1], 1));
+    __m256 err = _mm256_and_ps(_mm256_sub_ps(_mm256_add_ps(lof, _mm256_mul_ps(stf, qf)), xf), abs_mask), best = qf;
+    __m256 qm = _mm256_sub_ps(qf, one), qp = _mm256_add_ps(qf, one);
+    __m256 em = _mm256_and_ps(_mm256_sub_ps(_mm256_add_ps(lof, _mm256_mul_ps(stf, qm)), xf), abs_mask);
+    __m256 take = _mm256_and_ps(_mm256_and_ps(pos, _mm256_cmp_ps(qf, zf, _CMP_GT_OQ)), _mm256_cmp_ps(em, err, _CMP_LT_OQ));
+    err = _mm256_blendv_ps(err, em, take), best = _mm256_blendv_ps(best, qm, take);
+    __m256 ep = _mm256_and_ps(_mm256_sub_ps(_mm256_add_ps(lof, _mm256_mul_ps(stf, qp)), xf), abs_mask);
+    take = _mm256_and_ps(_mm256_and_ps(pos, _mm256_cmp_ps(qf, topf, _CMP_LT_OQ)), _mm256_cmp_ps(ep, err, _CMP_LT_OQ));
+    return _mm256_blendv_ps(best, qp, take); /* integers below 2^24, exact */
+}
+
+KILN__AVX2 static void kiln__decode8_avx2(const float x[8], const float lo[8], const float extent[8],
+                                          const float step[8], uint32_t width, float out[8])
+{
+    __m256 q = kiln__quantize8_avx2(x, lo, extent, step, width);
+    _mm256_storeu_ps(out, _mm256_add_ps(_mm256_loadu_ps(lo), _mm256_mul_ps(_mm256_loadu_ps(step), q)));
+}
+
+KILN__AVX2 static void kiln__quantize8_store(const float x[8], const float lo[8], const float extent[8],
+                                             const float step[8], uint32_t width, uint32_t q[8])
+{
+    _mm256_storeu_si256((__m256i *)(void *)q, _mm256_cvttps_epi32(kiln__quantize8_avx2(x, lo, extent, step, width)));
+}
+#endif
+
+int kiln__anim_quantize8(const float x[8], const float lo[8], const float extent[8], const float step[8],
+                         uint32_t width, uint32_t q[8])
+{
+#if KILN__WORLD_AVX2
+    if (!kiln__world_avx2_ok()) return 0;
+    kiln__quantize8_store(x, lo, extent, step, width, q);
+    return 1;
+#else
+    (void)x, (void)lo, (void)extent, (void)step, (void)width, (void)q;
+    return 0;
+#endif
+}
+
+int kiln__lossy_decode_avx2(const float x[8], const float lo[8], const float extent[8], const float step[8],
+                            uint32_t width, float out[8])
+{
+#if KILN__WORLD_AVX2
+    if (!kiln__world_avx2_ok()) return 0;
+    kiln__decode8_avx2(x, lo, extent, step, width, out);
+    return 1;
+#else
+    (void)x, (void)lo, (void)extent, (void)step, (void)width, (void)out;
+    return 0;
+#endif
 }
 
 /* Decodes frame r of the track kiln__lazy_lanes resolved into L->dec: the value the runtime
@@ -91,12 +178,23 @@ void kiln__lossy_lazy_lanes(kiln__lossy *L, uint32_t blk, unsigned c)
 static void kiln__decode_lazy(kiln__lossy *L, uint32_t r)
 {
     uint32_t w = L->plan[L->lazy_blk * KILN_ANIM_COMPONENTS + L->lazy_c].width;
+    if (w == 0) {
+        for (unsigned l = 0; l < L->lazy_lanes; l++) L->lazy_lane[l].d[r] = L->lazy_lane[l].constant;
+        return;
+    }
+#if KILN__WORLD_AVX2
+    if (L->avx2 && w != KILN__CLIP_RAW) {
+        float x[KILN_SOA_WIDTH] = {0}, d[KILN_SOA_WIDTH];
+        for (unsigned l = 0; l < L->lazy_lanes; l++) x[l] = L->lazy_lane[l].v ? L->lazy_lane[l].v[r] : L->lazy_lane[l].lo;
+        kiln__decode8_avx2(x, L->lazy_lo, L->lazy_extent, L->lazy_step, w, d);
+        for (unsigned l = 0; l < L->lazy_lanes; l++) L->lazy_lane[l].d[r] = d[l];
+        return;
+    }
+#endif
     for (unsigned l = 0; l < L->lazy_lanes; l++) {
         const float *v = L->lazy_lane[l].v;
         float lo = L->lazy_lane[l].lo, x = v ? v[r] : lo;
-        if (w == 0) {
-            L->lazy_lane[l].d[r] = L->lazy_lane[l].constant;
-        } else if (w == KILN__CLIP_RAW) {
+        if (w == KILN__CLIP_RAW) {
             L->lazy_lane[l].d[r] = x;
         } else {
             float step = L->lazy_lane[l].step;
@@ -187,16 +285,23 @@ static void kiln__rotation(uint32_t mr, const double *rest, const double kq[4], 
     }
 }
 
-/* out's rotation and scaled rotation from the rotation q and out->s. */
-static void kiln__local_finish(const double q[4], kiln__loc *out)
+/* The rotation matrix of the rotation q, normalised. */
+static void kiln__rot_mat(const double q[4], double m[9])
 {
     double n2 = q[0] * q[0] + q[1] * q[1] + q[2] * q[2] + q[3] * q[3];
     double inv = n2 > 0 ? 1.0 / sqrt(n2) : 0.0;
     double x = q[0] * inv, y = q[1] * inv, z = q[2] * inv, ww = q[3] * inv;
     double unit[4] = {x, y, z, ww};
-    kiln__qto_mat3(unit, out->r);
+    kiln__qto_mat3(unit, m);
+}
+
+/* out's scaled rotation from the rotation q and out->s. */
+static void kiln__local_finish(const double q[4], kiln__loc *out)
+{
+    double m[9];
+    kiln__rot_mat(q, m);
     for (int col = 0; col < 3; col++)
-        for (int row = 0; row < 3; row++) out->rs[col * 3 + row] = out->r[col * 3 + row] * out->s[col];
+        for (int row = 0; row < 3; row++) out->rs[col * 3 + row] = m[col * 3 + row] * out->s[col];
 }
 
 /* The local transform of nd at frame r, ready to compose (kiln__compose). */
@@ -207,20 +312,26 @@ static void kiln__local_xf(const kiln__lossy *L, uint32_t nd, uint32_t r, int de
     kiln__local_finish(q, out);
 }
 
-/* kiln__local_xf from the decoded values when only rotation components differ from `same`,
- * the node's local at this frame as the cache holds it: its translation and scale, the
- * rotation recomputed, the same doubles. */
-static void kiln__local_xf_rot(const kiln__lossy *L, uint32_t nd, uint32_t r, const kiln__loc *same, kiln__loc *out)
+/* The rotation of joint node nd at frame r from the decoded values, by its mode. */
+static void kiln__local_q(const kiln__lossy *L, uint32_t nd, uint32_t r, double q[4])
 {
     const kiln__node *N = &L->node[nd];
     uint32_t j = N->joint;
     const float *d = L->dec + (size_t)j * KILN_ANIM_COMPONENTS * L->n + r;
     double kq[4] = {d[(size_t)3 * L->n], d[(size_t)4 * L->n], d[(size_t)5 * L->n], d[(size_t)6 * L->n]};
     if (kiln__qw_rebuilt(L, j / KILN_SOA_WIDTH)) kq[3] = kiln__clip_rebuild_qw((float)kq[0], (float)kq[1], (float)kq[2]);
+    kiln__rotation(L->modes[j] >> 6 & 3u, N->rest, kq, L->an->joints[j].ab, q);
+}
+
+/* kiln__local_xf from the decoded values when only rotation components differ from `same`,
+ * the node's local at this frame as the cache holds it: its translation and scale, the
+ * rotation recomputed, the same doubles. */
+static void kiln__local_xf_rot(const kiln__lossy *L, uint32_t nd, uint32_t r, const kiln__loc *same, kiln__loc *out)
+{
     memcpy(out->t, same->t, sizeof out->t);
     memcpy(out->s, same->s, sizeof out->s);
     double q[4];
-    kiln__rotation(L->modes[j] >> 6 & 3u, N->rest, kq, L->an->joints[j].ab, q);
+    kiln__local_q(L, nd, r, q);
     kiln__local_finish(q, out);
 }
 
@@ -239,9 +350,19 @@ static void kiln__local_xf_one(const kiln__lossy *L, uint32_t nd, uint32_t r, un
         out->t[c] = kiln__translation(modes >> (2 * c) & 3u, N->rest[c], k, ab);
         return;
     }
+    /* the rotation, from the decoded values, which the candidate leaves as they are */
     unsigned col = c - 7;
+    size_t at = (size_t)(j / KILN_SOA_WIDTH) * L->n + r;
     out->s[col] = kiln__scale(modes >> (2 * c) & 3u, N->rest[c], k, ab);
-    for (int row = 0; row < 3; row++) out->rs[col * 3 + row] = out->r[col * 3 + row] * out->s[col];
+    double *m = L->rot + (at * KILN_SOA_WIDTH + j % KILN_SOA_WIDTH) * 9;
+    uint8_t lane = (uint8_t)(1u << (j % KILN_SOA_WIDTH));
+    if (!(L->rot_done[at] & lane)) {
+        double q[4];
+        kiln__local_q(L, nd, r, q);
+        kiln__rot_mat(q, m);
+        L->rot_done[at] |= lane;
+    }
+    for (int row = 0; row < 3; row++) out->rs[col * 3 + row] = m[col * 3 + row] * out->s[col];
 }
 
 /* World transform of nd from its local and its parent's world and local (C.1, segment scale
@@ -291,30 +412,6 @@ static void kiln__compose(const kiln__lossy *L, uint32_t nd, const kiln__loc *lc
     for (int row = 0; row < 3; row++)
         w->t[row] = p[row] * lc->t[0] + p[3 + row] * lc->t[1] + p[6 + row] * lc->t[2] + pw->t[row];
 #endif
-}
-
-/* kiln__compose when only the local translation differs from the one the cached world `same`
- * was composed with (the parent's world matrix and the local rotation and scale are the
- * cached ones): the matrix is the cached one, the translation is recomputed. */
-static void kiln__compose_t(const kiln__lossy *L, const kiln__loc *lc, const kiln__wxf *pw, const kiln__wxf *same,
-                            kiln__wxf *w)
-{
-    memcpy(w->m, same->m, sizeof w->m);
-    if (!pw) {
-        memcpy(w->t, lc->t, sizeof w->t);
-        return;
-    }
-#if KILN__WORLD_AVX2
-    if (L->avx2) {
-        kiln__world_mul_t_avx2(pw, lc->t, w);
-        return;
-    }
-#else
-    (void)L;
-#endif
-    const double *p = pw->m;
-    for (int row = 0; row < 3; row++)
-        w->t[row] = p[row] * lc->t[0] + p[3 + row] * lc->t[1] + p[6 + row] * lc->t[2] + pw->t[row];
 }
 
 /* Largest squared distance between the raw and decoded positions of the origin and the three
@@ -385,20 +482,108 @@ static void kiln__sort_frames(uint32_t *f, uint32_t n, const double *score)
     }
 }
 
+/* Makes the cached worlds of nd and of its ancestors that are stale, every frame, from the
+ * cached locals: what the measurement computes for them. */
+static void kiln__world_fill(kiln__lossy *L, uint32_t nd)
+{
+    uint32_t depth = 0;
+    for (int32_t at = (int32_t)nd; at >= 0 && !L->w_valid[at]; at = L->node[at].parent) L->path[depth++] = (uint32_t)at;
+    for (uint32_t r = 0; r < L->n; r++) {
+        size_t at = (size_t)r * L->nodes;
+        kiln__wxf *wc = L->world + at;
+        for (uint32_t k = depth; k-- > 0;) {
+            uint32_t i = L->path[k];
+            int32_t p = L->node[i].parent;
+            const kiln__loc *lc = &L->local[L->l_bank[i]][at + i];
+            kiln__compose(L, i, lc, p >= 0 ? &wc[p] : NULL, p >= 0 ? &L->local[L->l_bank[p]][at + (uint32_t)p] : NULL,
+                          &wc[i]);
+        }
+    }
+    for (uint32_t k = 0; k < depth; k++) L->w_valid[L->path[k]] = 1;
+}
+
+/* What a measurement does at every frame (kiln__frame). */
+typedef struct kiln__pass {
+    int keep_rot, keep_ts, early, allowed, commit;
+} kiln__pass;
+
+/* The listed nodes at frame r: their locals (own) and worlds, and their errors into
+ * L->node_err (squared) and *score. Returns 1 as soon as a node exceeds its allowance. With
+ * avx2 (a constant where inlined), the kernels of bake_anim_world.h. */
+static inline int kiln__frame(kiln__lossy *L, const kiln__pass *P, uint32_t r, double *score_out, int avx2)
+{
+    double score = *score_out;
+    size_t at = (size_t)r * L->nodes;
+    int keep_rot = P->keep_rot, keep_ts = P->keep_ts, early = P->early, allowed = P->allowed;
+    unsigned lazy_c = L->lazy_c;
+    kiln__step *steps = L->steps;
+    for (uint32_t m = 0, listed = L->listed; m < listed; m++) {
+        kiln__step *st = &steps[m];
+        uint32_t i = st->node;
+        const kiln__loc *lc = st->lc + at;
+        if (st->own) {
+            kiln__loc *out = st->lout + at;
+            if (keep_rot) kiln__local_xf_one(L, i, r, lazy_c, lc, out);
+            else if (keep_ts) kiln__local_xf_rot(L, i, r, lc, out);
+            else kiln__local_xf(L, i, r, 1, out);
+            lc = out;
+        }
+        const kiln__wxf *pw = NULL;
+        const kiln__loc *pl = NULL;
+        if (st->pl) {
+            pw = st->pw + (at & st->pw_frames);
+            pl = st->pl + at;
+        }
+        kiln__wxf *w = st->w + (at & st->w_frames);
+        const kiln__wxf *raw = st->raw + at;
+        double e2, limit2 = st->limit2;
+#if KILN__WORLD_AVX2
+        if (avx2) {
+            if (pw && !st->ssc) kiln__world_mul_avx2(pw, lc->rs, lc->t, w);
+            else kiln__compose(L, i, lc, pw, pl, w);
+            e2 = kiln__point_error2_avx2(raw, w, L->distance);
+        } else
+#endif
+        {
+            (void)avx2;
+            kiln__compose(L, i, lc, pw, pl, w);
+            e2 = kiln__point_error2(L, raw, w);
+        }
+        if (e2 > st->err2) st->err2 = e2;
+        if (early && e2 > score * limit2) score = limit2 > 0.0 ? e2 / limit2 : 1.0;
+        if (allowed && e2 > limit2) return 1;
+    }
+    *score_out = score;
+    return 0;
+}
+
+/* kiln__frame without the AVX2 kernels, and with them, each with everything it calls inlined. */
+__attribute__((flatten)) static int kiln__frame_sse2(kiln__lossy *L, const kiln__pass *P, uint32_t r, double *score)
+{
+    return kiln__frame(L, P, r, score, 0);
+}
+
+#if KILN__WORLD_AVX2
+KILN__AVX2 __attribute__((flatten)) static int kiln__frame_avx2(kiln__lossy *L, const kiln__pass *P, uint32_t r,
+                                                                double *score)
+{
+    return kiln__frame(L, P, r, score, 1);
+}
+#endif
+
 /* Measures the nodes flagged in L->measure, every frame, into L->node_err: the locals of the
  * joints of block `blk` (every block when UINT32_MAX) from L->dec, the other locals and the
  * worlds of unflagged nodes from the cache. With `allowed` (per node), stops as soon as a node
- * exceeds its allowance and returns INFINITY (trying the block's last failing frame first, then
- * L->order); otherwise returns the largest error. With `commit`, the cache takes what was
- * computed, else the candidate buffers do. */
+ * exceeds its allowance and returns INFINITY (trying the block's last failing frames first,
+ * then its tightest ones); otherwise returns the largest error. With `commit`, the cache takes
+ * what was computed (and every cached world is made), else the candidate's locals go to the
+ * other bank and its worlds to the scratch. */
 double kiln__lossy_measure(kiln__lossy *L, uint32_t blk, const double *allowed, int commit)
 {
     double worst = 0.0;
     int early = allowed && blk != UINT32_MAX;
     /* a translation or scale candidate leaves the cached rotations of its block as they are */
     int keep_rot = !commit && L->lazy && blk == L->lazy_blk && (L->lazy_c < 3 || L->lazy_c > 6);
-    /* a translation candidate leaves every world matrix as it is: only translations move */
-    int keep_m = keep_rot && L->lazy_c < 3;
     /* a rotation candidate leaves the cached translations and scales of its block */
     int keep_ts = !commit && L->lazy && blk == L->lazy_blk && L->lazy_c >= 3 && L->lazy_c <= 6;
     uint32_t *hot = early ? L->hot + (size_t)blk * KILN__HOT : NULL;
@@ -407,27 +592,49 @@ double kiln__lossy_measure(kiln__lossy *L, uint32_t blk, const double *allowed, 
     uint32_t *border = early ? L->block_order + (size_t)blk * L->n : NULL;
     const uint32_t *order = border && border[0] != UINT32_MAX ? border : L->order;
     double *err2 = L->node_err, *limit2 = L->limit2; /* squared until the end */
-    for (uint32_t i = 0; i < L->nodes; i++) {
-        err2[i] = 0.0;
-        if (allowed && L->measure[i]) limit2[i] = kiln__square_limit(allowed[i]);
+    kiln__pass pass = {keep_rot, keep_ts, early, allowed != NULL, commit};
+    if (++L->measured == 0) { /* wrapped: no frame may look tried */
+        memset(L->tried, 0, (size_t)L->n * sizeof *L->tried);
+        L->measured = 1;
+    }
+    memset(err2, 0, (size_t)L->nodes * sizeof *err2);
+    for (uint32_t m = 0; allowed && m < L->listed; m++) {
+        uint32_t i = L->list[m];
+        if (allowed[i] != L->limit_of[i]) /* a block's candidates share them */
+            limit2[i] = kiln__square_limit(allowed[i]), L->limit_of[i] = allowed[i];
     }
     for (uint32_t m = 0; m < L->listed; m++) {
         kiln__step *st = &L->steps[m];
         uint32_t i = L->list[m];
         int32_t p = L->node[i].parent;
+        int own = blk == UINT32_MAX || L->node_block[i] == blk;
+        uint8_t l_dec = L->l_bank[i];
         st->node = i;
-        st->parent = p;
-        st->own = (uint8_t)(blk == UINT32_MAX || L->node_block[i] == blk);
+        st->own = (uint8_t)own;
         st->ssc = (uint8_t)(L->node[i].ssc != 0);
-        st->w_dec = L->w_bank[i];
-        st->w_new = commit ? st->w_dec : (uint8_t)(3 - L->w_bank[i] - L->w_best[i]);
-        st->l_dec = L->l_bank[i];
-        st->l_new = commit || !st->own ? st->l_dec : (uint8_t)(3 - L->l_bank[i] - L->l_best[i]);
-        st->pw = st->pl = 0;
+        st->err2 = 0.0;
+        st->limit2 = allowed ? limit2[i] : 0.0;
+        st->lc = L->local[l_dec] + i;
+        st->lout = L->local[commit || !own ? l_dec : 1 - l_dec] + i;
+        st->raw = L->raw_world + i;
+        st->w = commit ? L->world + i : L->scratch + m;
+        st->w_frames = commit ? SIZE_MAX : 0;
+        st->pl = NULL, st->pw = NULL, st->pw_frames = SIZE_MAX;
         if (p >= 0) { /* listed before i: its step is set */
             int own_p = blk == UINT32_MAX || L->node_block[p] == blk;
-            st->pw = L->measure[p] ? (uint8_t)(commit ? L->w_bank[p] : 3 - L->w_bank[p] - L->w_best[p]) : L->w_bank[p];
-            st->pl = own_p && !commit ? (uint8_t)(3 - L->l_bank[p] - L->l_best[p]) : L->l_bank[p];
+            st->pl = L->local[own_p && !commit ? 1 - L->l_bank[p] : L->l_bank[p]] + p;
+            st->pw = L->world + p;
+            if (L->measure[p] && !commit) { /* its place: the list is in node order */
+                uint32_t lo = 0, hi = m;
+                while (lo < hi) {
+                    uint32_t mid = (lo + hi) / 2;
+                    if (L->list[mid] < (uint32_t)p) lo = mid + 1;
+                    else hi = mid;
+                }
+                st->pw = L->scratch + lo, st->pw_frames = 0;
+            } else if (!L->measure[p] && !L->w_valid[p]) {
+                kiln__world_fill(L, (uint32_t)p);
+            }
         }
     }
     for (uint32_t k = 0; k < L->n + (early ? KILN__HOT : 0u); k++) {
@@ -437,90 +644,56 @@ double kiln__lossy_measure(kiln__lossy *L, uint32_t blk, const double *allowed, 
         } else if (k < KILN__HOT) {
             r = hot[k];
             if (r == UINT32_MAX) continue;
+            L->tried[r] = L->measured;
         } else {
             r = order[k - KILN__HOT];
-            unsigned h = 0;
-            while (h < KILN__HOT && hot[h] != r) h++;
-            if (h < KILN__HOT) continue; /* tried already */
+            if (L->tried[r] == L->measured) continue; /* tried already */
         }
         if (L->lazy && !L->lazy_done[r]) kiln__decode_lazy(L, r), L->lazy_done[r] = 1;
         double score = 0.0; /* L->score[r]: every frame is visited once, a pass sets them all */
-        size_t at = (size_t)r * L->nodes;
-        kiln__loc *lb[3] = {L->local[0] + at, L->local[1] + at, L->local[2] + at};
-        kiln__wxf *wb[3] = {L->world[0] + at, L->world[1] + at, L->world[2] + at};
-        const kiln__wxf *rw = L->raw_world + at;
-        for (uint32_t m = 0; m < L->listed; m++) {
-            const kiln__step *st = &L->steps[m];
-            uint32_t i = st->node;
-            const kiln__loc *lc = &lb[st->l_dec][i];
-            if (st->own) {
-                kiln__loc *out = &lb[st->l_new][i];
-                if (keep_rot) kiln__local_xf_one(L, i, r, L->lazy_c, lc, out);
-                else if (keep_ts) kiln__local_xf_rot(L, i, r, lc, out);
-                else kiln__local_xf(L, i, r, 1, out);
-                lc = out;
-            }
-            const kiln__wxf *pw = NULL;
-            const kiln__loc *pl = NULL;
-            if (st->parent >= 0) {
-                uint32_t p = (uint32_t)st->parent;
-                pw = &wb[st->pw][p];
-                pl = &lb[st->pl][p];
-            }
-            kiln__wxf *w = &wb[st->w_new][i];
-            if (keep_m) kiln__compose_t(L, lc, pw, &wb[st->w_dec][i], w);
+        int over;
 #if KILN__WORLD_AVX2
-            else if (L->avx2 && pw && !st->ssc) kiln__world_mul_avx2(pw, lc->rs, lc->t, w);
+        if (L->avx2) over = kiln__frame_avx2(L, &pass, r, &score);
+        else
 #endif
-            else kiln__compose(L, i, lc, pw, pl, w);
-            double e2 = kiln__point_error2(L, &rw[i], w);
-            if (e2 > err2[i]) err2[i] = e2;
-            if (early && e2 > score * limit2[i]) score = limit2[i] > 0.0 ? e2 / limit2[i] : 1.0;
-            if (allowed && e2 > limit2[i]) {
-                if (early) { /* to the front of the list */
-                    unsigned h = 0;
-                    while (h + 1 < KILN__HOT && hot[h] != r) h++;
-                    for (; h > 0; h--) hot[h] = hot[h - 1];
-                    hot[0] = r;
-                }
-                return INFINITY;
+        over = kiln__frame_sse2(L, &pass, r, &score);
+        if (over) {
+            if (early) { /* to the front of the list */
+                unsigned h = 0;
+                while (h + 1 < KILN__HOT && hot[h] != r) h++;
+                for (; h > 0; h--) hot[h] = hot[h - 1];
+                hot[0] = r;
             }
+            return INFINITY;
         }
         if (early) L->score[r] = score;
     }
-    for (uint32_t i = 0; i < L->nodes; i++) {
-        err2[i] = sqrt(err2[i]);
-        if (err2[i] > worst) worst = err2[i];
+    for (uint32_t m = 0; m < L->listed; m++) { /* the others stay 0 */
+        double e = sqrt(L->steps[m].err2);
+        err2[L->steps[m].node] = e;
+        if (e > worst) worst = e;
     }
+    if (commit)
+        for (uint32_t m = 0; m < L->listed; m++) L->w_valid[L->list[m]] = 1;
     if (early) { /* passed: the block's next candidates try the tightest frames first */
-        for (uint32_t f = 0; f < L->n; f++) border[f] = f;
+        /* the order is total (ties by frame), so sorting the last one, nearly in order already,
+         * gives the same frames as sorting 0..n-1 */
+        if (border[0] == UINT32_MAX)
+            for (uint32_t f = 0; f < L->n; f++) border[f] = f;
         kiln__sort_frames(border, L->n, L->score);
     }
     return worst;
 }
 
-/* The cache takes the locals of block blk's joints and the worlds of the measured nodes from
- * the best candidate's banks: the node's bank numbers swap. */
-void kiln__lossy_commit_best(kiln__lossy *L, uint32_t blk)
+/* A measured candidate passed: the cache takes the locals of block blk's joints from its bank
+ * (kiln__lossy_measure's l_new), the node's bank number flips, the previous one takes the next
+ * candidate; the cached worlds of the measured nodes are stale. */
+void kiln__lossy_keep(kiln__lossy *L, uint32_t blk)
 {
     for (uint32_t m = 0; m < L->listed; m++) {
         uint32_t i = L->list[m];
-        uint8_t t = L->w_bank[i];
-        L->w_bank[i] = L->w_best[i], L->w_best[i] = t;
-        if (L->node_block[i] != blk) continue;
-        t = L->l_bank[i];
-        L->l_bank[i] = L->l_best[i], L->l_best[i] = t;
-    }
-}
-
-/* A measured candidate passed: its banks become the best ones (kiln__measure's w_new and
- * l_new), the previous best ones take the next candidate. */
-void kiln__lossy_keep_best(kiln__lossy *L, uint32_t blk)
-{
-    for (uint32_t m = 0; m < L->listed; m++) {
-        uint32_t i = L->list[m];
-        L->w_best[i] = (uint8_t)(3 - L->w_bank[i] - L->w_best[i]);
-        if (L->node_block[i] == blk) L->l_best[i] = (uint8_t)(3 - L->l_bank[i] - L->l_best[i]);
+        L->w_valid[i] = 0;
+        if (L->node_block[i] == blk) L->l_bank[i] ^= 1u;
     }
 }
 
