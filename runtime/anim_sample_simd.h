@@ -421,6 +421,16 @@ KILN__FN void KILN__SFX(kiln__compose)(kv_xf k, const kiln__modes *m, uint32_t f
     kv_xf_store(out, o, r);
 }
 
+/* Where a block's interpolated key goes: kept for the scalar fix-up (EXACT), stored (absolute)
+ * or composed with the rest or the pose underneath. */
+KILN__FN void KILN__SFX(kiln__emit_key)(kv_xf k, const kiln__modes *m, uint32_t flags, unsigned o, kiln_soa_xform *kt,
+                                        const kiln_soa_xform *rest, const kiln_soa_xform *base, kiln_soa_xform *out)
+{
+    if (KILN__UNLIKELY(flags & KILN__BLK_EXACT)) kv_xf_store(kt, o, k);
+    else if (flags & KILN__BLK_ABSOLUTE) kv_xf_store(out, o, k);
+    else KILN__SFX(kiln__compose)(k, m, flags, o, rest, base, out);
+}
+
 KILN__KERNEL void KILN__SFX(kiln__sample_blocks)(const kiln__sample_job *job, uint32_t b0, uint32_t b1,
                                                  const kiln_soa_xform *rest, const kiln_soa_xform *base,
                                                  kiln_soa_xform *out)
@@ -524,44 +534,43 @@ KILN__KERNEL void KILN__SFX(kiln__sample_blocks)(const kiln__sample_job *job, ui
         /* Rows as SoA blocks: in place (dense raw), in the context cache, decoded straight into
          * registers (quantised, no cache), or per-component pointers (constants mixed with raw
          * lanes). */
-        const float *p0[KILN_ANIM_COMPONENTS], *p1[KILN_ANIM_COMPONENTS];
-        const kiln_soa_xform *x0 = NULL, *x1 = NULL;
-        const kiln_soa_xform *cst = (const kiln_soa_xform *)(const void *)b->constants + blk;
-        int fused = 0;
-        if (flags & KILN__BLK_DENSE) {
-            x0 = (const kiln_soa_xform *)(const void *)(job->row0 + cb->offset[0]);
-            x1 = (const kiln_soa_xform *)(const void *)(job->row1 + cb->offset[0]);
-        } else if (flags & KILN__BLK_DECODE) {
-            if (job->dec0 && (flags & KILN__BLK_CACHE)) {
-                if (job->fill1) KILN__SFX(kiln__decode_block)(b, blk, job->row1, NULL, job->fill1 + blk, NULL);
-                x0 = job->dec0 + blk, x1 = job->dec1 + blk;
-            } else {
-                fused = 1;
+        kiln_soa_xform kt; /* EXACT blocks: keys for the scalar fix-up */
+        if (!(flags & (KILN__BLK_DENSE | KILN__BLK_DECODE))) {
+            const float *p0[KILN_ANIM_COMPONENTS], *p1[KILN_ANIM_COMPONENTS];
+            kiln__block_sources(b, blk, job->row0, job->row1, p0, p1);
+            for (unsigned h = 0; h < KV_PER_BLOCK; h++) {
+                kv_xf k = KILN__SFX(kiln__interp_xf)(KILN__SFX(kiln__load_ptrs)(p0, h * KV_W),
+                                                     KILN__SFX(kiln__load_ptrs)(p1, h * KV_W), u, sq, job->u_zero);
+                KILN__SFX(kiln__emit_key)(k, m, flags, h * KV_W, &kt, rest, base, out);
             }
         } else {
-            kiln__block_sources(b, blk, job->row0, job->row1, p0, p1);
-        }
-        kiln_soa_xform kt; /* EXACT blocks: keys for the scalar fix-up */
-        for (unsigned h = 0; h < KV_PER_BLOCK; h++) {
-            kv_xf k;
-            if (x0 && (flags & (KILN__BLK_ABSOLUTE | KILN__BLK_EXACT)) == KILN__BLK_ABSOLUTE) {
-                KILN__SFX(kiln__interp_abs)(x0, x1, h * KV_W, u, sq, job->u_zero, out);
-                continue;
+            const kiln_soa_xform *x0 = NULL, *x1 = NULL;
+            const kiln_soa_xform *cst = (const kiln_soa_xform *)(const void *)b->constants + blk;
+            if (flags & KILN__BLK_DENSE) {
+                x0 = (const kiln_soa_xform *)(const void *)(job->row0 + cb->offset[0]);
+                x1 = (const kiln_soa_xform *)(const void *)(job->row1 + cb->offset[0]);
+            } else if (job->dec0 && (flags & KILN__BLK_CACHE)) {
+                if (job->fill1) KILN__SFX(kiln__decode_block)(b, blk, job->row1, NULL, job->fill1 + blk, NULL);
+                x0 = job->dec0 + blk, x1 = job->dec1 + blk;
             }
-            if (fused && (flags & KILN__BLK_PACKED)) {
-                k = KILN__SFX(kiln__interp_packed)(b, blk, h, job->row0, job->row1, u, sq, 0);
-            } else if (fused) {
-                kv_xf a, bb;
-                KILN__SFX(kiln__fetch_rows)(b, cb, cst, h, job->row0, job->row1, &a, &bb);
-                k = KILN__SFX(kiln__interp_xf)(a, bb, u, sq, job->u_zero);
-            } else if (x0)
-                k = KILN__SFX(kiln__interp_xf)(kv_xf_load(x0, h * KV_W), kv_xf_load(x1, h * KV_W), u, sq, job->u_zero);
-            else
-                k = KILN__SFX(kiln__interp_xf)(KILN__SFX(kiln__load_ptrs)(p0, h * KV_W),
-                                               KILN__SFX(kiln__load_ptrs)(p1, h * KV_W), u, sq, job->u_zero);
-            if (KILN__UNLIKELY(flags & KILN__BLK_EXACT)) kv_xf_store(&kt, h * KV_W, k);
-            else if (flags & KILN__BLK_ABSOLUTE) kv_xf_store(out, h * KV_W, k);
-            else KILN__SFX(kiln__compose)(k, m, flags, h * KV_W, rest, base, out);
+            for (unsigned h = 0; h < KV_PER_BLOCK; h++) {
+                kv_xf k;
+                if (x0 && (flags & (KILN__BLK_ABSOLUTE | KILN__BLK_EXACT)) == KILN__BLK_ABSOLUTE) {
+                    KILN__SFX(kiln__interp_abs)(x0, x1, h * KV_W, u, sq, job->u_zero, out);
+                    continue;
+                }
+                if (x0) {
+                    k = KILN__SFX(kiln__interp_xf)(kv_xf_load(x0, h * KV_W), kv_xf_load(x1, h * KV_W), u, sq,
+                                                   job->u_zero);
+                } else if (flags & KILN__BLK_PACKED) {
+                    k = KILN__SFX(kiln__interp_packed)(b, blk, h, job->row0, job->row1, u, sq, 0);
+                } else {
+                    kv_xf a, bb;
+                    KILN__SFX(kiln__fetch_rows)(b, cb, cst, h, job->row0, job->row1, &a, &bb);
+                    k = KILN__SFX(kiln__interp_xf)(a, bb, u, sq, job->u_zero);
+                }
+                KILN__SFX(kiln__emit_key)(k, m, flags, h * KV_W, &kt, rest, base, out);
+            }
         }
         if (KILN__UNLIKELY(flags & KILN__BLK_EXACT)) {
             /* additive weights outside [0, 1]: exact slerp(I, k, a) per lane in scalar code */
