@@ -91,6 +91,13 @@ void kiln__lossy_lazy_lanes(kiln__lossy *L, uint32_t blk, unsigned c)
         L->lazy_step[l] = L->lazy_lane[l].step;
         L->lazy_lanes = l + 1;
     }
+    for (unsigned l = 0; l < KILN_SOA_WIDTH; l++) {
+        int track = l < L->lazy_lanes && L->lazy_lane[l].v;
+        L->lazy_v[l] = track ? L->lazy_lane[l].v : &L->lazy_lo[l];
+        L->lazy_vmask[l] = track ? UINT32_MAX : 0u;
+        L->lazy_d[l] = l < L->lazy_lanes ? L->lazy_lane[l].d : &L->lazy_sink[l];
+        L->lazy_dmask[l] = l < L->lazy_lanes ? UINT32_MAX : 0u;
+    }
 }
 
 #if KILN__WORLD_AVX2
@@ -184,10 +191,10 @@ static void kiln__decode_lazy(kiln__lossy *L, uint32_t r)
     }
 #if KILN__WORLD_AVX2
     if (L->avx2 && w != KILN__CLIP_RAW) {
-        float x[KILN_SOA_WIDTH] = {0}, d[KILN_SOA_WIDTH];
-        for (unsigned l = 0; l < L->lazy_lanes; l++) x[l] = L->lazy_lane[l].v ? L->lazy_lane[l].v[r] : L->lazy_lane[l].lo;
+        float x[KILN_SOA_WIDTH], d[KILN_SOA_WIDTH];
+        for (unsigned l = 0; l < KILN_SOA_WIDTH; l++) x[l] = L->lazy_v[l][r & L->lazy_vmask[l]];
         kiln__decode8_avx2(x, L->lazy_lo, L->lazy_extent, L->lazy_step, w, d);
-        for (unsigned l = 0; l < L->lazy_lanes; l++) L->lazy_lane[l].d[r] = d[l];
+        for (unsigned l = 0; l < KILN_SOA_WIDTH; l++) L->lazy_d[l][r & L->lazy_dmask[l]] = d[l];
         return;
     }
 #endif
