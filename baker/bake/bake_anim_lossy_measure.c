@@ -516,12 +516,14 @@ typedef struct kiln__pass {
 
 /* The listed nodes at frame r: their locals (own) and worlds, and their errors into
  * L->node_err (squared) and *score. Returns 1 as soon as a node exceeds its allowance. With
- * avx2 (a constant where inlined), the kernels of bake_anim_world.h. */
-static inline int kiln__frame(kiln__lossy *L, const kiln__pass *P, uint32_t r, double *score_out, int avx2)
+ * avx2 (a constant where inlined), the kernels of bake_anim_world.h; early and allowed are
+ * P's (constants where inlined: kiln__frame_by). */
+static inline int kiln__frame(kiln__lossy *L, const kiln__pass *P, uint32_t r, double *score_out, int avx2, int early,
+                              int allowed)
 {
     double score = *score_out;
     size_t at = (size_t)r * L->nodes;
-    int keep_rot = P->keep_rot, keep_ts = P->keep_ts, early = P->early, allowed = P->allowed;
+    int keep_rot = P->keep_rot, keep_ts = P->keep_ts;
     unsigned lazy_c = L->lazy_c;
     kiln__step *steps = L->steps;
     for (uint32_t m = 0, listed = L->listed; m < listed; m++) {
@@ -564,17 +566,26 @@ static inline int kiln__frame(kiln__lossy *L, const kiln__pass *P, uint32_t r, d
     return 0;
 }
 
+/* kiln__frame with early and allowed as constants for a candidate (both) and a full
+ * measurement (neither). */
+static inline int kiln__frame_by(kiln__lossy *L, const kiln__pass *P, uint32_t r, double *score, int avx2)
+{
+    if (P->early && P->allowed) return kiln__frame(L, P, r, score, avx2, 1, 1);
+    if (!P->early && !P->allowed) return kiln__frame(L, P, r, score, avx2, 0, 0);
+    return kiln__frame(L, P, r, score, avx2, P->early, P->allowed);
+}
+
 /* kiln__frame without the AVX2 kernels, and with them, each with everything it calls inlined. */
 __attribute__((flatten)) static int kiln__frame_sse2(kiln__lossy *L, const kiln__pass *P, uint32_t r, double *score)
 {
-    return kiln__frame(L, P, r, score, 0);
+    return kiln__frame_by(L, P, r, score, 0);
 }
 
 #if KILN__WORLD_AVX2
 KILN__AVX2 __attribute__((flatten)) static int kiln__frame_avx2(kiln__lossy *L, const kiln__pass *P, uint32_t r,
                                                                 double *score)
 {
-    return kiln__frame(L, P, r, score, 1);
+    return kiln__frame_by(L, P, r, score, 1);
 }
 #endif
 
