@@ -548,9 +548,12 @@ static inline int kiln__frame(kiln__lossy *L, const kiln__pass *P, uint32_t r, d
         double e2, limit2 = st->limit2;
 #if KILN__WORLD_AVX2
         if (avx2) {
-            if (pw && !st->ssc) kiln__world_mul_avx2(pw, lc->rs, lc->t, w);
-            else kiln__compose(L, i, lc, pw, pl, w);
-            e2 = kiln__point_error2_avx2(raw, w, L->distance);
+            if (pw && !st->ssc) {
+                e2 = kiln__world_mul_error_avx2(pw, lc->rs, lc->t, w, raw, L->distance);
+            } else {
+                kiln__compose(L, i, lc, pw, pl, w);
+                e2 = kiln__point_error2_avx2(raw, w, L->distance);
+            }
         } else
 #endif
         {
