@@ -34,6 +34,12 @@ KILN__AVX2 static inline __m256d kiln__t4(const kiln__wxf *x)
     return _mm256_permute4x64_pd(_mm256_loadu_pd(x->m + 8), _MM_SHUFFLE(0, 3, 2, 1));
 }
 
+KILN__AVX2 static inline void kiln__store_t(__m256d t, kiln__wxf *w)
+{
+    _mm_storeu_pd(w->t, _mm256_castpd256_pd128(t));
+    _mm_storel_pd(w->t + 2, _mm256_extractf128_pd(t, 1));
+}
+
 /* Largest squared distance between a and b at the origin, (dt0² + dt1²) + dt2², and at the
  * three vertices `distance` along the columns, with d = dt + distance · (b.m - a.m); b given as
  * its columns b0, b1, b2 and its translation bt in lanes 0-2 (lane 3 is not used). */
@@ -60,36 +66,11 @@ KILN__AVX2 static inline double kiln__point_error2_regs(const kiln__wxf *a, __m2
     return worst;
 }
 
-/* A transform's twelve doubles as three 32-byte pieces, each stored or loaded whole: a load of
- * a transform stored just before (a parent's world, read by its child in the same frame) then
- * takes each piece from one store, which the processor forwards, rather than waiting for
- * several overlapping ones. The columns come out as 4-double loads at m, m + 3 and m + 6 give
- * them (lane 3 the next element), the translation as kiln__t4 does (lane 3: m[8]). */
-KILN__AVX2 static inline void kiln__wxf_load(const kiln__wxf *x, __m256d *c0, __m256d *c1, __m256d *c2, __m256d *t)
-{
-    __m256d a = _mm256_loadu_pd(x->m), b = _mm256_loadu_pd(x->m + 4), c = _mm256_loadu_pd(x->m + 8);
-    *c0 = a;
-    *c1 = _mm256_permute4x64_pd(_mm256_blend_pd(b, a, 0x8), _MM_SHUFFLE(2, 1, 0, 3)); /* a3 b0 b1 b2 */
-    *c2 = _mm256_permute2f128_pd(b, c, 0x21);                                          /* b2 b3 c0 c1 */
-    *t = _mm256_permute4x64_pd(c, _MM_SHUFFLE(0, 3, 2, 1));                            /* c1 c2 c3 c0 */
-}
-
-/* Stores columns c0, c1, c2 and the translation t (lanes 0-2 of each) as three pieces. */
-KILN__AVX2 static inline void kiln__wxf_store(__m256d c0, __m256d c1, __m256d c2, __m256d t, kiln__wxf *w)
-{
-    __m256d a = _mm256_blend_pd(c0, _mm256_permute4x64_pd(c1, _MM_SHUFFLE(0, 0, 0, 0)), 0x8);   /* c00 c01 c02 c10 */
-    __m256d b = _mm256_permute2f128_pd(_mm256_permute4x64_pd(c1, _MM_SHUFFLE(3, 3, 2, 1)), c2, 0x20); /* c11 c12 c20 c21 */
-    __m256d c = _mm256_blend_pd(_mm256_permute4x64_pd(t, _MM_SHUFFLE(2, 1, 0, 0)),
-                                _mm256_permute4x64_pd(c2, _MM_SHUFFLE(2, 2, 2, 2)), 0x1);      /* c22 t0 t1 t2 */
-    _mm256_storeu_pd(w->m, a), _mm256_storeu_pd(w->m + 4, b), _mm256_storeu_pd(w->m + 8, c);
-}
-
 /* The same between a and b as stored. */
 KILN__AVX2 static inline double kiln__point_error2_avx2(const kiln__wxf *a, const kiln__wxf *b, double distance)
 {
-    __m256d b0, b1, b2, bt;
-    kiln__wxf_load(b, &b0, &b1, &b2, &bt);
-    return kiln__point_error2_regs(a, b0, b1, b2, bt, distance);
+    return kiln__point_error2_regs(a, _mm256_loadu_pd(b->m), _mm256_loadu_pd(b->m + 3), _mm256_loadu_pd(b->m + 6),
+                                   kiln__t4(b), distance);
 }
 
 /* Column l of pw · l: (p0·l0 + p1·l1) + p2·l2. */
@@ -106,26 +87,32 @@ KILN__AVX2 static inline __m256d kiln__column_avx2(__m256d p0, __m256d p1, __m25
 KILN__AVX2 static inline double kiln__world_mul_error_avx2(const kiln__wxf *pw, const double lm[9], const double lt[3],
                                                            kiln__wxf *w, const kiln__wxf *raw, double distance)
 {
+    const double *p = pw->m;
     /* columns of the parent, lane 3 the next element (unused) */
-    __m256d p0, p1, p2, pt;
-    kiln__wxf_load(pw, &p0, &p1, &p2, &pt);
+    __m256d p0 = _mm256_loadu_pd(p), p1 = _mm256_loadu_pd(p + 3), p2 = _mm256_loadu_pd(p + 6);
     __m256d t = _mm256_add_pd(_mm256_mul_pd(p0, _mm256_broadcast_sd(lt)), _mm256_mul_pd(p1, _mm256_broadcast_sd(lt + 1)));
-    t = _mm256_add_pd(_mm256_add_pd(t, _mm256_mul_pd(p2, _mm256_broadcast_sd(lt + 2))), pt);
+    t = _mm256_add_pd(_mm256_add_pd(t, _mm256_mul_pd(p2, _mm256_broadcast_sd(lt + 2))), kiln__t4(pw));
     __m256d c0 = kiln__column_avx2(p0, p1, p2, lm), c1 = kiln__column_avx2(p0, p1, p2, lm + 3);
     __m256d c2 = kiln__column_avx2(p0, p1, p2, lm + 6);
-    kiln__wxf_store(c0, c1, c2, t, w);
+    /* in column order: each store's lane 3 is overwritten by the next one, the last by t */
+    _mm256_storeu_pd(w->m, c0), _mm256_storeu_pd(w->m + 3, c1), _mm256_storeu_pd(w->m + 6, c2);
+    kiln__store_t(t, w);
     return kiln__point_error2_regs(raw, c0, c1, c2, t, distance);
 }
 
 /* w = pw · (lm, lt), as kiln__world_mul_error_avx2 makes it. */
 KILN__AVX2 static inline void kiln__world_mul_avx2(const kiln__wxf *pw, const double lm[9], const double lt[3], kiln__wxf *w)
 {
-    __m256d p0, p1, p2, pt;
-    kiln__wxf_load(pw, &p0, &p1, &p2, &pt);
+    const double *p = pw->m;
+    __m256d p0 = _mm256_loadu_pd(p), p1 = _mm256_loadu_pd(p + 3), p2 = _mm256_loadu_pd(p + 6);
     __m256d t = _mm256_add_pd(_mm256_mul_pd(p0, _mm256_broadcast_sd(lt)), _mm256_mul_pd(p1, _mm256_broadcast_sd(lt + 1)));
-    t = _mm256_add_pd(_mm256_add_pd(t, _mm256_mul_pd(p2, _mm256_broadcast_sd(lt + 2))), pt);
-    kiln__wxf_store(kiln__column_avx2(p0, p1, p2, lm), kiln__column_avx2(p0, p1, p2, lm + 3),
-                    kiln__column_avx2(p0, p1, p2, lm + 6), t, w);
+    t = _mm256_add_pd(_mm256_add_pd(t, _mm256_mul_pd(p2, _mm256_broadcast_sd(lt + 2))), kiln__t4(pw));
+    for (int col = 0; col < 3; col++) {
+        const double *l = lm + col * 3;
+        __m256d acc = _mm256_add_pd(_mm256_mul_pd(p0, _mm256_broadcast_sd(l)), _mm256_mul_pd(p1, _mm256_broadcast_sd(l + 1)));
+        _mm256_storeu_pd(w->m + col * 3, _mm256_add_pd(acc, _mm256_mul_pd(p2, _mm256_broadcast_sd(l + 2))));
+    }
+    kiln__store_t(t, w);
 }
 #else
 #define KILN__WORLD_AVX2 0
