@@ -1,6 +1,6 @@
 /* Private: the world transforms the lossy clip encoder (bake_anim_lossy_measure.c) composes and
- * measures, and the AVX2 versions of its two inner kernels (bake_anim_world_avx2.c has the CPU
- * check).
+ * measures, and the AVX2 versions of its inner kernels: the world product, the error, and the
+ * two fused (bake_anim_world_avx2.c has the CPU check).
  *
  * The AVX2 kernels compute the same IEEE operations in the same order as the portable code,
  * four doubles at a time, without fused multiply-adds (the target is "avx2" alone, so the
