@@ -201,8 +201,18 @@ static uint32_t kiln__segment(const kiln__keys *k, int64_t f, uint32_t *at)
     return *at;
 }
 
+/* Whether the keys sit on every frame of the range, first to last: each sample is its key. */
+static int kiln__keys_every_frame(const kiln__keys *k, int64_t first, uint32_t frames)
+{
+    return k->count == frames && frames > 0 && k->frames[0] == first && k->frames[frames - 1] == first + frames - 1;
+}
+
 static void kiln__resample_linear(const kiln__keys *k, int64_t first, uint32_t frames, int step, float *dst)
 {
+    if (kiln__keys_every_frame(k, first, frames)) { /* ascending and distinct: consecutive */
+        memcpy(dst, k->values, (size_t)frames * sizeof *dst);
+        return;
+    }
     uint32_t at = 0;
     for (uint32_t r = 0; r < frames; r++) {
         int64_t f = first + r;
@@ -227,6 +237,11 @@ static void kiln__slerp(const float *a, const float *b, double t, double out[4])
 /* Rotation samples into dst[c * frames + r] for c = qx, qy, qz, qw. */
 static void kiln__resample_rotation(const kiln__keys *k, int64_t first, uint32_t frames, float *dst)
 {
+    if (kiln__keys_every_frame(k, first, frames)) {
+        for (uint32_t r = 0; r < frames; r++)
+            for (int c = 0; c < 4; c++) dst[(size_t)c * frames + r] = k->values[(size_t)r * 4 + c];
+        return;
+    }
     uint32_t at = 0;
     for (uint32_t r = 0; r < frames; r++) {
         int64_t f = first + r;
