@@ -10,6 +10,7 @@
  * Curves name bones; the skeleton is not known here (an animation file stands alone), so
  * modes and CurveModeOverrides are kept as authored and resolved when a clip is bound.
  */
+#include <float.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -113,42 +114,54 @@ static kiln_result kiln__read_keys(kiln__anim_build *b, const kiln_source_curve 
     memcpy(frames, c->frames, (size_t)n * sizeof *frames);
     memcpy(values, c->values, (size_t)n * comps * sizeof *values);
 
-    /* Non-finite values: the key is dropped (F). */
-    uint32_t kept = 0;
-    for (uint32_t i = 0; i < n; i++) {
-        int ok = 1;
-        for (uint32_t q = 0; q < comps; q++) ok &= isfinite(values[(size_t)i * comps + q]) != 0;
-        if (ok) order[kept].frame = frames[i], order[kept].index = i, kept++;
-    }
-    if (kept < n)
-        kiln__bake_report(&b->ctx->sink, KILN_ERR_CAST_BAD_VALUE, KILN_SEVERITY_WARNING, loc, "kv",
-                          KILN_NO_OFFSET, "%u key(s) with NaN or infinite values dropped", n - kept);
-
-    /* Sorted by frame, file order among equal frames; the last of equal frames wins (D.2).
-     * The order is total, so keys already in it (the usual case) need no sort. */
-    uint32_t sorted = 1;
-    while (sorted < kept && kiln__cmp_key_order(&order[sorted - 1], &order[sorted]) < 0) sorted++;
-    if (sorted < kept) qsort(order, kept, sizeof *order, kiln__cmp_key_order);
-    uint32_t out = 0, duplicates = 0;
-    for (uint32_t i = 0; i < kept; i++) {
-        if (i + 1 < kept && order[i + 1].frame == order[i].frame) {
-            duplicates++;
-            continue;
+    /* The usual case: every value finite, the frames strictly ascending: the keys as they are
+     * (what the filter, the sort and the de-duplication below leave of them). */
+    uint32_t bad = 0;
+    for (size_t i = 0; i < (size_t)n * comps; i++) bad += !(fabsf(values[i]) <= FLT_MAX);
+    for (uint32_t i = 1; i < n; i++) bad += frames[i - 1] >= frames[i];
+    if (bad == 0) {
+        for (uint32_t i = 0; i < n; i++) k->frames[i] = frames[i];
+        for (uint32_t i = 0; k->rest && i < n; i++) k->rest[i] = c->rest_keys[i] != 0;
+        memcpy(k->values, values, (size_t)n * comps * sizeof *values);
+        k->count = n;
+    } else {
+        /* Non-finite values: the key is dropped (F). */
+        uint32_t kept = 0;
+        for (uint32_t i = 0; i < n; i++) {
+            int ok = 1;
+            for (uint32_t q = 0; q < comps; q++) ok &= isfinite(values[(size_t)i * comps + q]) != 0;
+            if (ok) order[kept].frame = frames[i], order[kept].index = i, kept++;
         }
-        k->frames[out] = order[i].frame;
-        if (k->rest) k->rest[out] = c->rest_keys[order[i].index] != 0;
-        memcpy(&k->values[(size_t)out * comps], &values[(size_t)order[i].index * comps], comps * sizeof(float));
-        out++;
+        if (kept < n)
+            kiln__bake_report(&b->ctx->sink, KILN_ERR_CAST_BAD_VALUE, KILN_SEVERITY_WARNING, loc, "kv",
+                              KILN_NO_OFFSET, "%u key(s) with NaN or infinite values dropped", n - kept);
+
+        /* Sorted by frame, file order among equal frames; the last of equal frames wins (D.2).
+         * The order is total, so keys already in it (the usual case) need no sort. */
+        uint32_t sorted = 1;
+        while (sorted < kept && kiln__cmp_key_order(&order[sorted - 1], &order[sorted]) < 0) sorted++;
+        if (sorted < kept) qsort(order, kept, sizeof *order, kiln__cmp_key_order);
+        uint32_t out = 0, duplicates = 0;
+        for (uint32_t i = 0; i < kept; i++) {
+            if (i + 1 < kept && order[i + 1].frame == order[i].frame) {
+                duplicates++;
+                continue;
+            }
+            k->frames[out] = order[i].frame;
+            if (k->rest) k->rest[out] = c->rest_keys[order[i].index] != 0;
+            memcpy(&k->values[(size_t)out * comps], &values[(size_t)order[i].index * comps], comps * sizeof(float));
+            out++;
+        }
+        if (duplicates)
+            kiln__bake_report(&b->ctx->sink, KILN_ERR_CAST_BAD_VALUE, KILN_SEVERITY_WARNING, loc, "kb",
+                              KILN_NO_OFFSET, "%u key(s) share a frame with a later key; the later value is used",
+                              duplicates);
+        k->count = out;
     }
-    if (duplicates)
-        kiln__bake_report(&b->ctx->sink, KILN_ERR_CAST_BAD_VALUE, KILN_SEVERITY_WARNING, loc, "kb",
-                          KILN_NO_OFFSET, "%u key(s) share a frame with a later key; the later value is used",
-                          duplicates);
-    k->count = out;
 
     if (comps == 4) {
         uint64_t renormalised = 0;
-        for (uint32_t i = 0; i < out; i++) {
+        for (uint32_t i = 0; i < k->count; i++) {
             float *q = &k->values[(size_t)i * 4];
             kiln__condition_quat(q, &renormalised);
             /* Consecutive keys on one hemisphere, so the segment between them is the short arc. */
@@ -188,8 +201,18 @@ static uint32_t kiln__segment(const kiln__keys *k, int64_t f, uint32_t *at)
     return *at;
 }
 
+/* Whether the keys sit on every frame of the range, first to last: each sample is its key. */
+static int kiln__keys_every_frame(const kiln__keys *k, int64_t first, uint32_t frames)
+{
+    return k->count == frames && frames > 0 && k->frames[0] == first && k->frames[frames - 1] == first + frames - 1;
+}
+
 static void kiln__resample_linear(const kiln__keys *k, int64_t first, uint32_t frames, int step, float *dst)
 {
+    if (kiln__keys_every_frame(k, first, frames)) { /* ascending and distinct: consecutive */
+        memcpy(dst, k->values, (size_t)frames * sizeof *dst);
+        return;
+    }
     uint32_t at = 0;
     for (uint32_t r = 0; r < frames; r++) {
         int64_t f = first + r;
@@ -214,6 +237,11 @@ static void kiln__slerp(const float *a, const float *b, double t, double out[4])
 /* Rotation samples into dst[c * frames + r] for c = qx, qy, qz, qw. */
 static void kiln__resample_rotation(const kiln__keys *k, int64_t first, uint32_t frames, float *dst)
 {
+    if (kiln__keys_every_frame(k, first, frames)) {
+        for (uint32_t r = 0; r < frames; r++)
+            for (int c = 0; c < 4; c++) dst[(size_t)c * frames + r] = k->values[(size_t)r * 4 + c];
+        return;
+    }
     uint32_t at = 0;
     for (uint32_t r = 0; r < frames; r++) {
         int64_t f = first + r;

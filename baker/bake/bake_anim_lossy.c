@@ -112,43 +112,87 @@ static kiln_result kiln__nodes(kiln__lossy *L, const kiln__skeleton *sk)
 
 /* ---- the first allocation ---------------------------------------------------------------- */
 
+/* The four points of node i at one frame (the origin and the three vertices), by coordinate:
+ * p[row][k] = t[row] + (k ? distance · column k - 1 : 0). */
+static void kiln__stat_points(const kiln__lossy *L, const kiln__wxf *w, double p[3][4])
+{
+    for (int k = 0; k < 4; k++)
+        for (int row = 0; row < 3; row++) p[row][k] = w->t[row] + (k ? L->distance * w->m[(k - 1) * 3 + row] : 0.0);
+}
+
+#if KILN__WORLD_AVX2
+/* One frame of kiln__stats' squared distances, the four points of a node side by side: the same
+ * operations ((dx² + dy²) + dz², no fused multiply-add), and far4 takes a lane's square when it
+ * is larger, as the scalar comparison does. */
+KILN__AVX2 static void kiln__stats_frame_avx2(const kiln__lossy *L, const kiln__wxf *rw, double *far4)
+{
+    for (uint32_t i = 0; i < L->nodes; i++) {
+        double p[3][4];
+        kiln__stat_points(L, &rw[i], p);
+        __m256d px = _mm256_loadu_pd(p[0]), py = _mm256_loadu_pd(p[1]), pz = _mm256_loadu_pd(p[2]);
+        for (int32_t at = (int32_t)i; at >= 0; at = L->node[at].parent) {
+            const double *o = rw[at].t;
+            __m256d dx = _mm256_sub_pd(px, _mm256_broadcast_sd(o)), dy = _mm256_sub_pd(py, _mm256_broadcast_sd(o + 1));
+            __m256d dz = _mm256_sub_pd(pz, _mm256_broadcast_sd(o + 2));
+            __m256d d2 = _mm256_add_pd(_mm256_add_pd(_mm256_mul_pd(dx, dx), _mm256_mul_pd(dy, dy)), _mm256_mul_pd(dz, dz));
+            double *f = far4 + (size_t)at * 4;
+            _mm256_storeu_pd(f, _mm256_max_pd(d2, _mm256_loadu_pd(f))); /* d2 > f ? d2 : f */
+        }
+    }
+}
+#endif
+
 /* Per node: how far its subtree (origins and virtual vertices) reaches from its origin, and
  * the largest scale its parent applies, over a subset of frames (raw values). */
-static void kiln__stats(kiln__lossy *L, double *reach, double *pscale)
+static kiln_result kiln__stats(kiln__lossy *L, double *reach, double *pscale)
 {
     uint32_t step = L->n > KILN__STAT_FRAMES ? L->n / KILN__STAT_FRAMES : 1u;
-    double *far2 = L->limit2; /* free until the measurements */
-    for (uint32_t i = 0; i < L->nodes; i++) reach[i] = L->distance, pscale[i] = 1.0, L->need[i] = 1, far2[i] = 0.0;
+    /* per node, the largest square of each of the four points' distances */
+    double *far4 = kiln__realloc(L->a, NULL, (size_t)L->nodes * 4 * sizeof *far4 + 1);
+    if (!far4) return KILN_ERR_OUT_OF_MEMORY;
+    for (uint32_t i = 0; i < L->nodes; i++) reach[i] = L->distance, pscale[i] = 1.0, L->need[i] = 1;
+    for (size_t k = 0; k < (size_t)L->nodes * 4; k++) far4[k] = 0.0;
     for (uint32_t r = 0; r < L->n; r += step) {
         const kiln__wxf *rw = L->raw_world + (size_t)r * L->nodes;
         for (uint32_t i = 0; i < L->nodes; i++) {
-            const kiln__wxf *w = &rw[i];
-            if (L->node[i].parent >= 0) {
-                const double *m = rw[L->node[i].parent].m;
-                for (int col = 0; col < 3; col++) {
-                    double n = sqrt(m[col * 3] * m[col * 3] + m[col * 3 + 1] * m[col * 3 + 1] + m[col * 3 + 2] * m[col * 3 + 2]);
-                    if (n > pscale[i]) pscale[i] = n;
-                }
+            if (L->node[i].parent < 0) continue;
+            const double *m = rw[L->node[i].parent].m;
+            for (int col = 0; col < 3; col++) {
+                double n = sqrt(m[col * 3] * m[col * 3] + m[col * 3 + 1] * m[col * 3 + 1] + m[col * 3 + 2] * m[col * 3 + 2]);
+                if (n > pscale[i]) pscale[i] = n;
             }
-            double p[3][4]; /* the origin and the three vertices, by coordinate */
-            for (int k = 0; k < 4; k++)
-                for (int row = 0; row < 3; row++) p[row][k] = w->t[row] + (k ? L->distance * w->m[(k - 1) * 3 + row] : 0.0);
+        }
+#if KILN__WORLD_AVX2
+        if (L->avx2) {
+            kiln__stats_frame_avx2(L, rw, far4);
+            continue;
+        }
+#endif
+        for (uint32_t i = 0; i < L->nodes; i++) {
+            double p[3][4];
+            kiln__stat_points(L, &rw[i], p);
             for (int32_t at = (int32_t)i; at >= 0; at = L->node[at].parent) {
                 const double *o = rw[at].t;
-                double d2[4];
-                for (int k = 0; k < 4; k++)
-                    d2[k] = (p[0][k] - o[0]) * (p[0][k] - o[0]) + (p[1][k] - o[1]) * (p[1][k] - o[1]) +
-                            (p[2][k] - o[2]) * (p[2][k] - o[2]);
-                for (int k = 0; k < 4; k++)
-                    if (d2[k] > far2[at]) far2[at] = d2[k];
+                double *f = far4 + (size_t)at * 4;
+                for (int k = 0; k < 4; k++) {
+                    double d2 = (p[0][k] - o[0]) * (p[0][k] - o[0]) + (p[1][k] - o[1]) * (p[1][k] - o[1]) +
+                                (p[2][k] - o[2]) * (p[2][k] - o[2]);
+                    if (d2 > f[k]) f[k] = d2;
+                }
             }
         }
     }
     /* the largest distance is the root of the largest square (sqrt is monotonic) */
     for (uint32_t i = 0; i < L->nodes; i++) {
-        double d = sqrt(far2[i]);
+        const double *f = far4 + (size_t)i * 4;
+        double big = f[0];
+        for (int k = 1; k < 4; k++)
+            if (f[k] > big) big = f[k];
+        double d = sqrt(big);
         if (d > reach[i]) reach[i] = d;
     }
+    kiln__free(L->a, far4);
+    return KILN_OK;
 }
 
 static void kiln__first_allocation(kiln__lossy *L, const double *reach, const double *pscale)
@@ -358,16 +402,19 @@ static kiln_result kiln__allocate(kiln__lossy *L, const kiln__skeleton *sk, doub
     L->measure = L->need + cap;
 
     kiln__lossy_raw_worlds(L);
-    kiln__stats(L, reach, pscale);
-    kiln__first_allocation(L, reach, pscale);
-    kiln__lossy_select(L, UINT32_MAX);
-    double err = kiln__lossy_measure(L, UINT32_MAX, NULL, 1);
-    while (err > L->target) {
+    r = kiln__stats(L, reach, pscale);
+    if (r == KILN_OK) kiln__first_allocation(L, reach, pscale);
+    double err = INFINITY;
+    if (r == KILN_OK) {
+        kiln__lossy_select(L, UINT32_MAX);
+        err = kiln__lossy_measure(L, UINT32_MAX, NULL, 1);
+    }
+    while (r == KILN_OK && err > L->target) {
         if (!kiln__widen(L)) break;
         kiln__lossy_select(L, UINT32_MAX);
         err = kiln__lossy_measure(L, UINT32_MAX, NULL, 1);
     }
-    *met = err <= L->target;
+    *met = r == KILN_OK && err <= L->target;
     if (*met) {
         static const double share[] = {0.25, 0.5, 0.7, 0.85, 1.0};
         memcpy(cur, L->node_err, L->nodes * sizeof *cur);
@@ -381,7 +428,7 @@ static kiln_result kiln__allocate(kiln__lossy *L, const kiln__skeleton *sk, doub
     L->need = L->measure = NULL;
     L->list = NULL;
     L->node_err = L->limit2 = L->limit_of = NULL;
-    return KILN_OK;
+    return r;
 }
 
 kiln_result kiln__encode_lossy(const kiln_allocator *a, const kiln_bake_options *o, const kiln_diag_sink *sink,

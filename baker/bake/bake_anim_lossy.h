@@ -111,6 +111,13 @@ typedef struct kiln__lossy {
     /* the same lanes' lo, extent and step side by side (0 past lazy_lanes), for the AVX2 decode */
     float lazy_lo[KILN_SOA_WIDTH], lazy_extent[KILN_SOA_WIDTH], lazy_step[KILN_SOA_WIDTH];
     unsigned lazy_lanes;
+    /* For the AVX2 decode, all eight lanes: lane l's value at frame r is lazy_v[l][r &
+     * lazy_vmask[l]] (lazy_lo[l] where the lane has no track or is past lazy_lanes), its decoded
+     * value goes to lazy_d[l][r & lazy_dmask[l]] (lazy_sink[l] past lazy_lanes). */
+    const float *lazy_v[KILN_SOA_WIDTH];
+    float *lazy_d[KILN_SOA_WIDTH];
+    uint32_t lazy_vmask[KILN_SOA_WIDTH], lazy_dmask[KILN_SOA_WIDTH];
+    float lazy_sink[KILN_SOA_WIDTH];
     uint8_t *lazy_done;
     /* Per block and frame: the rotation matrices of its joints as the encoding stands (9
      * doubles per lane), for its scale candidates, which leave the rotations as they are; made

@@ -91,6 +91,13 @@ void kiln__lossy_lazy_lanes(kiln__lossy *L, uint32_t blk, unsigned c)
         L->lazy_step[l] = L->lazy_lane[l].step;
         L->lazy_lanes = l + 1;
     }
+    for (unsigned l = 0; l < KILN_SOA_WIDTH; l++) {
+        int track = l < L->lazy_lanes && L->lazy_lane[l].v;
+        L->lazy_v[l] = track ? L->lazy_lane[l].v : &L->lazy_lo[l];
+        L->lazy_vmask[l] = track ? UINT32_MAX : 0u;
+        L->lazy_d[l] = l < L->lazy_lanes ? L->lazy_lane[l].d : &L->lazy_sink[l];
+        L->lazy_dmask[l] = l < L->lazy_lanes ? UINT32_MAX : 0u;
+    }
 }
 
 #if KILN__WORLD_AVX2
@@ -184,10 +191,10 @@ static void kiln__decode_lazy(kiln__lossy *L, uint32_t r)
     }
 #if KILN__WORLD_AVX2
     if (L->avx2 && w != KILN__CLIP_RAW) {
-        float x[KILN_SOA_WIDTH] = {0}, d[KILN_SOA_WIDTH];
-        for (unsigned l = 0; l < L->lazy_lanes; l++) x[l] = L->lazy_lane[l].v ? L->lazy_lane[l].v[r] : L->lazy_lane[l].lo;
+        float x[KILN_SOA_WIDTH], d[KILN_SOA_WIDTH];
+        for (unsigned l = 0; l < KILN_SOA_WIDTH; l++) x[l] = L->lazy_v[l][r & L->lazy_vmask[l]];
         kiln__decode8_avx2(x, L->lazy_lo, L->lazy_extent, L->lazy_step, w, d);
-        for (unsigned l = 0; l < L->lazy_lanes; l++) L->lazy_lane[l].d[r] = d[l];
+        for (unsigned l = 0; l < KILN_SOA_WIDTH; l++) L->lazy_d[l][r & L->lazy_dmask[l]] = d[l];
         return;
     }
 #endif
@@ -509,12 +516,14 @@ typedef struct kiln__pass {
 
 /* The listed nodes at frame r: their locals (own) and worlds, and their errors into
  * L->node_err (squared) and *score. Returns 1 as soon as a node exceeds its allowance. With
- * avx2 (a constant where inlined), the kernels of bake_anim_world.h. */
-static inline int kiln__frame(kiln__lossy *L, const kiln__pass *P, uint32_t r, double *score_out, int avx2)
+ * avx2 (a constant where inlined), the kernels of bake_anim_world.h; early and allowed are
+ * P's (constants where inlined: kiln__frame_by). */
+static inline int kiln__frame(kiln__lossy *L, const kiln__pass *P, uint32_t r, double *score_out, int avx2, int early,
+                              int allowed)
 {
     double score = *score_out;
     size_t at = (size_t)r * L->nodes;
-    int keep_rot = P->keep_rot, keep_ts = P->keep_ts, early = P->early, allowed = P->allowed;
+    int keep_rot = P->keep_rot, keep_ts = P->keep_ts;
     unsigned lazy_c = L->lazy_c;
     kiln__step *steps = L->steps;
     for (uint32_t m = 0, listed = L->listed; m < listed; m++) {
@@ -539,9 +548,12 @@ static inline int kiln__frame(kiln__lossy *L, const kiln__pass *P, uint32_t r, d
         double e2, limit2 = st->limit2;
 #if KILN__WORLD_AVX2
         if (avx2) {
-            if (pw && !st->ssc) kiln__world_mul_avx2(pw, lc->rs, lc->t, w);
-            else kiln__compose(L, i, lc, pw, pl, w);
-            e2 = kiln__point_error2_avx2(raw, w, L->distance);
+            if (pw && !st->ssc) {
+                e2 = kiln__world_mul_error_avx2(pw, lc->rs, lc->t, w, raw, L->distance);
+            } else {
+                kiln__compose(L, i, lc, pw, pl, w);
+                e2 = kiln__point_error2_avx2(raw, w, L->distance);
+            }
         } else
 #endif
         {
@@ -557,17 +569,26 @@ static inline int kiln__frame(kiln__lossy *L, const kiln__pass *P, uint32_t r, d
     return 0;
 }
 
+/* kiln__frame with early and allowed as constants for a candidate (both) and a full
+ * measurement (neither). */
+static inline int kiln__frame_by(kiln__lossy *L, const kiln__pass *P, uint32_t r, double *score, int avx2)
+{
+    if (P->early && P->allowed) return kiln__frame(L, P, r, score, avx2, 1, 1);
+    if (!P->early && !P->allowed) return kiln__frame(L, P, r, score, avx2, 0, 0);
+    return kiln__frame(L, P, r, score, avx2, P->early, P->allowed);
+}
+
 /* kiln__frame without the AVX2 kernels, and with them, each with everything it calls inlined. */
 __attribute__((flatten)) static int kiln__frame_sse2(kiln__lossy *L, const kiln__pass *P, uint32_t r, double *score)
 {
-    return kiln__frame(L, P, r, score, 0);
+    return kiln__frame_by(L, P, r, score, 0);
 }
 
 #if KILN__WORLD_AVX2
 KILN__AVX2 __attribute__((flatten)) static int kiln__frame_avx2(kiln__lossy *L, const kiln__pass *P, uint32_t r,
                                                                 double *score)
 {
-    return kiln__frame(L, P, r, score, 1);
+    return kiln__frame_by(L, P, r, score, 1);
 }
 #endif
 
