@@ -93,8 +93,60 @@ static void kiln__condition_quat(float *q, uint64_t *renormalised)
     (*renormalised)++;
 }
 
-/* Reads, filters, sorts and de-duplicates the keys of one curve. Returns ERR_OUT_OF_MEMORY or
- * KILN_OK (an empty result is legal: the curve has no effect). */
+/* Whether the keys need none of kiln__filter_keys: every value finite, the frames strictly
+ * ascending (the usual case). */
+static int kiln__keys_clean(const uint32_t *frames, const float *values, uint32_t n, uint32_t comps)
+{
+    uint32_t bad = 0;
+    for (size_t i = 0; i < (size_t)n * comps; i++) bad += !(fabsf(values[i]) <= FLT_MAX);
+    for (uint32_t i = 1; i < n; i++) bad += frames[i - 1] >= frames[i];
+    return bad == 0;
+}
+
+/* Filters, sorts and de-duplicates the keys of one curve (read into frames and values) into k,
+ * using `order` (key_count entries) as scratch. */
+static void kiln__filter_keys(kiln__anim_build *b, const kiln_source_curve *c, const uint32_t *frames,
+                              const float *values, kiln__key_order *order, kiln__keys *k)
+{
+    const kiln_source_loc *loc = &c->loc;
+    uint32_t n = c->key_count, comps = k->comps;
+
+    /* Non-finite values: the key is dropped (F). */
+    uint32_t kept = 0;
+    for (uint32_t i = 0; i < n; i++) {
+        int ok = 1;
+        for (uint32_t q = 0; q < comps; q++) ok &= isfinite(values[(size_t)i * comps + q]) != 0;
+        if (ok) order[kept].frame = frames[i], order[kept].index = i, kept++;
+    }
+    if (kept < n)
+        kiln__bake_report(&b->ctx->sink, KILN_ERR_CAST_BAD_VALUE, KILN_SEVERITY_WARNING, loc, "kv", KILN_NO_OFFSET,
+                          "%u key(s) with NaN or infinite values dropped", n - kept);
+
+    /* Sorted by frame, file order among equal frames; the last of equal frames wins (D.2).
+     * The order is total, so keys already in it need no sort. */
+    uint32_t sorted = 1;
+    while (sorted < kept && kiln__cmp_key_order(&order[sorted - 1], &order[sorted]) < 0) sorted++;
+    if (sorted < kept) qsort(order, kept, sizeof *order, kiln__cmp_key_order);
+    uint32_t out = 0, duplicates = 0;
+    for (uint32_t i = 0; i < kept; i++) {
+        if (i + 1 < kept && order[i + 1].frame == order[i].frame) {
+            duplicates++;
+            continue;
+        }
+        k->frames[out] = order[i].frame;
+        if (k->rest) k->rest[out] = c->rest_keys[order[i].index] != 0;
+        memcpy(&k->values[(size_t)out * comps], &values[(size_t)order[i].index * comps], comps * sizeof(float));
+        out++;
+    }
+    if (duplicates)
+        kiln__bake_report(&b->ctx->sink, KILN_ERR_CAST_BAD_VALUE, KILN_SEVERITY_WARNING, loc, "kb", KILN_NO_OFFSET,
+                          "%u key(s) share a frame with a later key; the later value is used", duplicates);
+    k->count = out;
+}
+
+/* Reads the keys of one curve: as they are when clean, else filtered, sorted and
+ * de-duplicated; rotations conditioned. Returns ERR_OUT_OF_MEMORY or KILN_OK (an empty result
+ * is legal: the curve has no effect). */
 static kiln_result kiln__read_keys(kiln__anim_build *b, const kiln_source_curve *c, kiln__keys *k)
 {
     const kiln_allocator *a = kiln__alloc_of(b);
@@ -113,50 +165,13 @@ static kiln_result kiln__read_keys(kiln__anim_build *b, const kiln_source_curve 
     if (!frames || !values || !order || !k->frames || !k->values || (c->rest_keys && !k->rest)) goto done;
     memcpy(frames, c->frames, (size_t)n * sizeof *frames);
     memcpy(values, c->values, (size_t)n * comps * sizeof *values);
-
-    /* The usual case: every value finite, the frames strictly ascending: the keys as they are
-     * (what the filter, the sort and the de-duplication below leave of them). */
-    uint32_t bad = 0;
-    for (size_t i = 0; i < (size_t)n * comps; i++) bad += !(fabsf(values[i]) <= FLT_MAX);
-    for (uint32_t i = 1; i < n; i++) bad += frames[i - 1] >= frames[i];
-    if (bad == 0) {
+    if (kiln__keys_clean(frames, values, n, comps)) {
         for (uint32_t i = 0; i < n; i++) k->frames[i] = frames[i];
         for (uint32_t i = 0; k->rest && i < n; i++) k->rest[i] = c->rest_keys[i] != 0;
         memcpy(k->values, values, (size_t)n * comps * sizeof *values);
         k->count = n;
     } else {
-        /* Non-finite values: the key is dropped (F). */
-        uint32_t kept = 0;
-        for (uint32_t i = 0; i < n; i++) {
-            int ok = 1;
-            for (uint32_t q = 0; q < comps; q++) ok &= isfinite(values[(size_t)i * comps + q]) != 0;
-            if (ok) order[kept].frame = frames[i], order[kept].index = i, kept++;
-        }
-        if (kept < n)
-            kiln__bake_report(&b->ctx->sink, KILN_ERR_CAST_BAD_VALUE, KILN_SEVERITY_WARNING, loc, "kv",
-                              KILN_NO_OFFSET, "%u key(s) with NaN or infinite values dropped", n - kept);
-
-        /* Sorted by frame, file order among equal frames; the last of equal frames wins (D.2).
-         * The order is total, so keys already in it (the usual case) need no sort. */
-        uint32_t sorted = 1;
-        while (sorted < kept && kiln__cmp_key_order(&order[sorted - 1], &order[sorted]) < 0) sorted++;
-        if (sorted < kept) qsort(order, kept, sizeof *order, kiln__cmp_key_order);
-        uint32_t out = 0, duplicates = 0;
-        for (uint32_t i = 0; i < kept; i++) {
-            if (i + 1 < kept && order[i + 1].frame == order[i].frame) {
-                duplicates++;
-                continue;
-            }
-            k->frames[out] = order[i].frame;
-            if (k->rest) k->rest[out] = c->rest_keys[order[i].index] != 0;
-            memcpy(&k->values[(size_t)out * comps], &values[(size_t)order[i].index * comps], comps * sizeof(float));
-            out++;
-        }
-        if (duplicates)
-            kiln__bake_report(&b->ctx->sink, KILN_ERR_CAST_BAD_VALUE, KILN_SEVERITY_WARNING, loc, "kb",
-                              KILN_NO_OFFSET, "%u key(s) share a frame with a later key; the later value is used",
-                              duplicates);
-        k->count = out;
+        kiln__filter_keys(b, c, frames, values, order, k);
     }
 
     if (comps == 4) {

@@ -633,8 +633,7 @@ static void kiln__curve(kiln__exp *x, uint32_t anim, const kiln_source_curve *c,
 static int kiln__first_curve_of(const kiln_source_animation *a, uint32_t i)
 {
     for (uint32_t k = 0; k < i; k++)
-        if (a->curves[k].target && a->curves[k].channel <= KILN_SOURCE_CHANNEL_SZ &&
-            strcmp(a->curves[k].target, a->curves[i].target) == 0)
+        if (kiln__export_is_transform(&a->curves[k]) && strcmp(a->curves[k].target, a->curves[i].target) == 0)
             return 0;
     return 1;
 }
@@ -684,12 +683,13 @@ static void kiln__animation(kiln__exp *x, uint32_t root, const kiln_source_anima
     const kiln_source_skeleton *sk = binds ? kiln__export_clip_skeleton(x->scenes, x->scene_count, x->scene, a) : NULL;
     for (uint32_t i = 0; i < a->curve_count && x->r == KILN_OK; i++) {
         const kiln_source_curve *c = &a->curves[i];
+        int32_t b = sk && kiln__export_is_transform(c) ? kiln__export_bone_named(sk, c->target) : -2;
+        int report = b != -2 && a->bind_rule && kiln__first_curve_of(a, i);
         float rest[10];
-        int32_t b = sk && c->target && c->channel <= KILN_SOURCE_CHANNEL_SZ ? kiln__export_bone_named(sk, c->target) : -2;
-        if (b >= 0) kiln__export_rest_local(sk, (uint32_t)b, rest);
-        if (b != -2 && a->bind_rule && kiln__first_curve_of(a, i)) kiln__bind_report(x, a, c, b >= 0 ? rest : NULL);
+        if (b >= 0 && (report || c->rest_keys)) kiln__export_rest_local(sk, (uint32_t)b, rest);
+        if (report) kiln__bind_report(x, a, c, b >= 0 ? rest : NULL);
         if (b == -1 && a->bind_rule) continue;
-        kiln__curve(x, n, c, b >= 0 ? rest : NULL);
+        kiln__curve(x, n, c, b >= 0 && c->rest_keys ? rest : NULL);
     }
     for (uint32_t i = 0; i < a->override_count && x->r == KILN_OK; i++) {
         const kiln_source_mode_override *o = &a->overrides[i];

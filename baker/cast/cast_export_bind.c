@@ -9,9 +9,9 @@
 
 #include "cast_export_bind.h"
 
-static int kiln__is_transform(const kiln_source_curve *c)
+int kiln__export_is_transform(const kiln_source_curve *c)
 {
-    return c->target && c->channel != KILN_SOURCE_CHANNEL_BLEND_SHAPE && c->channel != KILN_SOURCE_CHANNEL_VISIBILITY;
+    return c->target && (unsigned)c->channel <= KILN_SOURCE_CHANNEL_SZ;
 }
 
 int32_t kiln__export_bone_named(const kiln_source_skeleton *sk, const char *name)
@@ -35,10 +35,10 @@ static uint32_t kiln__shared_names(const kiln_source_animation *a, const kiln_so
     uint32_t n = 0;
     for (uint32_t i = 0; i < a->curve_count; i++) {
         const kiln_source_curve *c = &a->curves[i];
-        if (!kiln__is_transform(c)) continue;
+        if (!kiln__export_is_transform(c)) continue;
         uint32_t seen = 0;
         for (uint32_t k = 0; k < i && !seen; k++)
-            seen = kiln__is_transform(&a->curves[k]) && strcmp(a->curves[k].target, c->target) == 0;
+            seen = kiln__export_is_transform(&a->curves[k]) && strcmp(a->curves[k].target, c->target) == 0;
         if (!seen && kiln__export_bone_named(sk, c->target) >= 0) n++;
     }
     return n;

@@ -11,6 +11,9 @@
 #include <stdint.h>
 #include "kiln/bake/source.h"
 
+/* Whether a curve drives a bone's transform (a target, a translation, rotation or scale channel). */
+int kiln__export_is_transform(const kiln_source_curve *c);
+
 /* The skeleton sharing the most bone names with the clip's transform curves: the clip's own
  * scene's first, then the other scenes in order (the first of equals wins). NULL when none
  * shares a name. */

@@ -92,6 +92,15 @@ static parsed export_and_parse(const kiln_source_scene *const *scenes, uint32_t 
     return p;
 }
 
+/* The same, the export's warnings kept in `log`. */
+static parsed export_logged(const kiln_source_scene *const *scenes, uint32_t n, diag_log *log)
+{
+    kiln_cast_export_options o = {0};
+    o.diag.fn = diag_log_push;
+    o.diag.user = log;
+    return export_and_parse(scenes, n, &o);
+}
+
 static void parsed_free(parsed *p)
 {
     kiln_cast_free(p->doc);
@@ -670,10 +679,7 @@ Test(cast_export, every_field_reads_back_bit_for_bit)
     build_clip(&clip);
     const kiln_source_scene *scenes[2] = {&full, &clip};
     diag_log log = {0};
-    kiln_cast_export_options o = {0};
-    o.diag.fn = diag_log_push;
-    o.diag.user = &log;
-    parsed p = export_and_parse(scenes, 2, &o);
+    parsed p = export_logged(scenes, 2, &log);
     const kiln_cast_doc *doc = p.doc;
 
     /* layout: one Root per scene */
@@ -1328,10 +1334,7 @@ Test(cast_export, rest_keys_take_the_bound_skeletons_rest)
     build_bind(&model, &clip);
     const kiln_source_scene *scenes[2] = {&model, &clip};
     diag_log log = {0};
-    kiln_cast_export_options o = {0};
-    o.diag.fn = diag_log_push;
-    o.diag.user = &log;
-    parsed p = export_and_parse(scenes, 2, &o);
+    parsed p = export_logged(scenes, 2, &log);
 
     uint32_t anim = child(p.doc, kiln_cast_root(p.doc, 1), KILN_CAST_ID_ANIMATION, 0);
     cr_assert_eq(kiln_cast_child_count(p.doc, anim, KILN_CAST_ID_CURVE), 2, "the ghost's curve is not written");
