@@ -481,28 +481,44 @@ static study_result run_clipwide(const study_clip *c, uint32_t S, int kind, int 
     return r;
 }
 
-/* Per lane (or per track) its own key period S from {1 (every frame a key: today), 2, 4, 8, 16,
- * 32} and predictor (RESID or CUBIC), the residuals at one centred width per lane (or per track)
- * for the whole clip. With periods dividing 32, a row's layout depends on f mod 32 only (32
- * layouts, prefix offsets per layout), so access stays O(1). gran: 0 period and width per lane,
- * 1 period per track and width per lane, 2 both per track. Headers: 5 + 3 + 1 bits per lane. */
-static study_result run_adaptive(const study_clip *c, int gran)
+/* Per lane (or per track) its own key period S and predictor (RESID or CUBIC), the residuals at
+ * one centred width per lane (or per track) for the whole clip. Periods: `set` 0 {1 (every
+ * frame a key: today), 2, 4, 8, 16, 32}, a row's layout depending on f mod 32 only; set 1 the
+ * divisors of 48 (f mod 48). Either way access stays O(1): a row's offset from a per-layout table,
+ * a lane's from per-class sums. gran: 0 period and width per lane; 1 period per track, width per
+ * lane; 2 both per track; 3 chosen per lane, then lanes regrouped into 8-lane groups of one
+ * period and predictor (sorted by residual and key width), each group at its lanes' widest
+ * residual and key (SIMD-decodable groups, scattered to the pose); 4 as 3 but every lane keeps its
+ * own widths (the unpack's byte shuffles and shifts per group made at bind time), each class's
+ * run of groups padded to whole bytes in every row. Headers: 5 + 4 + 1 bits per lane (gran 3 and 4: plus a 16-bit
+ * destination per lane). r.hit_rows / r.rows: the mean period. */
+static const uint32_t *study_class;
+static int cmp_lane_class(const void *a, const void *b)
 {
-    static const uint32_t periods[] = {1, 2, 4, 8, 16, 32};
-    enum { NP = sizeof periods / sizeof periods[0] };
+    const uint32_t *x = study_class + 4 * *(const uint32_t *)a, *y = study_class + 4 * *(const uint32_t *)b;
+    for (int k = 0; k < 4; k++)
+        if (x[k] != y[k]) return x[k] < y[k] ? -1 : 1;
+    return 0;
+}
+
+static study_result run_adaptive(const study_clip *c, int gran, int set)
+{
+    static const uint32_t sets[2][10] = {{1, 2, 4, 8, 16, 32}, {1, 2, 3, 4, 6, 8, 12, 16, 24, 48}};
+    const uint32_t *periods = sets[set];
+    unsigned np = set ? 10u : 6u;
     study_result r;
     memset(&r, 0, sizeof r);
     uint64_t *row = calloc(c->frames, sizeof *row), hdr = 0;
     int64_t *v = malloc(sizeof *v * c->frames);
+    uint32_t *cls = malloc(sizeof *cls * 4 * c->lanes), *order = malloc(sizeof *order * c->lanes);
     for (uint32_t t = 0; t < c->tracks; t++) {
-        /* cost[i][p][kind][b]: lane i with period p and predictor kind at width b */
         uint64_t best_track = UINT64_MAX;
-        unsigned choice[KILN_SOA_WIDTH][3]; /* period index, kind, width of the track's best */
-        uint64_t lane_best[KILN_SOA_WIDTH][NP][2][KILN__CLIP_MAX_QBITS + 4];
+        unsigned choice[KILN_SOA_WIDTH][3]; /* period index, kind, width */
+        static uint64_t lane_best[KILN_SOA_WIDTH][10][2][KILN__CLIP_MAX_QBITS + 4]; /* keys + residual bits */
         unsigned maxb = 0;
         for (unsigned i = 0; i < KILN_SOA_WIDTH; i++) {
             uint32_t l = t * KILN_SOA_WIDTH + i;
-            for (unsigned p = 0; p < NP; p++)
+            for (unsigned p = 0; p < np; p++)
                 for (int kind = 0; kind < 2; kind++) {
                     uint32_t S = periods[p], segs = (c->frames + S - 1) / S, n = 0;
                     unsigned eb = 0;
@@ -520,7 +536,7 @@ static study_result run_adaptive(const study_clip *c, int gran)
                     }
                 }
         }
-        for (unsigned p = 0; p < NP; p++)
+        for (unsigned p = 0; gran == 1 || gran == 2 ? p < np : 0; p++)
             for (int kind = 0; kind < 2; kind++)
                 for (unsigned b = 0; b <= maxb; b++) {
                     /* gran 2: one (p, kind, b) for the track; gran 1: one (p, kind), b per lane */
@@ -534,33 +550,73 @@ static study_result run_adaptive(const study_clip *c, int gran)
                         sum += lane_best[i][p][kind][bb];
                         ch[i][0] = p, ch[i][1] = (unsigned)kind, ch[i][2] = bb;
                     }
-                    if (gran && sum < best_track) best_track = sum, memcpy(choice, ch, sizeof ch);
+                    if (sum < best_track) best_track = sum, memcpy(choice, ch, sizeof ch);
                 }
-        if (!gran)
-            for (unsigned i = 0; i < KILN_SOA_WIDTH; i++) {
-                uint64_t best = UINT64_MAX;
-                for (unsigned p = 0; p < NP; p++)
-                    for (unsigned kind = 0; kind < 2; kind++)
-                        for (unsigned b = 0; b <= maxb; b++)
-                            if (lane_best[i][p][kind][b] < best)
-                                best = lane_best[i][p][kind][b], choice[i][0] = p, choice[i][1] = kind, choice[i][2] = b;
-            }
-        for (unsigned i = 0; i < KILN_SOA_WIDTH; i++) {
-            uint32_t S = periods[choice[i][0]], l = t * KILN_SOA_WIDTH + i;
-            for (uint32_t f = 0; f < c->frames; f++) {
-                int key = f % S == 0 || f == c->frames - 1;
-                row[f] += key ? c->w[l] : choice[i][2];
-                r.values += !key;
-            }
-            hdr += STUDY_WBITS + 3u + 1u;
-            r.hit_rows += S; /* the mean period, reported in place of exceptions */
+        for (unsigned i = 0; (gran == 0 || gran >= 3) && i < KILN_SOA_WIDTH; i++) {
+            uint64_t best = UINT64_MAX;
+            for (unsigned p = 0; p < np; p++)
+                for (unsigned kind = 0; kind < 2; kind++)
+                    for (unsigned b = 0; b <= maxb; b++)
+                        if (lane_best[i][p][kind][b] < best)
+                            best = lane_best[i][p][kind][b], choice[i][0] = p, choice[i][1] = kind, choice[i][2] = b;
         }
+        for (unsigned i = 0; i < KILN_SOA_WIDTH; i++) {
+            uint32_t l = t * KILN_SOA_WIDTH + i;
+            cls[4 * l] = choice[i][0], cls[4 * l + 1] = choice[i][1], cls[4 * l + 2] = choice[i][2];
+            cls[4 * l + 3] = c->w[l];
+            order[l] = l;
+        }
+    }
+    if (gran >= 3) { /* regroup: sort by class, widen each group of 8 to its widest lane (3) */
+        study_class = cls;
+        qsort(order, c->lanes, sizeof *order, cmp_lane_class);
+        for (uint32_t g = 0; g < c->lanes;) {
+            uint32_t e = g + 1;
+            while (e < c->lanes && e - g < KILN_SOA_WIDTH && cls[4 * order[e]] == cls[4 * order[g]] &&
+                   cls[4 * order[e] + 1] == cls[4 * order[g] + 1])
+                e++;
+            uint32_t bmax = 0, wmax = 0, S = periods[cls[4 * order[g]]];
+            for (uint32_t k = g; k < e; k++) {
+                bmax = cls[4 * order[k] + 2] > bmax ? cls[4 * order[k] + 2] : bmax;
+                wmax = cls[4 * order[k] + 3] > wmax ? cls[4 * order[k] + 3] : wmax;
+            }
+            for (uint32_t k = g; gran == 3 && k < e; k++) cls[4 * order[k] + 2] = bmax, cls[4 * order[k] + 3] = wmax;
+            for (uint32_t k = e; gran == 3 && k < g + KILN_SOA_WIDTH; k++) /* a short group still takes 8 lanes */
+                for (uint32_t f = 0; f < c->frames; f++) row[f] += f % S == 0 || f == c->frames - 1 ? wmax : bmax;
+            hdr += (uint64_t)(e - g) * 16u;
+            g = e;
+        }
+    }
+    for (uint32_t g = 0; gran == 4 && g < c->lanes;) { /* each class's run of groups padded to bytes */
+        uint32_t e = g + 1;
+        while (e < c->lanes && cls[4 * order[e]] == cls[4 * order[g]] && cls[4 * order[e] + 1] == cls[4 * order[g] + 1])
+            e++;
+        uint32_t S = periods[cls[4 * order[g]]];
+        for (uint32_t f = 0; f < c->frames; f++) {
+            uint64_t bits = 0;
+            for (uint32_t k = g; k < e; k++)
+                bits += f % S == 0 || f == c->frames - 1 ? cls[4 * order[k] + 3] : cls[4 * order[k] + 2];
+            row[f] += (bits + 7) / 8 * 8;
+        }
+        g = e;
+    }
+    for (uint32_t l = 0; l < c->lanes; l++) {
+        uint32_t S = periods[cls[4 * l]];
+        for (uint32_t f = 0; f < c->frames; f++) {
+            int key = f % S == 0 || f == c->frames - 1;
+            if (gran != 4) row[f] += key ? cls[4 * l + 3] : cls[4 * l + 2];
+            r.values += !key;
+        }
+        hdr += STUDY_WBITS + 4u + 1u;
+        r.hit_rows += S;
     }
     for (uint32_t f = 0; f < c->frames; f++) r.bytes += (row[f] + 7) / 8;
     r.bytes += (hdr + 7) / 8;
     r.rows = c->lanes;
     free(row);
     free(v);
+    free(cls);
+    free(order);
     return r;
 }
 
@@ -714,10 +770,13 @@ static void study_report(const study_clip *c)
         fprintf(stderr, "  %-24s%s\n", seqn[k], line);
     }
 
-    static const char *const adn[] = {"adaptive_lane", "adaptive_track_period", "adaptive_track"};
-    for (int k = 0; k < 3; k++) {
+    static const char *const adn[] = {"adaptive_lane",          "adaptive_track_period", "adaptive_track",
+                                      "adaptive_grouped",       "adaptive_grouped_lanew", "adaptive48_lane",
+                                      "adaptive48_track_period", "adaptive48_track",     "adaptive48_grouped",
+                                      "adaptive48_grouped_lanew"};
+    for (int k = 0; k < 10; k++) {
         line[0] = 0;
-        r = run_adaptive(c, k);
+        r = run_adaptive(c, k % 5, k / 5);
         emit(c, adn[k], 0, r, line, sizeof line);
         fprintf(stderr, "  %-24s%s mean period %.2f\n", adn[k], line, (double)r.hit_rows / (double)r.rows);
     }
