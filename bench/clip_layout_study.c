@@ -294,6 +294,8 @@ typedef struct study_result {
     uint64_t bytes;             /* rows and headers (without c->fixed) */
     uint64_t exceptions, values;
     uint64_t hit_rows, rows;    /* (frame, track) pairs whose 8 lanes hold an exception */
+    double unpack_frame, unpack_pair; /* adaptive: fields unpacked per lane for one frame, and for
+                                         frames f and f + 1 together (today: 1 and 2) */
 } study_result;
 
 /* The values of segment s0 .. s0 + S - 1 of lane l into out (returns how many): VALUES, all of
@@ -609,10 +611,20 @@ static study_result run_adaptive(const study_clip *c, int gran, int set)
         }
         hdr += STUDY_WBITS + 4u + 1u;
         r.hit_rows += S;
+        /* rows read for frame f: f, and its 2 (lerp) or 4 (Catmull-Rom) keys when it is not one */
+        unsigned nk = cls[4 * l + 1] ? 4u : 2u;
+        for (uint32_t f = 0; f + 1 < c->frames; f++) {
+            int k0 = f % S == 0 || f == c->frames - 1, k1 = (f + 1) % S == 0 || f + 1 == c->frames - 1;
+            r.unpack_frame += k0 ? 1.0 : 1.0 + nk;
+            /* the pair: both keys 2; one of them a key (and a key of the other) 1 + nk; else 2 + nk */
+            r.unpack_pair += k0 && k1 ? 2.0 : (k0 || k1 ? 1.0 : 2.0) + nk;
+        }
     }
     for (uint32_t f = 0; f < c->frames; f++) r.bytes += (row[f] + 7) / 8;
     r.bytes += (hdr + 7) / 8;
     r.rows = c->lanes;
+    r.unpack_frame /= (double)c->lanes * (c->frames - 1);
+    r.unpack_pair /= (double)c->lanes * (c->frames - 1);
     free(row);
     free(v);
     free(cls);
@@ -778,7 +790,8 @@ static void study_report(const study_clip *c)
         line[0] = 0;
         r = run_adaptive(c, k % 5, k / 5);
         emit(c, adn[k], 0, r, line, sizeof line);
-        fprintf(stderr, "  %-24s%s mean period %.2f\n", adn[k], line, (double)r.hit_rows / (double)r.rows);
+        fprintf(stderr, "  %-24s%s mean period %.2f, fields unpacked per lane: %.2f a frame, %.2f for a pair\n",
+                adn[k], line, (double)r.hit_rows / (double)r.rows, r.unpack_frame, r.unpack_pair);
     }
 
     fprintf(stderr, "  %-24s", "S =");
