@@ -11,25 +11,33 @@
  *   today        fixed-width rows (row_stride bytes per frame)
  *   packed       the same rows without the 16-byte row padding
  *   lane_widths  per-lane widths at the same step: bits(max q - min q) per lane
- *   for_*        per segment of S frames and lane, q - min at the width of the segment-lane's
- *                spread ("_track": one width per segment and 8-lane track, "_lane": per lane)
- *   pfor_*       patched frame of reference: a width b chosen per segment-lane (or segment-track)
- *                to minimise the size; values outside [base, base + 2^b) are exceptions stored
- *                apart at full width. "_bitmap": 1 flag bit per segment-lane, an S-bit bitmap when
- *                flagged (a frame's value: one bit test, a popcount); "_escape": the top n codes of
- *                the b-bit slot name the lane's exceptions 0..n-1 (n <= 7, a 3-bit count), no
- *                bitmap and no popcount
- *   a_*          applied to the quantised values, base = the window's start (w bits per segment-lane)
- *   b_*          applied to the residuals from the rounded linear interpolation between key rows
- *                every S frames (key rows at today's widths, base w + 1 bits, exceptions w + 1)
- *   ab_pfor_lane_bitmap  key rows, then per segment-lane the cheaper of a_ and b_ (+1 bit)
- *   h0seg_a, h0seg_b  order-0 entropy per segment-lane (an ideal rANS: n * H0 bits) plus its
- *                table (minimum, span, which symbols occur, a frequency per symbol)
- *   h0lane_b     residuals (b) coded with one table per lane for the whole clip
  *   seq_d1_*, seq_d2_*  first and second differences along the clip (sequential access only):
- *                "_fixed" one zigzag width per lane, "_h0" order-0 entropy with one table per lane
- * Every segmented scheme adds a 32-bit offset per segment and rounds each row and each segment's
- * headers to whole bytes. Widths fields are 5 bits.
+ *                "_fixed" one zigzag width per lane, "_h0" order-0 entropy per lane without a
+ *                table (a bound), "_bucket" a log-bucket coder with one table per lane
+ *   adaptive*    per lane (or track) its own key period, predictor (b or c below) and one
+ *                residual width for the clip; "48": periods dividing 48, else 32; "_grouped*":
+ *                lanes regrouped into 8-lane groups of one period and predictor (run_adaptive)
+ * and per segment of S frames:
+ *   {a,b,c}_for_*  frame of reference: the width of the segment-lane's spread ("_track": one width
+ *                per segment and 8-lane track, "_lane": per lane)
+ *   {a,b}_pfor_*  patched frame of reference: the width b that minimises the size; values outside
+ *                the b-bit slot are exceptions stored apart at full width. "_bitmap": 1 flag bit
+ *                per segment-lane, an S-bit bitmap when flagged (a frame's value: one bit test, a
+ *                popcount); "_escape": the top n codes of the slot name the lane's exceptions
+ *                0..n-1 (n <= 7, a 3-bit count), no bitmap and no popcount
+ *   a_*          on the quantised values, the slot at a base per segment-lane (w bits)
+ *   b_*          on the residuals from the rounded linear interpolation between key rows every S
+ *                frames (key rows at today's widths), the slot centred on 0 (no base)
+ *   c_*          the same with Catmull-Rom through the 4 keys around the frame
+ *   bw_*, cw_*   b and c with one width per lane or track for the whole clip (no segment offsets,
+ *                no per-segment headers); "_pfor": exceptions in a frame bitmap per lane
+ *   ab_pfor_lane_bitmap  key rows, then per segment-lane the cheaper of a and b (+1 bit)
+ *   h0t_a, h0t_b order-0 entropy per segment-lane (an ideal rANS: n * H0 bits) plus its table
+ *                (minimum, span, which symbols occur, a frequency per symbol)
+ *   h0lane_b     the residuals b at their order-0 entropy per lane, no table (a bound)
+ *   bucket_b, bucket_lane_b  the log-bucket coder, a table per segment-lane or per lane
+ * Segmented schemes add a 32-bit offset per segment; rows and each segment's headers are rounded
+ * to whole bytes; width fields are 5 bits.
  *
  * Output: one JSON object per (clip, scheme, S) on stdout, a table per clip on stderr.
  * Usage: kiln_clip_layout_study [BLOB.kiln...]
