@@ -80,9 +80,9 @@ KILN__FN void KILN__SFX(kiln__blend_run)(const kiln__blend_job *job, int scaled,
     }
 }
 
-/* The uniform-weight loop (kiln__blend_flat): k poses and their normalised weights. Each T and
- * S component is summed over the layers and stored at once; only the rotation sum stays in
- * registers. */
+/* The uniform-weight loop (job->flat, see kiln__blend below): k poses and their normalised
+ * weights. Each T and S component is summed over the layers and stored at once; only the
+ * rotation sum stays in registers. */
 KILN__FN void KILN__SFX(kiln__blend_flat_run)(const kiln__blend_job *job, const kiln_soa_xform *const *pose,
                                               const float *w, unsigned k)
 {
@@ -114,86 +114,123 @@ KILN__FN void KILN__SFX(kiln__blend_flat_run)(const kiln__blend_job *job, const 
     }
 }
 
-/* kiln__blend_flat_run for the usual two layers, spelled out and software-pipelined: a group's
- * rotation is normalised and stored in the next iteration, next to the next group's sums, so
- * that its long chain (sum, hemisphere test, length, rsqrt, Newton step) overlaps independent
- * work in program order rather than filling the out-of-order window alone. */
+#if KV_W <= 8
+/* kiln__blend_flat_run for the usual two layers, spelled out: the rotation sum of a lane group
+ * (g relative to the blocks at a and b), */
+KILN__FN kv_quat KILN__SFX(kiln__blend2_q)(const kiln_soa_xform *a, const kiln_soa_xform *b, kv wa, kv wb, kv_grp g)
+{
+    kv_quat q = {kv_mul(wa, kv_gld(a, g, KILN__QX)), kv_mul(wa, kv_gld(a, g, KILN__QY)),
+                 kv_mul(wa, kv_gld(a, g, KILN__QZ)), kv_mul(wa, kv_gld(a, g, KILN__QW))};
+    kv_quat v = {kv_gld(b, g, KILN__QX), kv_gld(b, g, KILN__QY), kv_gld(b, g, KILN__QZ), kv_gld(b, g, KILN__QW)};
+    kv ws = kv_xor(wb, kv_neg_mask(kv_qdot(q, v)));
+    q.x = kv_fma(ws, v.x, q.x), q.y = kv_fma(ws, v.y, q.y), q.z = kv_fma(ws, v.z, q.z), q.w = kv_fma(ws, v.w, q.w);
+    return q;
+}
+
+/* its translation and scale, stored (each component of both layers read before it is stored:
+ * out may be a or b), */
+KILN__FN void KILN__SFX(kiln__blend2_ts)(kiln_soa_xform *out, const kiln_soa_xform *a, const kiln_soa_xform *b, kv wa,
+                                         kv wb, kv_grp g)
+{
+    kv_gst(out, g, KILN__TX, kv_fma(wb, kv_gld(b, g, KILN__TX), kv_mul(wa, kv_gld(a, g, KILN__TX))));
+    kv_gst(out, g, KILN__TY, kv_fma(wb, kv_gld(b, g, KILN__TY), kv_mul(wa, kv_gld(a, g, KILN__TY))));
+    kv_gst(out, g, KILN__TZ, kv_fma(wb, kv_gld(b, g, KILN__TZ), kv_mul(wa, kv_gld(a, g, KILN__TZ))));
+    kv_gst(out, g, KILN__SX, kv_fma(wb, kv_gld(b, g, KILN__SX), kv_mul(wa, kv_gld(a, g, KILN__SX))));
+    kv_gst(out, g, KILN__SY, kv_fma(wb, kv_gld(b, g, KILN__SY), kv_mul(wa, kv_gld(a, g, KILN__SY))));
+    kv_gst(out, g, KILN__SZ, kv_fma(wb, kv_gld(b, g, KILN__SZ), kv_mul(wa, kv_gld(a, g, KILN__SZ))));
+}
+
+/* and the sum normalised: kv_qnormalize's arithmetic without its overflow branch, whose lanes
+ * (|q|² above FLT_MAX, never on real data) come back in *big, */
+KILN__FN kv_quat KILN__SFX(kiln__blend2_norm)(kv_quat q, kv *big)
+{
+    kv len2 = kv_qdot(q, q);
+    *big = kv_gt(len2, kv_set1(FLT_MAX));
+    return kv_qscale(q, kv_rsqrt(kv_max(len2, kv_set1(FLT_MIN))));
+}
+
+KILN__FN void KILN__SFX(kiln__blend2_qst)(kiln_soa_xform *out, kv_grp g, kv_quat r)
+{
+    kv_gst(out, g, KILN__QX, r.x), kv_gst(out, g, KILN__QY, r.y), kv_gst(out, g, KILN__QZ, r.z);
+    kv_gst(out, g, KILN__QW, r.w);
+}
+
+/* where the rotation of a group is summed again (the layers' rotations are not yet overwritten)
+ * and normalised by kv_qnormalize itself, out of line so that the loop keeps its registers. */
+#ifndef KILN__BLEND2_COLD
+#if defined(__GNUC__) || defined(__clang__)
+#define KILN__BLEND2_COLD __attribute__((noinline, cold))
+#else
+#define KILN__BLEND2_COLD
+#endif
+#endif
+static KILN__KERNEL KILN__BLEND2_COLD void KILN__SFX(kiln__blend2_big)(kiln_soa_xform *out, const kiln_soa_xform *a,
+                                                                      const kiln_soa_xform *b, float wa_s, float wb_s,
+                                                                      kv_grp g)
+{
+    kv_quat q = KILN__SFX(kiln__blend2_q)(a, b, kv_set1(wa_s), kv_set1(wb_s), g);
+    KILN__SFX(kiln__blend2_qst)(out, g, kv_qnormalize(q));
+}
+
+/* Two lane groups per iteration (two blocks of 8 lanes, or a block's two halves of 4), their
+ * independent chains (sum, hemisphere test, length, rsqrt, Newton step) overlapping and one
+ * test covering both groups' overflow; the pointers step by blocks, so that every load and store
+ * is a constant offset from them. */
+#define KILN__BLEND2_BLOCKS (2u / KV_PER_BLOCK)
 KILN__FN void KILN__SFX(kiln__blend_flat2)(const kiln__blend_job *job, const kiln_soa_xform *a,
                                            const kiln_soa_xform *b, float wa_s, float wb_s)
 {
-    const uint32_t groups = KV_GROUPS(job->soa_count);
+    const uint32_t n = job->soa_count;
     kiln_soa_xform *out = job->out;
     const kv wa = kv_set1(wa_s), wb = kv_set1(wb_s);
-    kv_quat prev = {wa, wa, wa, wa}; /* the previous group's rotation sum (none before group 0) */
-    kv_grp pg = {0, 0, 0};
-    for (uint32_t gi = 0; gi < groups; gi++) {
-        kv_grp g = kv_grp_at(gi, job->soa_count);
-        kv_quat q = {kv_mul(wa, kv_gld(a, g, KILN__QX)), kv_mul(wa, kv_gld(a, g, KILN__QY)),
-                     kv_mul(wa, kv_gld(a, g, KILN__QZ)), kv_mul(wa, kv_gld(a, g, KILN__QW))};
-        kv_quat v = {kv_gld(b, g, KILN__QX), kv_gld(b, g, KILN__QY), kv_gld(b, g, KILN__QZ), kv_gld(b, g, KILN__QW)};
-        kv ws = kv_xor(wb, kv_neg_mask(kv_qdot(q, v)));
-        q.x = kv_fma(ws, v.x, q.x), q.y = kv_fma(ws, v.y, q.y), q.z = kv_fma(ws, v.z, q.z), q.w = kv_fma(ws, v.w, q.w);
-        /* T and S: every layer's component read before it is stored (out may be a or b) */
-        kv_gst(out, g, KILN__TX, kv_fma(wb, kv_gld(b, g, KILN__TX), kv_mul(wa, kv_gld(a, g, KILN__TX))));
-        kv_gst(out, g, KILN__TY, kv_fma(wb, kv_gld(b, g, KILN__TY), kv_mul(wa, kv_gld(a, g, KILN__TY))));
-        kv_gst(out, g, KILN__TZ, kv_fma(wb, kv_gld(b, g, KILN__TZ), kv_mul(wa, kv_gld(a, g, KILN__TZ))));
-        kv_gst(out, g, KILN__SX, kv_fma(wb, kv_gld(b, g, KILN__SX), kv_mul(wa, kv_gld(a, g, KILN__SX))));
-        kv_gst(out, g, KILN__SY, kv_fma(wb, kv_gld(b, g, KILN__SY), kv_mul(wa, kv_gld(a, g, KILN__SY))));
-        kv_gst(out, g, KILN__SZ, kv_fma(wb, kv_gld(b, g, KILN__SZ), kv_mul(wa, kv_gld(a, g, KILN__SZ))));
-        if (gi) { /* the previous group's lanes were all read in its own iteration */
-            kv_quat r = kv_qnormalize(prev);
-            kv_gst(out, pg, KILN__QX, r.x), kv_gst(out, pg, KILN__QY, r.y), kv_gst(out, pg, KILN__QZ, r.z);
-            kv_gst(out, pg, KILN__QW, r.w);
+    const kv_grp g0 = {0, 0, 0}, g1 = {KILN__BLEND2_BLOCKS - 1u, KILN__BLEND2_BLOCKS - 1u, (KV_PER_BLOCK - 1u) * KV_W};
+    uint32_t blk = 0;
+    for (; blk + KILN__BLEND2_BLOCKS <= n; blk += KILN__BLEND2_BLOCKS) {
+        const kiln_soa_xform *pa = a + blk, *pb = b + blk;
+        kiln_soa_xform *po = out + blk;
+        kv_quat q0 = KILN__SFX(kiln__blend2_q)(pa, pb, wa, wb, g0);
+        KILN__SFX(kiln__blend2_ts)(po, pa, pb, wa, wb, g0);
+        kv_quat q1 = KILN__SFX(kiln__blend2_q)(pa, pb, wa, wb, g1);
+        KILN__SFX(kiln__blend2_ts)(po, pa, pb, wa, wb, g1);
+        kv big0, big1;
+        kv_quat r0 = KILN__SFX(kiln__blend2_norm)(q0, &big0), r1 = KILN__SFX(kiln__blend2_norm)(q1, &big1);
+        if (KILN__UNLIKELY(kv_any(kv_or(big0, big1)))) {
+            KILN__SFX(kiln__blend2_big)(po, pa, pb, wa_s, wb_s, g0);
+            KILN__SFX(kiln__blend2_big)(po, pa, pb, wa_s, wb_s, g1);
+        } else {
+            KILN__SFX(kiln__blend2_qst)(po, g0, r0);
+            KILN__SFX(kiln__blend2_qst)(po, g1, r1);
         }
-        prev = q, pg = g;
     }
-    if (groups) {
-        kv_quat r = kv_qnormalize(prev);
-        kv_gst(out, pg, KILN__QX, r.x), kv_gst(out, pg, KILN__QY, r.y), kv_gst(out, pg, KILN__QZ, r.z);
-        kv_gst(out, pg, KILN__QW, r.w);
+    if (blk < n) { /* an odd last block (8 lanes) */
+        const kiln_soa_xform *pa = a + blk, *pb = b + blk;
+        kiln_soa_xform *po = out + blk;
+        kv_quat q = KILN__SFX(kiln__blend2_q)(pa, pb, wa, wb, g0);
+        KILN__SFX(kiln__blend2_ts)(po, pa, pb, wa, wb, g0);
+        kv big;
+        kv_quat r = KILN__SFX(kiln__blend2_norm)(q, &big);
+        if (KILN__UNLIKELY(kv_any(big))) KILN__SFX(kiln__blend2_big)(po, pa, pb, wa_s, wb_s, g0);
+        else KILN__SFX(kiln__blend2_qst)(po, g0, r);
     }
 }
+#undef KILN__BLEND2_BLOCKS
+#endif /* KV_W <= 8 */
 
 /* The blend when no layer masks its bones (the common case: whole-pose layers): every joint then
  * has the same weights, so the sum, whether the rest pose fills up to the threshold and the
- * normalising 1/sum are worked out once per call, and each lane group is a stream of
- * multiply-adds of the layers' components by the normalised weights w_i / sum (the general loop
- * divides the sums instead; the results agree to a few ulp). Up to KILN__BLEND_FLAT_MAX layers
- * and, where the layers fall short of the threshold, a rest pose given; 0 (nothing done) for the
- * general loop otherwise. Called with unscaled weights only (s = 1). */
-#define KILN__BLEND_FLAT_MAX 8
-KILN__FN int KILN__SFX(kiln__blend_flat)(const kiln__blend_job *job, float thr)
-{
-    const kiln_soa_xform *pose[KILN__BLEND_FLAT_MAX + 1];
-    float w[KILN__BLEND_FLAT_MAX + 1], sum = 0.0f;
-    unsigned k = 0;
-    for (uint32_t i = 0; i < job->layer_count; i++) {
-        const kiln_blend_layer *ly = &job->layers[i];
-        if (!(ly->weight > 0.0f)) continue; /* NaN and non-positive layers add nothing */
-        if (ly->joint_weights || k == KILN__BLEND_FLAT_MAX) return 0;
-        pose[k] = ly->pose, w[k++] = ly->weight;
-        sum += ly->weight; /* in the general loop's order */
-    }
-    if (sum < thr) { /* the rest pose fills up to the threshold, in every joint alike */
-        if (!job->rest) return 0;
-        float rw = thr - sum;
-        pose[k] = job->rest, w[k++] = rw;
-        sum += rw;
-    }
-    const float inv = 1.0f / sum; /* sum >= thr >= 2^-16 · 1e-12: no inf */
-    for (unsigned i = 0; i < k; i++) w[i] *= inv;
-    if (k == 2) KILN__SFX(kiln__blend_flat2)(job, pose[0], pose[1], w[0], w[1]);
-    else KILN__SFX(kiln__blend_flat_run)(job, pose, w, k);
-    return 1;
-}
-
+ * normalising 1/sum are worked out once per call (kiln_pose_blend, into job->flat_pose and
+ * flat_w), and each lane group is a stream of multiply-adds of the layers' components by the
+ * normalised weights w_i / sum (the general loop divides the sums instead; the results agree to
+ * a few ulp). */
 KILN__KERNEL void KILN__SFX(kiln__blend)(const kiln__blend_job *job)
 {
-    float thr, cap;
-    double s = kiln__blend_scale(job, &thr, &cap); /* pose_blend.c, which explains it */
-    if (s == 1.0 && KILN__SFX(kiln__blend_flat)(job, thr)) return;
-    if (s == 1.0) KILN__SFX(kiln__blend_run)(job, 0, 1.0, thr, cap);
-    else KILN__SFX(kiln__blend_run)(job, 1, s, thr, cap);
+#if KV_W <= 8
+    if (job->flat == 2) KILN__SFX(kiln__blend_flat2)(job, job->flat_pose[0], job->flat_pose[1], job->flat_w[0], job->flat_w[1]);
+    else
+#endif
+    if (job->flat) KILN__SFX(kiln__blend_flat_run)(job, job->flat_pose, job->flat_w, job->flat);
+    else if (job->scale == 1.0) KILN__SFX(kiln__blend_run)(job, 0, 1.0, job->thr, job->cap);
+    else KILN__SFX(kiln__blend_run)(job, 1, job->scale, job->thr, job->cap);
 }
 
 #if KV_W <= 8 /* the AVX-512 row runs the AVX2 additive-layer kernel */
