@@ -68,7 +68,8 @@ static void kiln__blend_prepare(kiln__blend_job *job, float m, int flat, float s
         sum += rw;
     }
     const float inv = 1.0f / sum; /* sum >= thr >= 2^-16 · 1e-12: no inf */
-    for (unsigned i = 0; i < k; i++) job->flat_w[i] *= inv;
+    if (k == 2) job->flat_w[0] *= inv, job->flat_w[1] *= inv; /* the usual two layers, unrolled */
+    else for (unsigned i = 0; i < k; i++) job->flat_w[i] *= inv;
     job->flat = k;
 }
 

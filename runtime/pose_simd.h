@@ -183,34 +183,31 @@ KILN__FN void KILN__SFX(kiln__blend_flat2)(const kiln__blend_job *job, const kil
     const uint32_t n = job->soa_count;
     kiln_soa_xform *out = job->out;
     const kv wa = kv_set1(wa_s), wb = kv_set1(wb_s);
+    /* g1 relative to the same pointers: the next block, or the second half of the block */
     const kv_grp g0 = {0, 0, 0}, g1 = {KILN__BLEND2_BLOCKS - 1u, KILN__BLEND2_BLOCKS - 1u, (KV_PER_BLOCK - 1u) * KV_W};
-    uint32_t blk = 0;
-    for (; blk + KILN__BLEND2_BLOCKS <= n; blk += KILN__BLEND2_BLOCKS) {
-        const kiln_soa_xform *pa = a + blk, *pb = b + blk;
-        kiln_soa_xform *po = out + blk;
-        kv_quat q0 = KILN__SFX(kiln__blend2_q)(pa, pb, wa, wb, g0);
-        KILN__SFX(kiln__blend2_ts)(po, pa, pb, wa, wb, g0);
-        kv_quat q1 = KILN__SFX(kiln__blend2_q)(pa, pb, wa, wb, g1);
-        KILN__SFX(kiln__blend2_ts)(po, pa, pb, wa, wb, g1);
+    for (uint32_t i = n / KILN__BLEND2_BLOCKS; i; i--) {
+        kv_quat q0 = KILN__SFX(kiln__blend2_q)(a, b, wa, wb, g0);
+        KILN__SFX(kiln__blend2_ts)(out, a, b, wa, wb, g0);
+        kv_quat q1 = KILN__SFX(kiln__blend2_q)(a, b, wa, wb, g1);
+        KILN__SFX(kiln__blend2_ts)(out, a, b, wa, wb, g1);
         kv big0, big1;
         kv_quat r0 = KILN__SFX(kiln__blend2_norm)(q0, &big0), r1 = KILN__SFX(kiln__blend2_norm)(q1, &big1);
         if (KILN__UNLIKELY(kv_any(kv_or(big0, big1)))) {
-            KILN__SFX(kiln__blend2_big)(po, pa, pb, wa_s, wb_s, g0);
-            KILN__SFX(kiln__blend2_big)(po, pa, pb, wa_s, wb_s, g1);
+            KILN__SFX(kiln__blend2_big)(out, a, b, wa_s, wb_s, g0);
+            KILN__SFX(kiln__blend2_big)(out, a, b, wa_s, wb_s, g1);
         } else {
-            KILN__SFX(kiln__blend2_qst)(po, g0, r0);
-            KILN__SFX(kiln__blend2_qst)(po, g1, r1);
+            KILN__SFX(kiln__blend2_qst)(out, g0, r0);
+            KILN__SFX(kiln__blend2_qst)(out, g1, r1);
         }
+        a += KILN__BLEND2_BLOCKS, b += KILN__BLEND2_BLOCKS, out += KILN__BLEND2_BLOCKS;
     }
-    if (blk < n) { /* an odd last block (8 lanes) */
-        const kiln_soa_xform *pa = a + blk, *pb = b + blk;
-        kiln_soa_xform *po = out + blk;
-        kv_quat q = KILN__SFX(kiln__blend2_q)(pa, pb, wa, wb, g0);
-        KILN__SFX(kiln__blend2_ts)(po, pa, pb, wa, wb, g0);
+    if (n % KILN__BLEND2_BLOCKS) { /* an odd last block (8 lanes) */
+        kv_quat q = KILN__SFX(kiln__blend2_q)(a, b, wa, wb, g0);
+        KILN__SFX(kiln__blend2_ts)(out, a, b, wa, wb, g0);
         kv big;
         kv_quat r = KILN__SFX(kiln__blend2_norm)(q, &big);
-        if (KILN__UNLIKELY(kv_any(big))) KILN__SFX(kiln__blend2_big)(po, pa, pb, wa_s, wb_s, g0);
-        else KILN__SFX(kiln__blend2_qst)(po, g0, r);
+        if (KILN__UNLIKELY(kv_any(big))) KILN__SFX(kiln__blend2_big)(out, a, b, wa_s, wb_s, g0);
+        else KILN__SFX(kiln__blend2_qst)(out, g0, r);
     }
 }
 #undef KILN__BLEND2_BLOCKS
