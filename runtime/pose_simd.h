@@ -282,6 +282,55 @@ KILN__KERNEL void KILN__SFX(kiln__add)(kiln_soa_xform *pose, const kiln_soa_xfor
  * matrix as [W0|W1], [W2|W3] with seven 256-bit products per bone (their [a|b] factors a load
  * and a permute each, from per-block tables). */
 #define KILN__L2M_SPAN (KV_W > 8 ? KV_W : 8)
+#if defined(__GNUC__) || defined(__clang__)
+#define KILN__L2M_BARRIER(m) __asm__ volatile("" : : "r"(m) : "memory")
+#else
+#define KILN__L2M_BARRIER(m) ((void)(m))
+#endif
+
+/* Phase 2 for bone i, lane l of its block x (its R·S elements at mb[k][l]): c0..c3 hold the
+ * previous bone's matrix (the root's before bone 0) and receive this one's. */
+KILN__FN void KILN__SFX(kiln__l2m_bone)(const kiln_blob_bone *bb, uint32_t i0, const kiln_soa_xform *local,
+                                        const float *root, float *model, const float (*mb)[KILN__L2M_SPAN],
+                                        const kiln_soa_xform *x, unsigned l, __m128 *c0, __m128 *c1, __m128 *c2,
+                                        __m128 *c3)
+{
+    const uint32_t i = i0 + l;
+    uint32_t parent = (uint32_t)bb[l].parent, flags = bb[l].flags;
+    __m128 p0 = *c0, p1 = *c1, p2 = *c2, p3 = *c3;
+    /* the previous bone (most bones in depth-first order), or bone 0 a root: its parent's matrix
+     * is still in registers, which keeps a store-to-load forwarding off the chain's latency */
+    if (KILN__UNLIKELY(parent + 1u != i || (flags & KILN_BONE_SEGMENT_SCALE_COMPENSATE))) {
+        /* a root when -1, or (bad data) not before the bone */
+        const float *p = parent < i ? model + (size_t)parent * 16u : root;
+        p0 = _mm_loadu_ps(p), p1 = _mm_loadu_ps(p + 4), p2 = _mm_loadu_ps(p + 8), p3 = _mm_loadu_ps(p + 12);
+        if (parent < i && (flags & KILN_BONE_SEGMENT_SCALE_COMPENSATE)) {
+            const kiln_soa_xform *px = &local[parent / KILN__LANES];
+            unsigned pl = parent % KILN__LANES;
+            /* the translation column below takes P as it is, the others P / s_parent */
+            *c3 = _mm_add_ps(k4_fma(p0, _mm_set1_ps(x->tx[l]), p3),
+                             k4_fma(p2, _mm_set1_ps(x->tz[l]), _mm_mul_ps(p1, _mm_set1_ps(x->ty[l]))));
+            p0 = _mm_div_ps(p0, _mm_set1_ps(px->sx[pl]));
+            p1 = _mm_div_ps(p1, _mm_set1_ps(px->sy[pl]));
+            p2 = _mm_div_ps(p2, _mm_set1_ps(px->sz[pl]));
+            goto linear;
+        }
+    }
+    /* two products in parallel and one add per column: 10 cycles from the parent's columns to
+     * the bone's instead of 12 for a chain of three multiply-adds */
+    *c3 = _mm_add_ps(k4_fma(p0, _mm_set1_ps(x->tx[l]), p3),
+                     k4_fma(p2, _mm_set1_ps(x->tz[l]), _mm_mul_ps(p1, _mm_set1_ps(x->ty[l]))));
+linear:
+    *c0 = _mm_add_ps(k4_fma(p1, _mm_set1_ps(mb[1][l]), _mm_mul_ps(p0, _mm_set1_ps(mb[0][l]))),
+                     _mm_mul_ps(p2, _mm_set1_ps(mb[2][l])));
+    *c1 = _mm_add_ps(k4_fma(p1, _mm_set1_ps(mb[4][l]), _mm_mul_ps(p0, _mm_set1_ps(mb[3][l]))),
+                     _mm_mul_ps(p2, _mm_set1_ps(mb[5][l])));
+    *c2 = _mm_add_ps(k4_fma(p1, _mm_set1_ps(mb[7][l]), _mm_mul_ps(p0, _mm_set1_ps(mb[6][l]))),
+                     _mm_mul_ps(p2, _mm_set1_ps(mb[8][l])));
+    float *w = model + (size_t)i0 * 16u + l * 16u;
+    _mm_storeu_ps(w, *c0), _mm_storeu_ps(w + 4, *c1), _mm_storeu_ps(w + 8, *c2), _mm_storeu_ps(w + 12, *c3);
+}
+
 KILN__KERNEL void KILN__SFX(kiln__local_to_model)(const kiln__model_job *job)
 {
     float m[9][KILN__L2M_SPAN];
@@ -292,7 +341,9 @@ KILN__KERNEL void KILN__SFX(kiln__local_to_model)(const kiln__model_job *job)
     const float *root = job->root;
     float *model = job->model;
     const uint32_t n = job->bone_count, blocks = (n + KILN__LANES - 1) / KILN__LANES;
-    __m128 c0 = _mm_setzero_ps(), c1 = c0, c2 = c0, c3 = c0; /* the previous bone's matrix */
+    /* the previous bone's matrix; the root's before bone 0 */
+    __m128 c0 = _mm_loadu_ps(root), c1 = _mm_loadu_ps(root + 4), c2 = _mm_loadu_ps(root + 8);
+    __m128 c3 = _mm_loadu_ps(root + 12);
     for (uint32_t sp = 0; sp * KILN__L2M_SPAN < n; sp++) {
         for (unsigned h = 0; h < KILN__L2M_SPAN / KV_W; h++) {
             kv_grp g = kv_grp_at(sp * (KILN__L2M_SPAN / KV_W) + h, blocks);
@@ -315,49 +366,30 @@ KILN__KERNEL void KILN__SFX(kiln__local_to_model)(const kiln__model_job *job)
             kv_st(m[7] + o, kv_mul(kv_sub(yz, wx), sz));
             kv_st(m[8] + o, kv_mul(kv_sub(one, kv_add(xx, yy)), sz));
         }
+        /* phase 2 reads m back by broadcast loads: keeps the compiler from forwarding the stored
+         * vectors through registers, a permute and a lane swap per element */
+        KILN__L2M_BARRIER(m);
         for (unsigned bb = 0; bb < KILN__L2M_SPAN / KILN__LANES; bb++) {
             uint32_t blk = sp * (KILN__L2M_SPAN / KILN__LANES) + bb;
             if (blk >= blocks) break;
             const kiln_soa_xform *x = &local[blk];
             const float (*mb)[KILN__L2M_SPAN] = (const float (*)[KILN__L2M_SPAN])(const void *)&m[0][bb * KILN__LANES];
-            uint32_t end = n - blk * KILN__LANES < KILN__LANES ? n - blk * KILN__LANES : KILN__LANES;
-            for (unsigned l = 0; l < end; l++) {
-                uint32_t i = blk * KILN__LANES + l;
-                uint32_t parent = (uint32_t)bones[i].parent;
-                __m128 p0, p1, p2, p3;
-                if (parent + 1u == i && i > 0) {
-                    /* the previous bone (most bones in depth-first order): its matrix is still in
-                     * registers, which keeps a store-to-load forwarding off the chain's latency */
-                    p0 = c0, p1 = c1, p2 = c2, p3 = c3;
-                } else {
-                    /* a root when -1, or (bad data) not before the bone */
-                    const float *p = parent < i ? model + (size_t)parent * 16u : root;
-                    p0 = _mm_loadu_ps(p), p1 = _mm_loadu_ps(p + 4), p2 = _mm_loadu_ps(p + 8), p3 = _mm_loadu_ps(p + 12);
-                }
-                /* two products in parallel and one add per column: 10 cycles from the parent's
-                 * columns to the bone's instead of 12 for a chain of three multiply-adds */
-                c3 = _mm_add_ps(k4_fma(p0, _mm_set1_ps(x->tx[l]), p3),
-                                k4_fma(p2, _mm_set1_ps(x->tz[l]), _mm_mul_ps(p1, _mm_set1_ps(x->ty[l]))));
-                if (KILN__UNLIKELY(parent < i && (bones[i].flags & KILN_BONE_SEGMENT_SCALE_COMPENSATE))) {
-                    const kiln_soa_xform *px = &local[parent / KILN__LANES];
-                    unsigned pl = parent % KILN__LANES;
-                    p0 = _mm_div_ps(p0, _mm_set1_ps(px->sx[pl]));
-                    p1 = _mm_div_ps(p1, _mm_set1_ps(px->sy[pl]));
-                    p2 = _mm_div_ps(p2, _mm_set1_ps(px->sz[pl]));
-                }
-                c0 = _mm_add_ps(k4_fma(p1, _mm_set1_ps(mb[1][l]), _mm_mul_ps(p0, _mm_set1_ps(mb[0][l]))),
-                                _mm_mul_ps(p2, _mm_set1_ps(mb[2][l])));
-                c1 = _mm_add_ps(k4_fma(p1, _mm_set1_ps(mb[4][l]), _mm_mul_ps(p0, _mm_set1_ps(mb[3][l]))),
-                                _mm_mul_ps(p2, _mm_set1_ps(mb[5][l])));
-                c2 = _mm_add_ps(k4_fma(p1, _mm_set1_ps(mb[7][l]), _mm_mul_ps(p0, _mm_set1_ps(mb[6][l]))),
-                                _mm_mul_ps(p2, _mm_set1_ps(mb[8][l])));
-                float *w = model + (size_t)i * 16u;
-                _mm_storeu_ps(w, c0), _mm_storeu_ps(w + 4, c1), _mm_storeu_ps(w + 8, c2), _mm_storeu_ps(w + 12, c3);
+            uint32_t i0 = blk * KILN__LANES;
+            if (n - i0 >= KILN__LANES) { /* a whole block: the lanes spelled out, constant offsets */
+#define KILN__L2M_LANE(l)                                                                                   \
+    KILN__SFX(kiln__l2m_bone)(bones + i0, i0, local, root, model, mb, x, (l), &c0, &c1, &c2, &c3)
+                KILN__L2M_LANE(0), KILN__L2M_LANE(1), KILN__L2M_LANE(2), KILN__L2M_LANE(3);
+                KILN__L2M_LANE(4), KILN__L2M_LANE(5), KILN__L2M_LANE(6), KILN__L2M_LANE(7);
+#undef KILN__L2M_LANE
+            } else {
+                for (unsigned l = 0; l < n - i0; l++)
+                    KILN__SFX(kiln__l2m_bone)(bones + i0, i0, local, root, model, mb, x, l, &c0, &c1, &c2, &c3);
             }
         }
     }
 }
 #undef KILN__L2M_SPAN
+#undef KILN__L2M_BARRIER
 
 #if KV_W <= 8 /* the AVX-512 row runs the AVX2 skinning-matrix kernel */
 /* ---- skinning matrices -------------------------------------------------------------------- */
