@@ -331,9 +331,39 @@ linear:
     _mm_storeu_ps(w, *c0), _mm_storeu_ps(w + 4, *c1), _mm_storeu_ps(w + 8, *c2), _mm_storeu_ps(w + 12, *c3);
 }
 
+/* Phase 1 for span sp: the R·S elements m[element][lane] of its bones. */
+KILN__FN void KILN__SFX(kiln__l2m_rs)(const kiln_soa_xform *local, uint32_t sp, uint32_t blocks,
+                                      float (*m)[KILN__L2M_SPAN])
+{
+    for (unsigned h = 0; h < KILN__L2M_SPAN / KV_W; h++) {
+        kv_grp g = kv_grp_at(sp * (KILN__L2M_SPAN / KV_W) + h, blocks);
+        unsigned o = h * KV_W;
+        kv qx = kv_gld(local, g, KILN__QX), qy = kv_gld(local, g, KILN__QY), qz = kv_gld(local, g, KILN__QZ);
+        kv qw = kv_gld(local, g, KILN__QW);
+        kv x2 = kv_add(qx, qx), y2 = kv_add(qy, qy), z2 = kv_add(qz, qz);
+        kv xx = kv_mul(qx, x2), yy = kv_mul(qy, y2), zz = kv_mul(qz, z2);
+        kv xy = kv_mul(qx, y2), xz = kv_mul(qx, z2), yz = kv_mul(qy, z2);
+        kv wx = kv_mul(qw, x2), wy = kv_mul(qw, y2), wz = kv_mul(qw, z2);
+        kv sx = kv_gld(local, g, KILN__SX), sy = kv_gld(local, g, KILN__SY), sz = kv_gld(local, g, KILN__SZ);
+        kv one = kv_set1(1.0f);
+        kv_st(m[0] + o, kv_mul(kv_sub(one, kv_add(yy, zz)), sx));
+        kv_st(m[1] + o, kv_mul(kv_add(xy, wz), sx));
+        kv_st(m[2] + o, kv_mul(kv_sub(xz, wy), sx));
+        kv_st(m[3] + o, kv_mul(kv_sub(xy, wz), sy));
+        kv_st(m[4] + o, kv_mul(kv_sub(one, kv_add(xx, zz)), sy));
+        kv_st(m[5] + o, kv_mul(kv_add(yz, wx), sy));
+        kv_st(m[6] + o, kv_mul(kv_add(xz, wy), sz));
+        kv_st(m[7] + o, kv_mul(kv_sub(yz, wx), sz));
+        kv_st(m[8] + o, kv_mul(kv_sub(one, kv_add(xx, yy)), sz));
+    }
+}
+
 KILN__KERNEL void KILN__SFX(kiln__local_to_model)(const kiln__model_job *job)
 {
-    float m[9][KILN__L2M_SPAN];
+    /* phase 1 runs a span ahead, into the other half: phase 2's broadcast loads then read
+     * elements whose vector stores left the store queue long before, rather than wait on them
+     * (a narrow load from part of a wide store in flight is not forwarded) */
+    float m[2][9][KILN__L2M_SPAN];
     /* locals: the vector stores below may alias anything, so fields read through `job` would
      * be reloaded after every store */
     const kiln_blob_bone *bones = job->bones;
@@ -341,31 +371,13 @@ KILN__KERNEL void KILN__SFX(kiln__local_to_model)(const kiln__model_job *job)
     const float *root = job->root;
     float *model = job->model;
     const uint32_t n = job->bone_count, blocks = (n + KILN__LANES - 1) / KILN__LANES;
+    const uint32_t spans = (n + KILN__L2M_SPAN - 1) / KILN__L2M_SPAN;
     /* the previous bone's matrix; the root's before bone 0 */
     __m128 c0 = _mm_loadu_ps(root), c1 = _mm_loadu_ps(root + 4), c2 = _mm_loadu_ps(root + 8);
     __m128 c3 = _mm_loadu_ps(root + 12);
-    for (uint32_t sp = 0; sp * KILN__L2M_SPAN < n; sp++) {
-        for (unsigned h = 0; h < KILN__L2M_SPAN / KV_W; h++) {
-            kv_grp g = kv_grp_at(sp * (KILN__L2M_SPAN / KV_W) + h, blocks);
-            unsigned o = h * KV_W;
-            kv qx = kv_gld(local, g, KILN__QX), qy = kv_gld(local, g, KILN__QY), qz = kv_gld(local, g, KILN__QZ);
-            kv qw = kv_gld(local, g, KILN__QW);
-            kv x2 = kv_add(qx, qx), y2 = kv_add(qy, qy), z2 = kv_add(qz, qz);
-            kv xx = kv_mul(qx, x2), yy = kv_mul(qy, y2), zz = kv_mul(qz, z2);
-            kv xy = kv_mul(qx, y2), xz = kv_mul(qx, z2), yz = kv_mul(qy, z2);
-            kv wx = kv_mul(qw, x2), wy = kv_mul(qw, y2), wz = kv_mul(qw, z2);
-            kv sx = kv_gld(local, g, KILN__SX), sy = kv_gld(local, g, KILN__SY), sz = kv_gld(local, g, KILN__SZ);
-            kv one = kv_set1(1.0f);
-            kv_st(m[0] + o, kv_mul(kv_sub(one, kv_add(yy, zz)), sx));
-            kv_st(m[1] + o, kv_mul(kv_add(xy, wz), sx));
-            kv_st(m[2] + o, kv_mul(kv_sub(xz, wy), sx));
-            kv_st(m[3] + o, kv_mul(kv_sub(xy, wz), sy));
-            kv_st(m[4] + o, kv_mul(kv_sub(one, kv_add(xx, zz)), sy));
-            kv_st(m[5] + o, kv_mul(kv_add(yz, wx), sy));
-            kv_st(m[6] + o, kv_mul(kv_add(xz, wy), sz));
-            kv_st(m[7] + o, kv_mul(kv_sub(yz, wx), sz));
-            kv_st(m[8] + o, kv_mul(kv_sub(one, kv_add(xx, yy)), sz));
-        }
+    KILN__SFX(kiln__l2m_rs)(local, 0, blocks, m[0]);
+    for (uint32_t sp = 0; sp < spans; sp++) {
+        if (sp + 1 < spans) KILN__SFX(kiln__l2m_rs)(local, sp + 1, blocks, m[(sp + 1) & 1]);
         /* phase 2 reads m back by broadcast loads: keeps the compiler from forwarding the stored
          * vectors through registers, a permute and a lane swap per element */
         KILN__L2M_BARRIER(m);
@@ -373,7 +385,8 @@ KILN__KERNEL void KILN__SFX(kiln__local_to_model)(const kiln__model_job *job)
             uint32_t blk = sp * (KILN__L2M_SPAN / KILN__LANES) + bb;
             if (blk >= blocks) break;
             const kiln_soa_xform *x = &local[blk];
-            const float (*mb)[KILN__L2M_SPAN] = (const float (*)[KILN__L2M_SPAN])(const void *)&m[0][bb * KILN__LANES];
+            const float (*mb)[KILN__L2M_SPAN] =
+                (const float (*)[KILN__L2M_SPAN])(const void *)&m[sp & 1][0][bb * KILN__LANES];
             uint32_t i0 = blk * KILN__LANES;
             if (n - i0 >= KILN__LANES) { /* a whole block: the lanes spelled out, constant offsets */
 #define KILN__L2M_LANE(l)                                                                                   \
