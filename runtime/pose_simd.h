@@ -160,8 +160,10 @@ KILN__FN void KILN__SFX(kiln__blend2_qst)(kiln_soa_xform *out, kv_grp g, kv_quat
 #ifndef KILN__BLEND2_COLD
 #if defined(__GNUC__) || defined(__clang__)
 #define KILN__BLEND2_COLD __attribute__((noinline, cold))
+#define KILN__BLEND2_NOINLINE __attribute__((noinline))
 #else
 #define KILN__BLEND2_COLD
+#define KILN__BLEND2_NOINLINE
 #endif
 #endif
 static KILN__KERNEL KILN__BLEND2_COLD void KILN__SFX(kiln__blend2_big)(kiln_soa_xform *out, const kiln_soa_xform *a,
@@ -177,11 +179,11 @@ static KILN__KERNEL KILN__BLEND2_COLD void KILN__SFX(kiln__blend2_big)(kiln_soa_
  * test covering both groups' overflow; the pointers step by blocks, so that every load and store
  * is a constant offset from them. */
 #define KILN__BLEND2_BLOCKS (2u / KV_PER_BLOCK)
-KILN__FN void KILN__SFX(kiln__blend_flat2)(const kiln__blend_job *job, const kiln_soa_xform *a,
-                                           const kiln_soa_xform *b, float wa_s, float wb_s)
+static KILN__KERNEL KILN__BLEND2_NOINLINE void KILN__SFX(kiln__blend_flat2)(kiln_soa_xform *out, uint32_t n,
+                                                                             const kiln_soa_xform *a,
+                                                                             const kiln_soa_xform *b, float wa_s,
+                                                                             float wb_s)
 {
-    const uint32_t n = job->soa_count;
-    kiln_soa_xform *out = job->out;
     const kv wa = kv_set1(wa_s), wb = kv_set1(wb_s);
     /* g1 relative to the same pointers: the next block, or the second half of the block */
     const kv_grp g0 = {0, 0, 0}, g1 = {KILN__BLEND2_BLOCKS - 1u, KILN__BLEND2_BLOCKS - 1u, (KV_PER_BLOCK - 1u) * KV_W};
@@ -222,7 +224,9 @@ KILN__FN void KILN__SFX(kiln__blend_flat2)(const kiln__blend_job *job, const kil
 KILN__KERNEL void KILN__SFX(kiln__blend)(const kiln__blend_job *job)
 {
 #if KV_W <= 8
-    if (job->flat == 2) KILN__SFX(kiln__blend_flat2)(job, job->flat_pose[0], job->flat_pose[1], job->flat_w[0], job->flat_w[1]);
+    if (job->flat == 2) /* its own function, outside the general loops' stack frame */
+        KILN__SFX(kiln__blend_flat2)(job->out, job->soa_count, job->flat_pose[0], job->flat_pose[1], job->flat_w[0],
+                                     job->flat_w[1]);
     else
 #endif
     if (job->flat) KILN__SFX(kiln__blend_flat_run)(job, job->flat_pose, job->flat_w, job->flat);
@@ -272,8 +276,15 @@ KILN__KERNEL void KILN__SFX(kiln__add)(kiln_soa_xform *pose, const kiln_soa_xfor
  * translation) multiply-adds of the parent's columns by broadcast elements, which keeps every
  * operand a plain or broadcast load and needs no transposition.
  *
+ * Phase 1 runs a span ahead of phase 2 (two buffers), and phase 2 spells out a whole block's
+ * eight bones: per bone two loads and two tests of its record, 12 broadcast loads, 16 products
+ * and 4 stores (~38 instructions; AVX2, anchor_n80, 55 per bone with the call and phase 1).
+ *
  * What bounds it (AVX2, Zen 3, the anchor skeletons): the issue of phase 2's 12 broadcast loads
- * and 16 products per bone, more than the parent-to-child latency. The same loop on a skeleton
+ * and 16 products per bone (12 of them on the two multiply pipes, bit for bit the reference's
+ * operations: ~7 cycles per bone with phase 1's), more than the parent-to-child latency
+ * (10 cycles per link, overlapped across the anchor's short chains). Measured before the
+ * unrolling and the second buffer: the same loop on a skeleton
  * of roots only (no chain at all) is ~4 % faster than on the anchor's, on a pure chain ~5 %
  * slower; without the broadcasts (constants instead) it is ~40 % faster on the roots (~13 % on
  * the anchor's, where the chain then shows). Three layouts that cut the latency were measured
