@@ -291,7 +291,11 @@ KILN__KERNEL void KILN__SFX(kiln__add)(kiln_soa_xform *pose, const kiln_soa_xfor
  * slower: two bone streams interleaved in 128-bit registers (their columns spill), two streams
  * in the halves of 256-bit registers ([a|b] factors: two broadcasts and an insert each), and a
  * matrix as [W0|W1], [W2|W3] with seven 256-bit products per bone (their [a|b] factors a load
- * and a permute each, from per-block tables). */
+ * and a permute each, from per-block tables). Measured after them, also slower: two streams of
+ * whole blocks (the skeleton's first and second half, a block of each per step once the second
+ * one's parents in the first are done, their lanes alternating) — 25 % more instructions (the
+ * second stream's columns spill, eight more copies of a bone's general path) and ~50 % more
+ * time on anchor_n80. */
 #define KILN__L2M_SPAN (KV_W > 8 ? KV_W : 8)
 #if defined(__GNUC__) || defined(__clang__)
 #define KILN__L2M_BARRIER(m) __asm__ volatile("" : : "r"(m) : "memory")
