@@ -167,6 +167,11 @@ void kiln__slerp_identity_exact(const float k[4], float a, float out[4]);
 void kiln__fix_exact(const kiln__modes *m, kiln_soa_xform *k);
 
 /* ---- pose jobs -------------------------------------------------------------------------- */
+/* The most layers the uniform-weight blend takes (one more slot for the rest pose). */
+#define KILN__BLEND_FLAT_MAX 8
+
+/* A blend call, with what kiln_pose_blend works out once for every kernel (pose_blend.c
+ * explains the scale): */
 typedef struct kiln__blend_job {
     const kiln_blend_layer *layers;
     uint32_t layer_count;
@@ -174,6 +179,16 @@ typedef struct kiln__blend_job {
     float threshold;
     kiln_soa_xform *out;
     uint32_t soa_count;
+    double scale;                 /* the weight scale s (1 in the common case) */
+    float thr, cap;               /* the scaled threshold, floored, and the masked-weight bound */
+    /* When s = 1 and no layer masks its bones (every joint then has the same weights): the
+     * `flat` poses with a weight (at most KILN__BLEND_FLAT_MAX layers, then the rest pose where
+     * they fall short of the threshold) and their weights divided by their sum, which the SIMD
+     * kernels blend directly (kiln__blend_flat_run and kiln__blend_flat2 in pose_simd.h); 0 for
+     * the general loop. */
+    unsigned flat;
+    const kiln_soa_xform *flat_pose[KILN__BLEND_FLAT_MAX + 1];
+    float flat_w[KILN__BLEND_FLAT_MAX + 1];
 } kiln__blend_job;
 
 typedef struct kiln__model_job {
@@ -183,10 +198,6 @@ typedef struct kiln__model_job {
     const float *root;            /* 16 floats, column-major; identity when the caller gave none */
     float *model;                 /* bone_count x 16 */
 } kiln__model_job;
-
-/* The weight scale of a blend job and the scaled threshold and masked-weight bound (pose_blend.c
- * explains them); one definition for the scalar and SIMD blend kernels. */
-double kiln__blend_scale(const kiln__blend_job *job, float *thr, float *cap);
 
 /* The model matrix of bone i, 16 floats at `out`, from its local in `local` (SoA blocks) and
  * the model matrix `p` of its parent (the root matrix for a root, or for a parent not below i):

@@ -8,8 +8,8 @@
  * The result depends only on the ratios of the weights and the threshold, and two float limits
  * sit at either end of their range: a summed weight below FLT_MIN (thresholds or weights under
  * ~1e-38) has an infinite reciprocal, and inf·0 = NaN; weighted quaternion sums above ~1e19
- * square to inf. So the kernels work on scaled weights (kiln__blend_scale here, which the SIMD
- * kernels of pose_simd.h call too): when m, the largest of the threshold and the layer weights,
+ * square to inf. So the kernels work on scaled weights (kiln__blend_prepare here, once per call
+ * for every kernel, scalar and SIMD): when m, the largest of the threshold and the layer weights,
  * is outside [2^-16, 2^16), every weight and the threshold are multiplied by the power of two s
  * that brings m into [1, 2) (exact: the sums are those of the unscaled weights wherever these
  * neither overflow nor underflow); inside, s = 1 and the SIMD kernels run the loop they had
@@ -35,6 +35,44 @@
 #define KILN__BLEND_MIN_THRESHOLD 1e-12f
 #define KILN__BLEND_MAX_JOINT_WEIGHT 65536.0f
 
+/* The weight scale s of the job, from m, the largest of the threshold and the layer weights:
+ * 1 when m is in [2^-16, 2^16) (+inf counting as FLT_MAX), else the power of two that brings m
+ * into [1, 2) (a double: up to 2^149); with it the scaled threshold, floored, and the bound on
+ * masked bone weights, both in scaled units. Then, for s = 1 and `flat` (no layer with a weight
+ * masks its bones, at most KILN__BLEND_FLAT_MAX of them, already in job->flat_pose and
+ * flat_w), the uniform blend's weights: the rest pose's share where the layers fall short of
+ * the threshold (without a rest pose, the general loop), every weight divided by the sum. */
+static void kiln__blend_prepare(kiln__blend_job *job, float m, int flat, float sum)
+{
+    m = m < FLT_MAX ? m : FLT_MAX;
+    double s = 1.0;
+    float ms = m, t = job->threshold;
+    if (KILN__UNLIKELY(!(m >= 0x1p-16f && m < 0x1p16f))) {
+        int e;
+        (void)frexp(m, &e); /* m = f·2^e, f in [0.5, 1) */
+        s = ldexp(1.0, 1 - e);
+        ms = (float)(m * s), t = (float)(job->threshold * s);
+        flat = 0;
+    }
+    float lo = KILN__BLEND_MIN_THRESHOLD * ms;
+    job->scale = s;
+    job->thr = t > lo ? t : lo;
+    job->cap = KILN__BLEND_MAX_JOINT_WEIGHT * ms;
+    job->flat = 0;
+    if (!flat) return;
+    unsigned k = (unsigned)flat - 1u; /* flat counts the layers plus one */
+    if (sum < job->thr) { /* the rest pose fills up to the threshold, in every joint alike */
+        if (!job->rest) return;
+        float rw = job->thr - sum;
+        job->flat_pose[k] = job->rest, job->flat_w[k++] = rw;
+        sum += rw;
+    }
+    const float inv = 1.0f / sum; /* sum >= thr >= 2^-16 · 1e-12: no inf */
+    if (k == 2) job->flat_w[0] *= inv, job->flat_w[1] *= inv; /* the usual two layers, unrolled */
+    else for (unsigned i = 0; i < k; i++) job->flat_w[i] *= inv;
+    job->flat = k;
+}
+
 kiln_result kiln_pose_blend(const kiln_blend_layer *layers, uint32_t count, const kiln_soa_xform *rest, float threshold,
                             kiln_soa_xform *out, uint32_t soa_count)
 {
@@ -44,10 +82,29 @@ kiln_result kiln_pose_blend(const kiln_blend_layer *layers, uint32_t count, cons
     if (!(threshold > 0.0f) || !(threshold <= FLT_MAX))
         return kiln__fail(KILN_ERR_INVALID_ARGUMENT, "kiln_pose_blend: threshold",
                           "threshold %g is not a finite number > 0", (double)threshold);
-    for (uint32_t i = 0; i < count; i++)
-        if (!layers[i].pose)
+    kiln__blend_job job;
+    job.layers = layers, job.layer_count = count, job.rest = rest, job.threshold = threshold;
+    job.out = out, job.soa_count = soa_count;
+    /* one pass: the pose check, m, and the uniform blend's layers (flat: their count plus one,
+     * 0 once a weighted layer masks its bones or there are too many) */
+    float m = threshold, sum = 0.0f;
+    unsigned flat = 1;
+    for (uint32_t i = 0; i < count; i++) {
+        const kiln_blend_layer *ly = &layers[i];
+        if (KILN__UNLIKELY(!ly->pose))
             return kiln__fail(KILN_ERR_INVALID_ARGUMENT, "kiln_pose_blend: layers[].pose", "layer %u has no pose", i);
-    kiln__blend_job job = {layers, count, rest, threshold, out, soa_count};
+        float w = ly->weight;
+        if (w > m) m = w;
+        if (!(w > 0.0f) || !flat) continue; /* NaN and non-positive layers add nothing */
+        if (ly->joint_weights || flat > KILN__BLEND_FLAT_MAX) {
+            flat = 0;
+            continue;
+        }
+        job.flat_pose[flat - 1] = ly->pose, job.flat_w[flat - 1] = w;
+        flat++;
+        sum += w; /* in the general loop's order */
+    }
+    kiln__blend_prepare(&job, m, (int)flat, sum);
     kiln__kernels_get()->blend(&job);
     return KILN_OK;
 }
@@ -65,34 +122,12 @@ kiln_result kiln_pose_add(kiln_soa_xform *pose, const kiln_soa_xform *delta, flo
 /* ---- scalar kernels ------------------------------------------------------------------------ */
 static float kiln__weight(float w) { return w > 0.0f ? w : 0.0f; } /* NaN and negatives: 0 */
 
-/* The weight scale s: 1 when m, the largest of the threshold and the layer weights (+inf
- * counting as FLT_MAX), is in [2^-16, 2^16), else the power of two that brings m into [1, 2) (a
- * double: up to 2^149). *thr receives the scaled threshold, floored, and *cap the bound on
- * masked bone weights, both in scaled units. */
-double kiln__blend_scale(const kiln__blend_job *job, float *thr, float *cap)
-{
-    float m = job->threshold;
-    for (uint32_t i = 0; i < job->layer_count; i++)
-        if (job->layers[i].weight > m) m = job->layers[i].weight;
-    m = m < FLT_MAX ? m : FLT_MAX;
-    double s = 1.0;
-    if (!(m >= 0x1p-16f && m < 0x1p16f)) {
-        int e;
-        (void)frexp(m, &e); /* m = f·2^e, f in [0.5, 1) */
-        s = ldexp(1.0, 1 - e);
-    }
-    float ms = (float)(m * s), t = (float)(job->threshold * s), lo = KILN__BLEND_MIN_THRESHOLD * ms;
-    *thr = t > lo ? t : lo;
-    *cap = KILN__BLEND_MAX_JOINT_WEIGHT * ms;
-    return s;
-}
-
 void kiln__blend_scalar(const kiln__blend_job *job)
 {
     kiln_soa_xform id;
     kiln__soa_identity(&id);
-    float thr, cap;
-    double s = kiln__blend_scale(job, &thr, &cap);
+    const float thr = job->thr, cap = job->cap;
+    const double s = job->scale;
     for (uint32_t blk = 0; blk < job->soa_count; blk++) {
         const kiln_soa_xform *rest = job->rest ? &job->rest[blk] : &id;
         kiln_soa_xform r;

@@ -410,10 +410,11 @@ Test(pose_blend, extreme_thresholds_joint_weights_and_infinite_layer_weights)
  * the squared length used to overflow above |q| ~ 1.8e19 (NaN on SSE2/AVX2, zero on scalar),
  * and kiln_pose_add's slerp correction overflowed for deltas far from unit length (NaN). One
  * operand of each product is unit here: two lengths whose product overflows are beyond what
- * the blend's hemisphere test and the additive product can represent. */
+ * the blend's hemisphere test and the additive product can represent. Both blend kernels: the
+ * general one (the rest pose fills up to the threshold) and the two-layer one. */
 Test(pose, rotations_far_from_unit_length)
 {
-    enum { N = 13, S = (N + 7) / 8 };
+    enum { N = 21, S = (N + 7) / 8 }; /* an odd block count: the two-layer kernel's last block alone */
     kiln_soa_xform a[S], b[S], rest[S], out[S];
     blend_poses(a, b, rest, N, 51);
     static const float lengths[4] = {1e3f, 1e10f, 1e25f, 1e37f};
@@ -429,6 +430,9 @@ Test(pose, rotations_far_from_unit_length)
         cr_assert_eq(kiln_pose_blend(layers, 2, rest, 1.0f, out, S), KILN_OK);
         const double w[2] = {0.3, 0.4};
         expect_blend(out, N, ps, 2, w, NULL, rest, 1.0, path, "blend (rotations 1e3 to 1e37 long)");
+        /* the layers reaching the threshold: the two-layer kernel, which redoes overflowing lanes */
+        cr_assert_eq(kiln_pose_blend(layers, 2, rest, 0.5f, out, S), KILN_OK);
+        expect_blend(out, N, ps, 2, w, NULL, rest, 0.5, path, "two-layer blend (rotations 1e3 to 1e37 long)");
         /* delta far from unit length: the plain nlerp, R ⊗ (w·dR + (1 - w)·I) normalised */
         memcpy(out, rest, sizeof rest);
         cr_assert_eq(kiln_pose_add(out, a, 0.6f, NULL, S), KILN_OK);
