@@ -70,9 +70,16 @@ const kiln_blob_constraint *kiln_rig_constraints(const kiln_blob *blob, uint32_t
 /* ---- scratch -------------------------------------------------------------------------------- */
 static size_t kiln__round8(size_t n) { return (n + 7u) & ~(size_t)7u; }
 
+/* Byte offsets of the scratch arrays for `bones` bones, chains of up to `depth` joints and `nik`
+ * IK handles. */
+typedef struct kiln__rig_layout {
+    size_t stamp, last, chain, pos, work, bend, rot, len, batch, batch_chain, size;
+} kiln__rig_layout;
+
 /* What kiln_rig_prepare derives from the blob once and kiln_rig_solve reads (at the start of
- * the scratch): the skeleton's records, every bone's subtree end (the `last` array) and, for
- * every IK handle, the two-bone batch that starts at it when every weight is 1. */
+ * the scratch): the skeleton's records, the scratch layout, every bone's subtree end (the
+ * `last` array) and, for every IK handle, the two-bone batch that starts at it when every
+ * weight is 1. */
 #define KILN__RIG_PLAN_MAGIC 0x4b524750u /* "PGRK" */
 typedef struct kiln__rig_plan {
     uint32_t magic, skeleton, bone_count, soa_count, depth, nik, ncn;
@@ -80,13 +87,8 @@ typedef struct kiln__rig_plan {
     const kiln_blob_bone *bones;
     const kiln_blob_ik_handle *iks;
     const kiln_blob_constraint *cns;
+    kiln__rig_layout layout;
 } kiln__rig_plan;
-
-/* Byte offsets of the scratch arrays for `bones` bones, chains of up to `depth` joints and `nik`
- * IK handles. */
-typedef struct kiln__rig_layout {
-    size_t stamp, last, chain, pos, work, bend, rot, len, batch, batch_chain, size;
-} kiln__rig_layout;
 
 static kiln__rig_layout kiln__layout(uint32_t bones, uint32_t depth, uint32_t nik)
 {
@@ -288,6 +290,7 @@ static void kiln__rig_plan_write(unsigned char *s, const kiln__rig_layout *l, co
     plan->depth = sk->depth < sk->bone_count ? sk->depth : sk->bone_count;
     plan->iks = kiln_rig_ik_handles(blob, skeleton, &plan->nik);
     plan->cns = kiln_rig_constraints(blob, skeleton, &plan->ncn);
+    plan->layout = *l;
     /* last descendant of every bone: children come after their parent, so one backward pass
      * carries each subtree's end up to its root */
     const uint32_t nb = sk->bone_count; /* a local: the stores below cannot change it */
@@ -341,7 +344,7 @@ kiln_result kiln_rig_solve(const kiln_rig_desc *d)
         if (plan->magic != KILN__RIG_PLAN_MAGIC || plan->blob != d->blob || plan->skeleton != d->skeleton)
             return kiln__fail(KILN_ERR_INVALID_ARGUMENT, "kiln_rig_solve: desc->prepared",
                               "the scratch holds no kiln_rig_prepare plan of this blob and skeleton %u", d->skeleton);
-        l = kiln__layout(plan->bone_count, plan->depth, plan->nik);
+        l = plan->layout;
         if (d->scratch_size < l.size)
             return kiln__fail(KILN_ERR_BUFFER_TOO_SMALL, "kiln_rig_solve: desc->scratch_size",
                               "scratch_size %zu is below kiln_rig_scratch_size() = %zu", d->scratch_size, (size_t)l.size);
@@ -405,7 +408,11 @@ kiln_result kiln_rig_solve(const kiln_rig_desc *d)
                     if (d->ik_weights && i + k < d->ik_weight_count && !(d->ik_weights[i + k] >= 1.0f)) n = k;
             }
             if (n < 2) {
-                kiln__ik_solve(&r, &iks[i], w);
+                /* a planned two-bone handle: its chain is known */
+                if (r.batch[i] != KILN__RIG_UNPLANNED && r.batch[i] >= 1)
+                    kiln__ik_two_bone_solve(&r, &iks[i], r.batch_chain[i], w);
+                else
+                    kiln__ik_solve(&r, &iks[i], w);
                 continue;
             }
             for (uint32_t k = 0; k < n; k++) r.batch_handles[k] = &iks[i + k];

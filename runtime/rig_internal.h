@@ -109,9 +109,9 @@ void kiln__rig_update(kiln__rig *r, uint32_t first);
 /* ---- the two stages ------------------------------------------------------------------------ */
 /* Solves one handle with weight w in (0, 1] and updates the model matrices. */
 void kiln__ik_solve(kiln__rig *r, const kiln_blob_ik_handle *h, double w);
-/* The same for a chain of three joints (the caller gathered it into r->chain): the analytic
- * two-bone solve in single precision (rig_two_bone.c). */
-void kiln__ik_two_bone_solve(kiln__rig *r, const kiln_blob_ik_handle *h, double w);
+/* The same for a chain of three joints (start first; gathered by kiln__ik_solve or planned by
+ * kiln__ik3_batchable): the analytic two-bone solve in single precision (rig_two_bone.c). */
+void kiln__ik_two_bone_solve(kiln__rig *r, const kiln_blob_ik_handle *h, const uint32_t chain[3], double w);
 /* ---- two-bone handles in SIMD lanes (rig_two_bone.c, rig_two_bone_{sse2,avx2}.c) ---------- */
 
 /* The inputs and outputs of up to KILN__IK3_LANES two-bone solves, SoA (one handle per lane;

@@ -139,28 +139,62 @@ static kiln__f4 kiln__local_rotation_f4(const kiln__rig *r, uint32_t b)
 }
 
 /* Writes bone b's local rotation: q normalised, or slerp(fk, q, w) with bone b's unit local
- * rotation fk for w < 1. */
-static void kiln__set_rotation_f(kiln__rig *r, uint32_t b, kiln__f4 uq, float w)
+ * rotation fk for w < 1. Returns what it wrote. */
+static kiln__f4 kiln__set_rotation_f(kiln__rig *r, uint32_t b, kiln__f4 uq, float w)
 {
-    float q[4];
     if (w < 1.0f) {
-        versor fk;
+        versor fk, q;
         kiln__f4_st(q, uq);
         kiln__f4_st(fk, kiln__f4_qnorm(kiln__local_rotation_f4(r, b)));
         kiln__qslerp_f(fk, q, w, q);
+        uq = kiln__f4_ld(q);
     } else {
-        kiln__f4_st(q, kiln__f4_qnorm(uq));
+        uq = kiln__f4_qnorm(uq);
     }
+    float q[4];
+    kiln__f4_st(q, uq);
     kiln_soa_xform *x = &r->local[b / KILN_SOA_WIDTH];
     unsigned l = b % KILN_SOA_WIDTH;
     x->qx[l] = q[0], x->qy[l] = q[1], x->qz[l] = q[2], x->qw[l] = q[3];
-    r->stamp[b] = r->epoch;
+    return uq;
 }
 
-void kiln__ik_two_bone_solve(kiln__rig *r, const kiln_blob_ik_handle *h, double weight)
+/* The model matrix of chain joint b, whose local rotation is q (as stored), composed with p:
+ * kiln__bone_to_model's arithmetic operation for operation (pose_model.c; the batch kernels'
+ * kiln__ik3v_compose), so that it is the matrix kiln__rig_update would compute. */
+static void kiln__ik3_compose(const kiln__rig *r, uint32_t b, kiln__f4 q, const float *p, float *out)
+{
+    const kiln_soa_xform *x = &r->local[b / KILN_SOA_WIDTH];
+    unsigned l = b % KILN_SOA_WIDTH;
+    float v[4];
+    kiln__f4_st(v, q);
+    float qx = v[0], qy = v[1], qz = v[2], qw = v[3];
+    float xx = qx * qx, yy = qy * qy, zz = qz * qz, xy = qx * qy, xz = qx * qz, yz = qy * qz;
+    float wx = qw * qx, wy = qw * qy, wz = qw * qz;
+    float sx = x->sx[l], sy = x->sy[l], sz = x->sz[l];
+    const float m[9] = {(1.0f - 2.0f * (yy + zz)) * sx, 2.0f * (xy + wz) * sx, 2.0f * (xz - wy) * sx,
+                        2.0f * (xy - wz) * sy, (1.0f - 2.0f * (xx + zz)) * sy, 2.0f * (yz + wx) * sy,
+                        2.0f * (xz + wy) * sz, 2.0f * (yz - wx) * sz, (1.0f - 2.0f * (xx + yy)) * sz};
+    kiln__f4 c0 = kiln__f4_ld(p), c1 = kiln__f4_ld(p + 4), c2 = kiln__f4_ld(p + 8), s0 = c0, s1 = c1, s2 = c2;
+    int32_t parent = r->bones[b].parent;
+    if (parent >= 0 && (uint32_t)parent < b && (r->bones[b].flags & KILN_BONE_SEGMENT_SCALE_COMPENSATE)) {
+        /* P's first three columns divided by the parent's local scale */
+        const kiln_soa_xform *px = &r->local[(uint32_t)parent / KILN_SOA_WIDTH];
+        unsigned pl = (uint32_t)parent % KILN_SOA_WIDTH;
+        s0 = kiln__f4_scale(c0, 1.0f / px->sx[pl]);
+        s1 = kiln__f4_scale(c1, 1.0f / px->sy[pl]);
+        s2 = kiln__f4_scale(c2, 1.0f / px->sz[pl]);
+    }
+    for (int c = 0; c < 3; c++)
+        kiln__f4_st(out + 4 * c,
+                    kiln__f4_muladds(kiln__f4_muladds(kiln__f4_scale(s0, m[3 * c]), s1, m[3 * c + 1]), s2, m[3 * c + 2]));
+    kiln__f4 t = kiln__f4_muladds(kiln__f4_muladds(kiln__f4_scale(c0, x->tx[l]), c1, x->ty[l]), c2, x->tz[l]);
+    kiln__f4_st(out + 12, kiln__f4_add(t, kiln__f4_ld(p + 12)));
+}
+
+void kiln__ik_two_bone_solve(kiln__rig *r, const kiln_blob_ik_handle *h, const uint32_t chain[3], double weight)
 {
     kiln_rig_report *rep = r->report;
-    const uint32_t *chain = r->chain;
     float w = (float)weight;
     /* goal = W(target) · to */
     const float *tm = r->model + (size_t)h->target_bone * 16u;
@@ -200,11 +234,21 @@ void kiln__ik_two_bone_solve(kiln__rig *r, const kiln_blob_ik_handle *h, double 
         kiln__ik3_toward(&c, g);
         kiln__ik3_pole(&c, r, h, g, tw, 0);
     }
-    kiln__set_rotation_f(r, chain[0], kiln__f4_qmul(kiln__f4_qconj(frame), c.rot[0]), w);
-    kiln__set_rotation_f(r, chain[1], kiln__f4_qmul(kiln__f4_qconj(c.rot[0]), c.rot[1]), w);
-    if (h->flags & KILN_IK_USE_TARGET_ROTATION)
-        kiln__set_rotation_f(r, chain[2], kiln__f4_qmul(kiln__f4_qconj(c.rot[1]), kiln__f4_qfrom_matrix(tm)), w);
-    kiln__rig_update(r, chain[0]);
+    kiln__f4 q0 = kiln__set_rotation_f(r, chain[0], kiln__f4_qmul(kiln__f4_qconj(frame), c.rot[0]), w);
+    kiln__f4 q1 = kiln__set_rotation_f(r, chain[1], kiln__f4_qmul(kiln__f4_qconj(c.rot[0]), c.rot[1]), w);
+    kiln__f4 q2 = h->flags & KILN_IK_USE_TARGET_ROTATION
+                      ? kiln__set_rotation_f(r, chain[2], kiln__f4_qmul(kiln__f4_qconj(c.rot[1]), kiln__f4_qfrom_matrix(tm)), w)
+                      : kiln__local_rotation_f4(r, chain[2]);
+    /* the chain's model matrices from those locals, the start keeping its position bit for bit
+     * (kiln__rig_update), then the bones below */
+    float *m0 = r->model + (size_t)chain[0] * 16u, *m1 = r->model + (size_t)chain[1] * 16u;
+    kiln__f4 keep = kiln__f4_ld(m0 + 12);
+    kiln__ik3_compose(r, chain[0], q0, kiln__rig_parent_matrix(r, chain[0]), m0);
+    if (!r->moved) kiln__f4_st(m0 + 12, kiln__f4_with_w(keep, m0[15]));
+    kiln__ik3_compose(r, chain[1], q1, m0, m1);
+    kiln__ik3_compose(r, chain[2], q2, m1, r->model + (size_t)chain[2] * 16u);
+    for (int i = 0; i < 3; i++) r->stamp[chain[i]] = r->epoch;
+    kiln__rig_update_below(r, chain);
 
     rep->ik_solved++;
     /* reach: the end can be from |l1 - l2| (folded) to l1 + l2 (straight) from the start */
@@ -312,8 +356,7 @@ void kiln__ik_two_bone_batch(kiln__rig *r, const kiln_blob_ik_handle *const *hs,
         if (b->redo[l] != 0.0f) {
             /* a fallback case: the scalar solve, on the state this lane was gathered from
              * (no other handle of the batch moved what it reads) */
-            memcpy(r->chain, chain, 3 * sizeof *chain);
-            kiln__ik_two_bone_solve(r, h, 1.0);
+            kiln__ik_two_bone_solve(r, h, chain, 1.0);
             continue;
         }
         int use_target = (h->flags & KILN_IK_USE_TARGET_ROTATION) != 0;
