@@ -44,22 +44,23 @@ static kiln__f4 kiln__ik3_hinge_fallback(const kiln__ik3 *c, kiln__f4 ba)
 /* Analytic solve toward g: the middle joint opens from its angle to the law of cosines' (both
  * as cosine and sine: the current ones from the dot and cross products, the wanted ones from
  * the factored forms of 1 ± cos, which keep their accuracy near straight and folded), then the
- * start aims the end at g. */
-static void kiln__ik3_toward(kiln__ik3 *c, kiln__f4 g)
+ * start aims the end at g. The end's position is brought along only when `move_end` (after
+ * the last solve the pole's turn reads it only for a goal on the start). */
+static void kiln__ik3_toward(kiln__ik3 *c, kiln__f4 g, int move_end)
 {
     kiln__f4 ag = kiln__f4_sub(g, c->p[0]), hinge = kiln__f4_set(0.0f, 0.0f, 0.0f, 0.0f);
-    float dg = sqrtf(kiln__f4_dot3(ag, ag)), l1 = c->l1, l2 = c->l2;
+    float dg = kiln__sqrt1f(kiln__f4_dot3(ag, ag)), l1 = c->l1, l2 = c->l2;
     if (l1 > 1e-9f && l2 > 1e-9f) {
         kiln__f4 ba = kiln__f4_sub(c->p[0], c->p[1]), bc = kiln__f4_sub(c->p[2], c->p[1]);
         kiln__f4 cr = kiln__f4_cross(ba, bc);
         float l1l2 = l1 * l2, inv = 1.0f / (2.0f * l1l2);
-        float cr2 = kiln__f4_dot3(cr, cr), cur_c = kiln__f4_dot3(ba, bc), cur_s = sqrtf(cr2);
+        float cr2 = kiln__f4_dot3(cr, cr), cur_c = kiln__f4_dot3(ba, bc), cur_s = kiln__sqrt1f(cr2);
         /* 1 + cos = ((l1 + l2)^2 - dg^2) / 2 l1 l2, 1 - cos = (dg^2 - (l1 - l2)^2) / 2 l1 l2 */
         float op = (l1 + l2 - dg) * (l1 + l2 + dg) * inv, om = (dg - l1 + l2) * (dg + l1 - l2) * inv;
         float want_c, want_s;
         if (!(op > 0.0f)) want_c = -1.0f, want_s = 0.0f;     /* out of reach: straight */
         else if (!(om > 0.0f)) want_c = 1.0f, want_s = 0.0f; /* too close: folded */
-        else want_c = 0.5f * (op - om), want_s = sqrtf(op * om); /* ((1 + cos) - (1 - cos)) / 2 */
+        else want_c = 0.5f * (op - om), want_s = kiln__sqrt1f(op * om); /* ((1 + cos) - (1 - cos)) / 2 */
         /* the hinge: the normal of the (start, middle, end) triangle (kiln__unit3f of cr) */
         if (cr2 > 1e-12f * l1l2 * l1l2 && cr2 > KILN__RIG_EPS2_F) hinge = kiln__f4_scale(cr, 1.0f / cur_s);
         else hinge = kiln__ik3_hinge_fallback(c, ba);
@@ -75,7 +76,7 @@ static void kiln__ik3_toward(kiln__ik3 *c, kiln__f4 g)
     kiln__f4 ac = kiln__f4_sub(c->p[2], c->p[0]);
     kiln__f4 q = kiln__f4_qfrom_to(ac, ag, fb);
     c->p[1] = kiln__f4_add(c->p[0], kiln__f4_qrot(q, kiln__f4_sub(c->p[1], c->p[0])));
-    c->p[2] = kiln__f4_add(c->p[0], kiln__f4_qrot(q, ac));
+    if (move_end) c->p[2] = kiln__f4_add(c->p[0], kiln__f4_qrot(q, ac));
     c->rot[0] = kiln__f4_qmul(q, c->rot[0]);
     c->rot[1] = kiln__f4_qmul(q, c->rot[1]);
 }
@@ -166,15 +167,8 @@ static void kiln__ik3_compose(const kiln__rig *r, uint32_t b, kiln__f4 q, const 
 {
     const kiln_soa_xform *x = &r->local[b / KILN_SOA_WIDTH];
     unsigned l = b % KILN_SOA_WIDTH;
-    float v[4];
-    kiln__f4_st(v, q);
-    float qx = v[0], qy = v[1], qz = v[2], qw = v[3];
-    float xx = qx * qx, yy = qy * qy, zz = qz * qz, xy = qx * qy, xz = qx * qz, yz = qy * qz;
-    float wx = qw * qx, wy = qw * qy, wz = qw * qz;
-    float sx = x->sx[l], sy = x->sy[l], sz = x->sz[l];
-    const float m[9] = {(1.0f - 2.0f * (yy + zz)) * sx, 2.0f * (xy + wz) * sx, 2.0f * (xz - wy) * sx,
-                        2.0f * (xy - wz) * sy, (1.0f - 2.0f * (xx + zz)) * sy, 2.0f * (yz + wx) * sy,
-                        2.0f * (xz + wy) * sz, 2.0f * (yz - wx) * sz, (1.0f - 2.0f * (xx + yy)) * sz};
+    kiln__f4 m[3];
+    kiln__f4_qmat3(q, x->sx[l], x->sy[l], x->sz[l], m);
     kiln__f4 c0 = kiln__f4_ld(p), c1 = kiln__f4_ld(p + 4), c2 = kiln__f4_ld(p + 8), s0 = c0, s1 = c1, s2 = c2;
     int32_t parent = r->bones[b].parent;
     if (parent >= 0 && (uint32_t)parent < b && (r->bones[b].flags & KILN_BONE_SEGMENT_SCALE_COMPENSATE)) {
@@ -185,9 +179,11 @@ static void kiln__ik3_compose(const kiln__rig *r, uint32_t b, kiln__f4 q, const 
         s1 = kiln__f4_scale(c1, 1.0f / px->sy[pl]);
         s2 = kiln__f4_scale(c2, 1.0f / px->sz[pl]);
     }
-    for (int c = 0; c < 3; c++)
-        kiln__f4_st(out + 4 * c,
-                    kiln__f4_muladds(kiln__f4_muladds(kiln__f4_scale(s0, m[3 * c]), s1, m[3 * c + 1]), s2, m[3 * c + 2]));
+    for (int c = 0; c < 3; c++) {
+        kiln__f4 col = kiln__f4_mul(s0, kiln__f4_splat(m[c], 0));
+        col = kiln__f4_add(col, kiln__f4_mul(s1, kiln__f4_splat(m[c], 1)));
+        kiln__f4_st(out + 4 * c, kiln__f4_add(col, kiln__f4_mul(s2, kiln__f4_splat(m[c], 2))));
+    }
     kiln__f4 t = kiln__f4_muladds(kiln__f4_muladds(kiln__f4_scale(c0, x->tx[l]), c1, x->ty[l]), c2, x->tz[l]);
     kiln__f4_st(out + 12, kiln__f4_add(t, kiln__f4_ld(p + 12)));
 }
@@ -208,11 +204,11 @@ void kiln__ik_two_bone_solve(kiln__rig *r, const kiln_blob_ik_handle *h, const u
     c.rot[0] = kiln__f4_qmul(frame, kiln__f4_qnorm(kiln__local_rotation_f4(r, chain[0])));
     c.rot[1] = kiln__f4_qmul(c.rot[0], kiln__f4_qnorm(kiln__local_rotation_f4(r, chain[1])));
     kiln__f4 d = kiln__f4_sub(c.p[1], c.p[0]);
-    c.l1 = sqrtf(kiln__f4_dot3(d, d));
+    c.l1 = kiln__sqrt1f(kiln__f4_dot3(d, d));
     d = kiln__f4_sub(c.p[2], c.p[1]);
-    c.l2 = sqrtf(kiln__f4_dot3(d, d));
+    c.l2 = kiln__sqrt1f(kiln__f4_dot3(d, d));
     kiln__f4 ag = kiln__f4_sub(g, c.p[0]);
-    float dg = sqrtf(kiln__f4_dot3(ag, ag)), total = c.l1 + c.l2;
+    float dg = kiln__sqrt1f(kiln__f4_dot3(ag, ag)), total = c.l1 + c.l2;
 
     float twist[2], *tw = NULL;
     if (h->pole_bone != KILN_BLOB_NONE) {
@@ -227,11 +223,11 @@ void kiln__ik_two_bone_solve(kiln__rig *r, const kiln_blob_ik_handle *h, const u
          * bit) within that plane, as rig_ik.c does beyond the reach. Inside the band the
          * result is the one the direct solve would give, the same plane and the same bend. */
         kiln__f4 inside = kiln__f4_muladds(c.p[0], ag, limit / dg);
-        kiln__ik3_toward(&c, inside);
+        kiln__ik3_toward(&c, inside, 1);
         kiln__ik3_pole(&c, r, h, inside, tw, 1);
-        kiln__ik3_toward(&c, g);
+        kiln__ik3_toward(&c, g, 0);
     } else {
-        kiln__ik3_toward(&c, g);
+        kiln__ik3_toward(&c, g, !(kiln__f4_dot3(ag, ag) > KILN__RIG_EPS2_F));
         kiln__ik3_pole(&c, r, h, g, tw, 0);
     }
     kiln__f4 q0 = kiln__set_rotation_f(r, chain[0], kiln__f4_qmul(kiln__f4_qconj(frame), c.rot[0]), w);
@@ -258,7 +254,7 @@ void kiln__ik_two_bone_solve(kiln__rig *r, const kiln_blob_ik_handle *h, const u
     } else if (w >= 1.0f) {
         float e[4];
         kiln__f4_st(e, kiln__f4_sub(kiln__f4_ld(r->model + (size_t)chain[2] * 16u + 12u), g));
-        float err = sqrtf(e[0] * e[0] + e[1] * e[1] + e[2] * e[2]);
+        float err = kiln__sqrt1f(e[0] * e[0] + e[1] * e[1] + e[2] * e[2]);
         if (err > rep->ik_max_error_m) rep->ik_max_error_m = err;
     }
 }
