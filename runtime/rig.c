@@ -392,7 +392,13 @@ kiln_result kiln_rig_solve(const kiln_rig_desc *d)
         r.epoch = 1;
         r.moved = 0;
         r.frame.bone = UINT32_MAX;
-        kiln__ik3_batch_fn batch = nik > 1 ? kiln__simd_get()->rig_two_bone : NULL;
+        const kiln__simd_table *simd = kiln__simd_get();
+        kiln__ik3_batch_fn batch = nik > 1 ? simd->rig_two_bone : NULL;
+#if KILN__SIMD_AVX2
+        r.two_bone = simd->path >= KILN_SIMD_AVX2 ? kiln__ik_two_bone_solve_avx2 : kiln__ik_two_bone_solve;
+#else
+        r.two_bone = kiln__ik_two_bone_solve;
+#endif
         for (uint32_t i = 0; i < nik; i++) {
             /* a record of another skeleton only turns up in unverified (trusted) blobs */
             double w = iks[i].skeleton == d->skeleton ? kiln__weight(d->ik_weights, d->ik_weight_count, i, 1.0) : 0.0;
@@ -410,7 +416,7 @@ kiln_result kiln_rig_solve(const kiln_rig_desc *d)
             if (n < 2) {
                 /* a planned two-bone handle: its chain is known */
                 if (r.batch[i] != KILN__RIG_UNPLANNED && r.batch[i] >= 1)
-                    kiln__ik_two_bone_solve(&r, &iks[i], r.batch_chain[i], w);
+                    r.two_bone(&r, &iks[i], r.batch_chain[i], w);
                 else
                     kiln__ik_solve(&r, &iks[i], w);
                 continue;

@@ -15,6 +15,8 @@
 
 #include <math.h>
 
+#include "simd.h"
+
 /* Below this a squared length counts as zero (a length of 1e-9 m, as KILN__RIG_EPS). */
 #define KILN__RIG_EPS2_F 1e-18f
 
@@ -171,9 +173,9 @@ static inline void kiln__qslerp_f(const versor a, const versor b, float t, verso
  * Every function computes each lane as the cglm routine it stands for does on cglm's x86 paths
  * (each product rounded, sums in the same order), so a solve written with them gives the bits
  * the routines above give: glm_vec3_dot sums (x + y) + z, glm_vec4_norm2 (x + y) + (z + w),
- * glm_quat_mul is cglm's SSE2 formula. SSE2 where the compiler targets it, else plain C. The
- * fourth lane of a 3-vector is carried along and never read. */
-#if defined(__SSE2__) || defined(_M_X64)
+ * glm_quat_mul is cglm's SSE2 formula. SSE2 where the build has that path (simd.h), else plain
+ * C. The fourth lane of a 3-vector is carried along and never read. */
+#if KILN__SIMD_SSE2
 #include <emmintrin.h>
 typedef __m128 kiln__f4;
 static inline kiln__f4 kiln__f4_ld(const float *p) { return _mm_loadu_ps(p); }
@@ -406,7 +408,10 @@ static inline kiln__f4 kiln__f4_qfrom_to(kiln__f4 a, kiln__f4 b, const float *fa
     return kiln__f4_qnorm(kiln__f4_with_w(c, w));
 }
 
-/* kiln__qfrom_matrix_f */
+/* kiln__qfrom_matrix_f (always inlined, so that the AVX2 solve compiles it for its target) */
+#if defined(__GNUC__) || defined(__clang__)
+__attribute__((always_inline))
+#endif
 static inline kiln__f4 kiln__f4_qfrom_matrix(const float m[16])
 {
     kiln__f4 x, y;
