@@ -5,8 +5,9 @@
  *
  * Include after rig_math_f32.h and rig_internal.h with KILN__IK3S(name) (the entry point's
  * name in this variant) and KILN__IK3S_FN / KILN__IK3S_KERNEL (the declaration specifiers of
- * the static helpers and of the entry point) defined. Products and sums are never fused (C11 mode: no contraction; Clang's
- * default is turned off around the AVX2 include), so every variant gives the same bits.
+ * the static helpers and of the entry point) defined. Products and sums are never fused (GCC
+ * does not contract in C11 mode; Clang's default contraction is off in the whole AVX2 file),
+ * so every variant gives the same bits (tests/runtime/test_rig_simd.c compares them).
  *
  * The steps are those of the general solver of rig_ik.c (bend about the hinge, aim at the
  * goal, turn to the pole plus the twist; out of reach through the point just inside it), on
