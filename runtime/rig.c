@@ -336,7 +336,6 @@ kiln_result kiln_rig_solve(const kiln_rig_desc *d)
                           "a weight array is NULL with a nonzero count");
     unsigned char *s = (unsigned char *)d->scratch;
     const kiln__rig_plan *plan = (const kiln__rig_plan *)(const void *)s;
-    kiln__rig_layout l;
     if (d->prepared) {
         if ((uintptr_t)d->scratch % 8u)
             return kiln__fail(KILN_ERR_BLOB_MISALIGNED, "kiln_rig_solve: desc->scratch", "scratch %p is not 8-byte aligned",
@@ -344,18 +343,20 @@ kiln_result kiln_rig_solve(const kiln_rig_desc *d)
         if (plan->magic != KILN__RIG_PLAN_MAGIC || plan->blob != d->blob || plan->skeleton != d->skeleton)
             return kiln__fail(KILN_ERR_INVALID_ARGUMENT, "kiln_rig_solve: desc->prepared",
                               "the scratch holds no kiln_rig_prepare plan of this blob and skeleton %u", d->skeleton);
-        l = plan->layout;
-        if (d->scratch_size < l.size)
+        if (d->scratch_size < plan->layout.size)
             return kiln__fail(KILN_ERR_BUFFER_TOO_SMALL, "kiln_rig_solve: desc->scratch_size",
-                              "scratch_size %zu is below kiln_rig_scratch_size() = %zu", d->scratch_size, (size_t)l.size);
+                              "scratch_size %zu is below kiln_rig_scratch_size() = %zu", d->scratch_size,
+                              (size_t)plan->layout.size);
     } else {
         const kiln_blob_skeleton *sk;
         const kiln_blob_bone *bones;
+        kiln__rig_layout lw;
         kiln_result res = kiln__rig_scratch_check("kiln_rig_solve: desc->scratch", "kiln_rig_solve: desc->scratch_size",
-                                                  d->blob, d->skeleton, d->scratch, d->scratch_size, &sk, &bones, &l);
+                                                  d->blob, d->skeleton, d->scratch, d->scratch_size, &sk, &bones, &lw);
         if (res != KILN_OK) return res;
-        kiln__rig_plan_write(s, &l, d->blob, d->skeleton, sk, bones, 0);
+        kiln__rig_plan_write(s, &lw, d->blob, d->skeleton, sk, bones, 0);
     }
+    const kiln__rig_layout *l = &plan->layout; /* written by either */
     const uint32_t nb = plan->bone_count;
     if (d->soa_count < plan->soa_count || d->bone_count < nb || (uint64_t)d->soa_count * KILN_SOA_WIDTH < nb)
         return kiln__fail(KILN_ERR_BUFFER_TOO_SMALL, "kiln_rig_solve: desc->soa_count, bone_count",
@@ -377,16 +378,16 @@ kiln_result kiln_rig_solve(const kiln_rig_desc *d)
         r.local = d->local;
         r.model = d->object;
         r.root = d->root ? d->root : kiln__identity16;
-        r.stamp = (uint32_t *)(void *)(s + l.stamp);
-        r.last = (uint32_t *)(void *)(s + l.last);
-        r.chain = (uint32_t *)(void *)(s + l.chain);
-        r.pos = (double(*)[3])(void *)(s + l.pos);
-        r.work = (double(*)[3])(void *)(s + l.work);
-        r.bend = (kiln__ik_bend *)(void *)(s + l.bend);
-        r.rot = (double(*)[4])(void *)(s + l.rot);
-        r.len = (double *)(void *)(s + l.len);
-        r.batch = (uint32_t *)(void *)(s + l.batch);
-        r.batch_chain = (uint32_t(*)[3])(void *)(s + l.batch_chain);
+        r.stamp = (uint32_t *)(void *)(s + l->stamp);
+        r.last = (uint32_t *)(void *)(s + l->last);
+        r.chain = (uint32_t *)(void *)(s + l->chain);
+        r.pos = (double(*)[3])(void *)(s + l->pos);
+        r.work = (double(*)[3])(void *)(s + l->work);
+        r.bend = (kiln__ik_bend *)(void *)(s + l->bend);
+        r.rot = (double(*)[4])(void *)(s + l->rot);
+        r.len = (double *)(void *)(s + l->len);
+        r.batch = (uint32_t *)(void *)(s + l->batch);
+        r.batch_chain = (uint32_t(*)[3])(void *)(s + l->batch_chain);
         r.report = &report;
         memset(r.stamp, 0, (size_t)nb * sizeof *r.stamp);
         r.epoch = 1;
