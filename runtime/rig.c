@@ -70,9 +70,16 @@ const kiln_blob_constraint *kiln_rig_constraints(const kiln_blob *blob, uint32_t
 /* ---- scratch -------------------------------------------------------------------------------- */
 static size_t kiln__round8(size_t n) { return (n + 7u) & ~(size_t)7u; }
 
+/* Byte offsets of the scratch arrays for `bones` bones, chains of up to `depth` joints and `nik`
+ * IK handles. */
+typedef struct kiln__rig_layout {
+    size_t stamp, last, chain, pos, work, bend, rot, len, batch, batch_chain, size;
+} kiln__rig_layout;
+
 /* What kiln_rig_prepare derives from the blob once and kiln_rig_solve reads (at the start of
- * the scratch): the skeleton's records, every bone's subtree end (the `last` array) and, for
- * every IK handle, the two-bone batch that starts at it when every weight is 1. */
+ * the scratch): the skeleton's records, the scratch layout, every bone's subtree end (the
+ * `last` array) and, for every IK handle, the two-bone batch that starts at it when every
+ * weight is 1. */
 #define KILN__RIG_PLAN_MAGIC 0x4b524750u /* "PGRK" */
 typedef struct kiln__rig_plan {
     uint32_t magic, skeleton, bone_count, soa_count, depth, nik, ncn;
@@ -80,13 +87,8 @@ typedef struct kiln__rig_plan {
     const kiln_blob_bone *bones;
     const kiln_blob_ik_handle *iks;
     const kiln_blob_constraint *cns;
+    kiln__rig_layout layout;
 } kiln__rig_plan;
-
-/* Byte offsets of the scratch arrays for `bones` bones, chains of up to `depth` joints and `nik`
- * IK handles. */
-typedef struct kiln__rig_layout {
-    size_t stamp, last, chain, pos, work, bend, rot, len, batch, batch_chain, size;
-} kiln__rig_layout;
 
 static kiln__rig_layout kiln__layout(uint32_t bones, uint32_t depth, uint32_t nik)
 {
@@ -288,6 +290,7 @@ static void kiln__rig_plan_write(unsigned char *s, const kiln__rig_layout *l, co
     plan->depth = sk->depth < sk->bone_count ? sk->depth : sk->bone_count;
     plan->iks = kiln_rig_ik_handles(blob, skeleton, &plan->nik);
     plan->cns = kiln_rig_constraints(blob, skeleton, &plan->ncn);
+    plan->layout = *l;
     /* last descendant of every bone: children come after their parent, so one backward pass
      * carries each subtree's end up to its root */
     const uint32_t nb = sk->bone_count; /* a local: the stores below cannot change it */
@@ -333,7 +336,6 @@ kiln_result kiln_rig_solve(const kiln_rig_desc *d)
                           "a weight array is NULL with a nonzero count");
     unsigned char *s = (unsigned char *)d->scratch;
     const kiln__rig_plan *plan = (const kiln__rig_plan *)(const void *)s;
-    kiln__rig_layout l;
     if (d->prepared) {
         if ((uintptr_t)d->scratch % 8u)
             return kiln__fail(KILN_ERR_BLOB_MISALIGNED, "kiln_rig_solve: desc->scratch", "scratch %p is not 8-byte aligned",
@@ -341,18 +343,20 @@ kiln_result kiln_rig_solve(const kiln_rig_desc *d)
         if (plan->magic != KILN__RIG_PLAN_MAGIC || plan->blob != d->blob || plan->skeleton != d->skeleton)
             return kiln__fail(KILN_ERR_INVALID_ARGUMENT, "kiln_rig_solve: desc->prepared",
                               "the scratch holds no kiln_rig_prepare plan of this blob and skeleton %u", d->skeleton);
-        l = kiln__layout(plan->bone_count, plan->depth, plan->nik);
-        if (d->scratch_size < l.size)
+        if (d->scratch_size < plan->layout.size)
             return kiln__fail(KILN_ERR_BUFFER_TOO_SMALL, "kiln_rig_solve: desc->scratch_size",
-                              "scratch_size %zu is below kiln_rig_scratch_size() = %zu", d->scratch_size, (size_t)l.size);
+                              "scratch_size %zu is below kiln_rig_scratch_size() = %zu", d->scratch_size,
+                              (size_t)plan->layout.size);
     } else {
         const kiln_blob_skeleton *sk;
         const kiln_blob_bone *bones;
+        kiln__rig_layout lw;
         kiln_result res = kiln__rig_scratch_check("kiln_rig_solve: desc->scratch", "kiln_rig_solve: desc->scratch_size",
-                                                  d->blob, d->skeleton, d->scratch, d->scratch_size, &sk, &bones, &l);
+                                                  d->blob, d->skeleton, d->scratch, d->scratch_size, &sk, &bones, &lw);
         if (res != KILN_OK) return res;
-        kiln__rig_plan_write(s, &l, d->blob, d->skeleton, sk, bones, 0);
+        kiln__rig_plan_write(s, &lw, d->blob, d->skeleton, sk, bones, 0);
     }
+    const kiln__rig_layout *l = &plan->layout; /* written by either */
     const uint32_t nb = plan->bone_count;
     if (d->soa_count < plan->soa_count || d->bone_count < nb || (uint64_t)d->soa_count * KILN_SOA_WIDTH < nb)
         return kiln__fail(KILN_ERR_BUFFER_TOO_SMALL, "kiln_rig_solve: desc->soa_count, bone_count",
@@ -374,22 +378,28 @@ kiln_result kiln_rig_solve(const kiln_rig_desc *d)
         r.local = d->local;
         r.model = d->object;
         r.root = d->root ? d->root : kiln__identity16;
-        r.stamp = (uint32_t *)(void *)(s + l.stamp);
-        r.last = (uint32_t *)(void *)(s + l.last);
-        r.chain = (uint32_t *)(void *)(s + l.chain);
-        r.pos = (double(*)[3])(void *)(s + l.pos);
-        r.work = (double(*)[3])(void *)(s + l.work);
-        r.bend = (kiln__ik_bend *)(void *)(s + l.bend);
-        r.rot = (double(*)[4])(void *)(s + l.rot);
-        r.len = (double *)(void *)(s + l.len);
-        r.batch = (uint32_t *)(void *)(s + l.batch);
-        r.batch_chain = (uint32_t(*)[3])(void *)(s + l.batch_chain);
+        r.stamp = (uint32_t *)(void *)(s + l->stamp);
+        r.last = (uint32_t *)(void *)(s + l->last);
+        r.chain = (uint32_t *)(void *)(s + l->chain);
+        r.pos = (double(*)[3])(void *)(s + l->pos);
+        r.work = (double(*)[3])(void *)(s + l->work);
+        r.bend = (kiln__ik_bend *)(void *)(s + l->bend);
+        r.rot = (double(*)[4])(void *)(s + l->rot);
+        r.len = (double *)(void *)(s + l->len);
+        r.batch = (uint32_t *)(void *)(s + l->batch);
+        r.batch_chain = (uint32_t(*)[3])(void *)(s + l->batch_chain);
         r.report = &report;
         memset(r.stamp, 0, (size_t)nb * sizeof *r.stamp);
         r.epoch = 1;
         r.moved = 0;
         r.frame.bone = UINT32_MAX;
-        kiln__ik3_batch_fn batch = nik > 1 ? kiln__simd_get()->rig_two_bone : NULL;
+        const kiln__simd_table *simd = kiln__simd_get();
+        kiln__ik3_batch_fn batch = nik > 1 ? simd->rig_two_bone : NULL;
+#if KILN__SIMD_AVX2
+        r.two_bone = simd->path >= KILN_SIMD_AVX2 ? kiln__ik_two_bone_solve_avx2 : kiln__ik_two_bone_solve;
+#else
+        r.two_bone = kiln__ik_two_bone_solve;
+#endif
         for (uint32_t i = 0; i < nik; i++) {
             /* a record of another skeleton only turns up in unverified (trusted) blobs */
             double w = iks[i].skeleton == d->skeleton ? kiln__weight(d->ik_weights, d->ik_weight_count, i, 1.0) : 0.0;
@@ -405,7 +415,11 @@ kiln_result kiln_rig_solve(const kiln_rig_desc *d)
                     if (d->ik_weights && i + k < d->ik_weight_count && !(d->ik_weights[i + k] >= 1.0f)) n = k;
             }
             if (n < 2) {
-                kiln__ik_solve(&r, &iks[i], w);
+                /* a planned two-bone handle: its chain is known */
+                if (r.batch[i] != KILN__RIG_UNPLANNED && r.batch[i] >= 1)
+                    r.two_bone(&r, &iks[i], r.batch_chain[i], w);
+                else
+                    kiln__ik_solve(&r, &iks[i], w);
                 continue;
             }
             for (uint32_t k = 0; k < n; k++) r.batch_handles[k] = &iks[i + k];

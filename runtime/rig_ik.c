@@ -288,7 +288,7 @@ void kiln__ik_solve(kiln__rig *r, const kiln_blob_ik_handle *h, double w)
         return;
     }
     if (n == 3) {
-        kiln__ik_two_bone_solve(r, h, w);
+        r->two_bone(r, h, r->chain, w);
         return;
     }
     /* goal = W(target) · to */

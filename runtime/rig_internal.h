@@ -54,7 +54,11 @@ typedef struct kiln__rig_frame_cache {
     kiln__affine_inv inv;    /* kiln__affine_inverse_f of the matrix */
 } kiln__rig_frame_cache;
 
-typedef struct kiln__rig {
+typedef struct kiln__rig kiln__rig;
+/* kiln__ik_two_bone_solve or a variant of it for the SIMD path in use. */
+typedef void (*kiln__ik3_single_fn)(kiln__rig *r, const kiln_blob_ik_handle *h, const uint32_t chain[3], double w);
+
+struct kiln__rig {
     const kiln_blob_bone *bones;   /* the skeleton's, parent-first */
     uint32_t              bone_count;
     uint32_t              max_chain; /* joints the chain buffers hold (the skeleton's depth) */
@@ -80,7 +84,8 @@ typedef struct kiln__rig {
     uint32_t            (*batch_chain)[3];
     const kiln_blob_ik_handle *batch_handles[KILN__IK3_LANES];
     kiln__rig_frame_cache frame; /* the constraints' (bone UINT32_MAX at the start of a solve) */
-} kiln__rig;
+    kiln__ik3_single_fn   two_bone; /* the single two-bone solve of the SIMD path in use */
+};
 
 /* ---- pose access (rig.c) ------------------------------------------------------------------ */
 /* Local translation, rotation and scale of bone b. */
@@ -109,9 +114,11 @@ void kiln__rig_update(kiln__rig *r, uint32_t first);
 /* ---- the two stages ------------------------------------------------------------------------ */
 /* Solves one handle with weight w in (0, 1] and updates the model matrices. */
 void kiln__ik_solve(kiln__rig *r, const kiln_blob_ik_handle *h, double w);
-/* The same for a chain of three joints (the caller gathered it into r->chain): the analytic
- * two-bone solve in single precision (rig_two_bone.c). */
-void kiln__ik_two_bone_solve(kiln__rig *r, const kiln_blob_ik_handle *h, double w);
+/* The same for a chain of three joints (start first; gathered by kiln__ik_solve or planned by
+ * kiln__ik3_batchable): the analytic two-bone solve in single precision (rig_two_bone.c). */
+void kiln__ik_two_bone_solve(kiln__rig *r, const kiln_blob_ik_handle *h, const uint32_t chain[3], double w);
+/* The same solve compiled for AVX2 (rig_two_bone_avx2.c): the same results, bit for bit. */
+void kiln__ik_two_bone_solve_avx2(kiln__rig *r, const kiln_blob_ik_handle *h, const uint32_t chain[3], double w);
 /* ---- two-bone handles in SIMD lanes (rig_two_bone.c, rig_two_bone_{sse2,avx2}.c) ---------- */
 
 /* The inputs and outputs of up to KILN__IK3_LANES two-bone solves, SoA (one handle per lane;

@@ -15,6 +15,8 @@
 
 #include <math.h>
 
+#include "simd.h"
+
 /* Below this a squared length counts as zero (a length of 1e-9 m, as KILN__RIG_EPS). */
 #define KILN__RIG_EPS2_F 1e-18f
 
@@ -165,6 +167,283 @@ static inline void kiln__qslerp_f(const versor a, const versor b, float t, verso
     }
     for (int i = 0; i < 4; i++) r[i] = wa * a[i] + sb * wb * b[i];
     kiln__qnorm_f(r);
+}
+
+/* ---- four lanes: x, y, z, w in one vector (the single two-bone solve, rig_two_bone.c) ------
+ * Every function computes each lane as the cglm routine it stands for does on cglm's x86 paths
+ * (each product rounded, sums in the same order), so a solve written with them gives the bits
+ * the routines above give: glm_vec3_dot sums (x + y) + z, glm_vec4_norm2 (x + y) + (z + w),
+ * glm_quat_mul is cglm's SSE2 formula. SSE2 where the build has that path (simd.h), else plain
+ * C. The fourth lane of a 3-vector is carried along and never read. */
+#if KILN__SIMD_SSE2
+#include <emmintrin.h>
+typedef __m128 kiln__f4;
+static inline kiln__f4 kiln__f4_ld(const float *p) { return _mm_loadu_ps(p); }
+/* sqrtf without the errno check (the same correctly rounded root) */
+static inline float kiln__sqrt1f(float x) { return _mm_cvtss_f32(_mm_sqrt_ss(_mm_set_ss(x))); }
+static inline void kiln__f4_st(float *p, kiln__f4 a) { _mm_storeu_ps(p, a); }
+static inline kiln__f4 kiln__f4_set(float x, float y, float z, float w) { return _mm_setr_ps(x, y, z, w); }
+static inline kiln__f4 kiln__f4_add(kiln__f4 a, kiln__f4 b) { return _mm_add_ps(a, b); }
+static inline kiln__f4 kiln__f4_sub(kiln__f4 a, kiln__f4 b) { return _mm_sub_ps(a, b); }
+static inline kiln__f4 kiln__f4_mul(kiln__f4 a, kiln__f4 b) { return _mm_mul_ps(a, b); }
+static inline kiln__f4 kiln__f4_scale(kiln__f4 a, float s) { return _mm_mul_ps(a, _mm_set1_ps(s)); }
+static inline float kiln__f4_x(kiln__f4 a) { return _mm_cvtss_f32(a); }
+static inline float kiln__f4_y(kiln__f4 a) { return _mm_cvtss_f32(glmm_splat(a, 1)); }
+static inline float kiln__f4_z(kiln__f4 a) { return _mm_cvtss_f32(_mm_movehl_ps(a, a)); }
+static inline float kiln__f4_w(kiln__f4 a) { return _mm_cvtss_f32(glmm_splat(a, 3)); }
+/* (a0 b0 + a1 b1) + a2 b2 */
+static inline float kiln__f4_dot3(kiln__f4 a, kiln__f4 b)
+{
+    __m128 p = _mm_mul_ps(a, b);
+    return _mm_cvtss_f32(_mm_add_ss(_mm_add_ss(p, glmm_splat(p, 1)), _mm_movehl_ps(p, p)));
+}
+/* (a0² + a1²) + (a2² + a3²) */
+static inline float kiln__f4_norm2(kiln__f4 a) { return _mm_cvtss_f32(glmm_vhadds(_mm_mul_ps(a, a))); }
+static inline kiln__f4 kiln__f4_cross(kiln__f4 a, kiln__f4 b)
+{
+    __m128 a1 = glmm_shuff1(a, 3, 0, 2, 1), b1 = glmm_shuff1(b, 3, 1, 0, 2);
+    __m128 a2 = glmm_shuff1(a, 3, 1, 0, 2), b2 = glmm_shuff1(b, 3, 0, 2, 1);
+    return _mm_sub_ps(_mm_mul_ps(a1, b1), _mm_mul_ps(a2, b2));
+}
+static inline kiln__f4 kiln__f4_qconj(kiln__f4 a) { return _mm_xor_ps(a, _mm_setr_ps(-0.0f, -0.0f, -0.0f, 0.0f)); }
+/* (a0, a1, a2, w) */
+static inline kiln__f4 kiln__f4_with_w(kiln__f4 a, float w)
+{
+    return _mm_shuffle_ps(a, _mm_unpackhi_ps(a, _mm_set1_ps(w)), _MM_SHUFFLE(1, 0, 1, 0));
+}
+/* every lane a's lane k (k a constant) */
+static inline kiln__f4 kiln__f4_splat(kiln__f4 a, int k)
+{
+    switch (k) {
+    case 0: return glmm_splat(a, 0);
+    case 1: return glmm_splat(a, 1);
+    case 2: return glmm_splat(a, 2);
+    default: return glmm_splat(a, 3);
+    }
+}
+/* The rotation matrix of q (as stored, not normalised) times the scales, as pose_model.c's
+ * kiln__local_matrix spells it: column j is (±2 (p + p') or 1 - 2 (p + p')) s_j, with each
+ * product p of two components rounded. */
+static inline void kiln__f4_qmat3(kiln__f4 q, float sx, float sy, float sz, kiln__f4 col[3])
+{
+    const __m128 one = _mm_set1_ps(1.0f);
+    const __m128 d0 = _mm_castsi128_ps(_mm_setr_epi32(-1, 0, 0, 0)), d1 = _mm_castsi128_ps(_mm_setr_epi32(0, -1, 0, 0));
+    const __m128 d2 = _mm_castsi128_ps(_mm_setr_epi32(0, 0, -1, 0));
+    /* (yy, xy, xz) + (zz, wz, -wy), (xy, xx, yz) + (-wz, zz, wx), (xz, yz, xx) + (wy, -wx, yy) */
+    __m128 s0 = _mm_add_ps(_mm_mul_ps(glmm_shuff1(q, 3, 0, 0, 1), glmm_shuff1(q, 3, 2, 1, 1)),
+                           _mm_xor_ps(_mm_mul_ps(glmm_shuff1(q, 3, 3, 3, 2), glmm_shuff1(q, 3, 1, 2, 2)),
+                                      _mm_setr_ps(0.0f, 0.0f, -0.0f, 0.0f)));
+    __m128 s1 = _mm_add_ps(_mm_mul_ps(glmm_shuff1(q, 3, 1, 0, 0), glmm_shuff1(q, 3, 2, 0, 1)),
+                           _mm_xor_ps(_mm_mul_ps(glmm_shuff1(q, 3, 3, 2, 3), glmm_shuff1(q, 3, 0, 2, 2)),
+                                      _mm_setr_ps(-0.0f, 0.0f, 0.0f, 0.0f)));
+    __m128 s2 = _mm_add_ps(_mm_mul_ps(glmm_shuff1(q, 3, 0, 1, 0), glmm_shuff1(q, 3, 0, 2, 2)),
+                           _mm_xor_ps(_mm_mul_ps(glmm_shuff1(q, 3, 1, 3, 3), glmm_shuff1(q, 3, 1, 0, 1)),
+                                      _mm_setr_ps(0.0f, -0.0f, 0.0f, 0.0f)));
+    s0 = _mm_add_ps(s0, s0), s1 = _mm_add_ps(s1, s1), s2 = _mm_add_ps(s2, s2);
+    s0 = _mm_or_ps(_mm_and_ps(d0, _mm_sub_ps(one, s0)), _mm_andnot_ps(d0, s0));
+    s1 = _mm_or_ps(_mm_and_ps(d1, _mm_sub_ps(one, s1)), _mm_andnot_ps(d1, s1));
+    s2 = _mm_or_ps(_mm_and_ps(d2, _mm_sub_ps(one, s2)), _mm_andnot_ps(d2, s2));
+    col[0] = _mm_mul_ps(s0, _mm_set1_ps(sx)), col[1] = _mm_mul_ps(s1, _mm_set1_ps(sy));
+    col[2] = _mm_mul_ps(s2, _mm_set1_ps(sz));
+}
+/* glm_quat_mul_sse2(p, q) */
+static inline kiln__f4 kiln__f4_qmul(kiln__f4 p, kiln__f4 q)
+{
+    __m128 x1 = _mm_set_ps(-0.f, 0.f, -0.f, 0.f), x2 = _mm_unpackhi_ps(x1, x1), x3 = glmm_shuff1(x1, 3, 2, 0, 1);
+    __m128 r = _mm_mul_ps(glmm_splat(p, 3), q);
+    r = _mm_add_ps(r, _mm_mul_ps(_mm_xor_ps(glmm_splat(p, 0), x1), glmm_shuff1(q, 0, 1, 2, 3)));
+    r = _mm_add_ps(r, _mm_mul_ps(_mm_xor_ps(glmm_splat(p, 1), x2), glmm_shuff1(q, 1, 0, 3, 2)));
+    return _mm_add_ps(r, _mm_mul_ps(_mm_xor_ps(glmm_splat(p, 2), x3), glmm_shuff1(q, 2, 3, 0, 1)));
+}
+#else
+typedef struct kiln__f4 {
+    float v[4];
+} kiln__f4;
+static inline float kiln__sqrt1f(float x) { return sqrtf(x); }
+static inline kiln__f4 kiln__f4_ld(const float *p)
+{
+    kiln__f4 r = {{p[0], p[1], p[2], p[3]}};
+    return r;
+}
+static inline void kiln__f4_st(float *p, kiln__f4 a) { p[0] = a.v[0], p[1] = a.v[1], p[2] = a.v[2], p[3] = a.v[3]; }
+static inline kiln__f4 kiln__f4_set(float x, float y, float z, float w)
+{
+    kiln__f4 r = {{x, y, z, w}};
+    return r;
+}
+static inline kiln__f4 kiln__f4_add(kiln__f4 a, kiln__f4 b)
+{
+    for (int i = 0; i < 4; i++) a.v[i] = a.v[i] + b.v[i];
+    return a;
+}
+static inline kiln__f4 kiln__f4_sub(kiln__f4 a, kiln__f4 b)
+{
+    for (int i = 0; i < 4; i++) a.v[i] = a.v[i] - b.v[i];
+    return a;
+}
+static inline kiln__f4 kiln__f4_mul(kiln__f4 a, kiln__f4 b)
+{
+    for (int i = 0; i < 4; i++) a.v[i] = a.v[i] * b.v[i];
+    return a;
+}
+static inline kiln__f4 kiln__f4_scale(kiln__f4 a, float s)
+{
+    for (int i = 0; i < 4; i++) a.v[i] = a.v[i] * s;
+    return a;
+}
+static inline float kiln__f4_x(kiln__f4 a) { return a.v[0]; }
+static inline float kiln__f4_y(kiln__f4 a) { return a.v[1]; }
+static inline float kiln__f4_z(kiln__f4 a) { return a.v[2]; }
+static inline float kiln__f4_w(kiln__f4 a) { return a.v[3]; }
+static inline float kiln__f4_dot3(kiln__f4 a, kiln__f4 b)
+{
+    float p0 = a.v[0] * b.v[0], p1 = a.v[1] * b.v[1], p2 = a.v[2] * b.v[2];
+    return (p0 + p1) + p2;
+}
+static inline float kiln__f4_norm2(kiln__f4 a)
+{
+    float p0 = a.v[0] * a.v[0], p1 = a.v[1] * a.v[1], p2 = a.v[2] * a.v[2], p3 = a.v[3] * a.v[3];
+    return (p0 + p1) + (p2 + p3);
+}
+static inline kiln__f4 kiln__f4_cross(kiln__f4 a, kiln__f4 b)
+{
+    kiln__f4 r = {{a.v[1] * b.v[2] - a.v[2] * b.v[1], a.v[2] * b.v[0] - a.v[0] * b.v[2],
+                   a.v[0] * b.v[1] - a.v[1] * b.v[0], 0.0f}};
+    return r;
+}
+static inline kiln__f4 kiln__f4_qconj(kiln__f4 a)
+{
+    a.v[0] = -a.v[0], a.v[1] = -a.v[1], a.v[2] = -a.v[2];
+    return a;
+}
+static inline kiln__f4 kiln__f4_with_w(kiln__f4 a, float w)
+{
+    a.v[3] = w;
+    return a;
+}
+static inline kiln__f4 kiln__f4_splat(kiln__f4 a, int k)
+{
+    kiln__f4 r = {{a.v[k], a.v[k], a.v[k], a.v[k]}};
+    return r;
+}
+static inline void kiln__f4_qmat3(kiln__f4 q, float sx, float sy, float sz, kiln__f4 col[3])
+{
+    float qx = q.v[0], qy = q.v[1], qz = q.v[2], qw = q.v[3];
+    float xx = qx * qx, yy = qy * qy, zz = qz * qz, xy = qx * qy, xz = qx * qz, yz = qy * qz;
+    float wx = qw * qx, wy = qw * qy, wz = qw * qz;
+    col[0] = kiln__f4_set((1.0f - 2.0f * (yy + zz)) * sx, 2.0f * (xy + wz) * sx, 2.0f * (xz - wy) * sx, 0.0f);
+    col[1] = kiln__f4_set(2.0f * (xy - wz) * sy, (1.0f - 2.0f * (xx + zz)) * sy, 2.0f * (yz + wx) * sy, 0.0f);
+    col[2] = kiln__f4_set(2.0f * (xz + wy) * sz, 2.0f * (yz - wx) * sz, (1.0f - 2.0f * (xx + yy)) * sz, 0.0f);
+}
+static inline kiln__f4 kiln__f4_qmul(kiln__f4 p, kiln__f4 q)
+{
+    const float *a = p.v, *b = q.v;
+    kiln__f4 r = {{a[3] * b[0] + a[0] * b[3] + a[1] * b[2] - a[2] * b[1],
+                   a[3] * b[1] - a[0] * b[2] + a[1] * b[3] + a[2] * b[0],
+                   a[3] * b[2] + a[0] * b[1] - a[1] * b[0] + a[2] * b[3],
+                   a[3] * b[3] - a[0] * b[0] - a[1] * b[1] - a[2] * b[2]}};
+    return r;
+}
+#endif
+
+/* a + b·s, per lane (glm_vec3_muladds(b, s, a)) */
+static inline kiln__f4 kiln__f4_muladds(kiln__f4 a, kiln__f4 b, float s)
+{
+    return kiln__f4_add(a, kiln__f4_scale(b, s));
+}
+
+/* kiln__unit3f */
+static inline float kiln__f4_unit3(kiln__f4 a, kiln__f4 *r)
+{
+    float n2 = kiln__f4_dot3(a, a);
+    if (!(n2 > KILN__RIG_EPS2_F)) {
+        *r = kiln__f4_set(0.0f, 0.0f, 0.0f, 0.0f);
+        return 0.0f;
+    }
+    float n = kiln__sqrt1f(n2);
+    *r = kiln__f4_scale(a, 1.0f / n);
+    return n;
+}
+
+/* kiln__qnorm_f */
+static inline kiln__f4 kiln__f4_qnorm(kiln__f4 q)
+{
+    float n2 = kiln__f4_norm2(q);
+    if (!(n2 > KILN__RIG_EPS2_F) || !isfinite(n2)) return kiln__f4_set(0.0f, 0.0f, 0.0f, 1.0f);
+    return kiln__f4_scale(q, 1.0f / kiln__sqrt1f(n2));
+}
+
+/* kiln__qrot_f */
+static inline kiln__f4 kiln__f4_qrot(kiln__f4 q, kiln__f4 v)
+{
+    kiln__f4 t = kiln__f4_scale(kiln__f4_cross(q, v), 2.0f), u = kiln__f4_cross(q, t);
+    return kiln__f4_add(kiln__f4_muladds(v, t, kiln__f4_w(q)), u);
+}
+
+/* kiln__qaxis_cs_f */
+static inline kiln__f4 kiln__f4_qaxis_cs(kiln__f4 axis, float c, float s)
+{
+    float h = kiln__sqrt1f(c * c + s * s), hs, hc;
+    if (c >= 0.0f) hs = s, hc = h + c;
+    else hs = h - c, hc = s;
+    if (!(hs != 0.0f)) return kiln__f4_set(0.0f, 0.0f, 0.0f, 1.0f);
+    return kiln__f4_qnorm(kiln__f4_with_w(kiln__f4_scale(axis, hs), hc));
+}
+
+/* kiln__qfrom_to_f (its fallback for opposite directions through it) */
+static inline kiln__f4 kiln__f4_qfrom_to(kiln__f4 a, kiln__f4 b, const float *fallback)
+{
+    kiln__f4 ua, ub;
+    if (kiln__f4_unit3(a, &ua) == 0.0f || kiln__f4_unit3(b, &ub) == 0.0f) return kiln__f4_set(0.0f, 0.0f, 0.0f, 1.0f);
+    kiln__f4 c = kiln__f4_cross(ua, ub), sum = kiln__f4_add(ua, ub);
+    c = kiln__f4_muladds(c, ua, -kiln__f4_dot3(c, ua));
+    float w = 0.5f * kiln__f4_dot3(sum, sum);
+    if (w < 1e-12f && kiln__f4_dot3(c, c) < 1e-12f) {
+        float va[4], vb[4];
+        versor q;
+        kiln__f4_st(va, a), kiln__f4_st(vb, b);
+        kiln__qfrom_to_f(va, vb, fallback, q);
+        return kiln__f4_ld(q);
+    }
+    return kiln__f4_qnorm(kiln__f4_with_w(c, w));
+}
+
+/* kiln__qfrom_matrix_f (always inlined, so that the AVX2 solve compiles it for its target) */
+#if defined(__GNUC__) || defined(__clang__)
+__attribute__((always_inline))
+#endif
+static inline kiln__f4 kiln__f4_qfrom_matrix(const float m[16])
+{
+    kiln__f4 x, y;
+    if (kiln__f4_unit3(kiln__f4_ld(m), &x) == 0.0f) x = kiln__f4_set(1.0f, 0.0f, 0.0f, 0.0f);
+    y = kiln__f4_ld(m + 4);
+    y = kiln__f4_muladds(y, x, -kiln__f4_dot3(x, y));
+    if (kiln__f4_unit3(y, &y) == 0.0f) {
+        float vx[4], vy[4];
+        kiln__f4_st(vx, x);
+        kiln__any_perpendicular_f(vx, vy);
+        vy[3] = 0.0f;
+        y = kiln__f4_ld(vy);
+    }
+    float c[12];
+    kiln__f4_st(c, x), kiln__f4_st(c + 4, y), kiln__f4_st(c + 8, kiln__f4_cross(x, y));
+    const float *X = c, *Y = c + 4, *Z = c + 8;
+    float tr = X[0] + Y[1] + Z[2], s, inv;
+    kiln__f4 q;
+    if (tr > 0.0f) {
+        s = 2.0f * kiln__sqrt1f(1.0f + tr), inv = 1.0f / s;
+        q = kiln__f4_set((Y[2] - Z[1]) * inv, (Z[0] - X[2]) * inv, (X[1] - Y[0]) * inv, 0.25f * s);
+    } else if (X[0] > Y[1] && X[0] > Z[2]) {
+        s = 2.0f * kiln__sqrt1f(1.0f + X[0] - Y[1] - Z[2]), inv = 1.0f / s;
+        q = kiln__f4_set(0.25f * s, (Y[0] + X[1]) * inv, (Z[0] + X[2]) * inv, (Y[2] - Z[1]) * inv);
+    } else if (Y[1] > Z[2]) {
+        s = 2.0f * kiln__sqrt1f(1.0f + Y[1] - X[0] - Z[2]), inv = 1.0f / s;
+        q = kiln__f4_set((Y[0] + X[1]) * inv, 0.25f * s, (Z[1] + Y[2]) * inv, (Z[0] - X[2]) * inv);
+    } else {
+        s = 2.0f * kiln__sqrt1f(1.0f + Z[2] - X[0] - Y[1]), inv = 1.0f / s;
+        q = kiln__f4_set((Z[0] + X[2]) * inv, (Z[1] + Y[2]) * inv, 0.25f * s, (X[1] - Y[0]) * inv);
+    }
+    return kiln__f4_qnorm(q);
 }
 
 #endif /* KILN_RIG_MATH_F32_H */

@@ -1,5 +1,12 @@
-/* Two-bone IK handles, KV_W = 8 independent ones at a time, AVX2 + FMA. Compiled for that
- * target per function (simd.h) and selected at run time by cpuid (simd_dispatch.c). */
+/* Two-bone IK handles, KV_W = 8 independent ones at a time, AVX2 + FMA, and the single solve
+ * for that path. Compiled for that target per function (simd.h) and selected at run time by
+ * cpuid (simd_dispatch.c). */
+/* No product is fused into a sum, here nor in the inline helpers of the headers below, which
+ * the single solve inlines: Clang fuses within an expression by default once FMA is enabled,
+ * GCC does not in C11 mode. */
+#if defined(__clang__)
+#pragma clang fp contract(off)
+#endif
 #include "anim_internal.h"
 #include "rig_math_f32.h"
 #include "rig_internal.h"
@@ -8,4 +15,13 @@
 #define KILN__OPS_AVX2 1
 #include "simd_ops.h"
 #include "rig_two_bone_simd.h"
+#endif
+
+/* The single solve, VEX-encoded: the baseline's operations, so the same bits (no contraction,
+ * see above). */
+#if KILN__SIMD_AVX2
+#define KILN__IK3S(name) name##_avx2
+#define KILN__IK3S_FN static KILN__TARGET_AVX2
+#define KILN__IK3S_KERNEL KILN__TARGET_AVX2
+#include "rig_two_bone_single.h"
 #endif

@@ -403,3 +403,57 @@ Test(rig_simd, a_prepared_scratch_gives_the_same_results)
     free(prep), free(ref_local), free(ref_model);
     legs_free(&L);
 }
+
+/* A handle solved alone (the others weighted 0), with weight 1 and with a blend from FK: the
+ * single solve of every path (the baseline one, the AVX2 one) gives the scalar path's local
+ * rotations and model matrices bit for bit; so does solving every handle at once, where the
+ * batch kernels' lanes stand in for the single solves. */
+Test(rig_simd, the_single_solve_gives_the_same_bits_on_every_path)
+{
+    legs L;
+    legs_make(&L);
+    const uint32_t soa = L.pose.soa_count;
+    static const float weights[] = {1.0f, 0.6f};
+    /* [pose][leg][weight], then [pose] for all legs at once */
+    const size_t nref = (size_t)POSES * LEGS * 2 + POSES;
+    kiln_soa_xform *ref_local = malloc(sizeof *ref_local * soa * nref);
+    float *ref_model = malloc(sizeof(float) * 16 * N * nref);
+    cr_assert(ref_local && ref_model);
+    static const kiln_simd paths[] = {KILN_SIMD_SCALAR, KILN_SIMD_SSE2, KILN_SIMD_AVX2, KILN_SIMD_AVX512};
+    uint32_t compared = 0, others = 0;
+    for (size_t pi = 0; pi < sizeof paths / sizeof *paths; pi++) {
+        if (kiln_simd_force(paths[pi]) != paths[pi]) continue;
+        others += pi > 0;
+        size_t at = 0;
+        for (uint32_t k = 0; k < POSES; k++) {
+            for (uint32_t i = 0; i <= LEGS; i++) {
+                for (size_t wi = 0; wi < (i < LEGS ? 2u : 1u); wi++, at++) {
+                    float w[LEGS];
+                    for (uint32_t j = 0; j < LEGS; j++) w[j] = i == LEGS ? 1.0f : (j == i ? weights[wi] : 0.0f);
+                    kiln_rig_report rep;
+                    legs_reset(&L, k);
+                    cr_assert_eq(rf_solve_ex(&L.pose, 0, w, LEGS, NULL, 0, &rep), KILN_OK);
+                    cr_assert_eq(rep.ik_solved, i == LEGS ? LEGS : 1u);
+                    kiln_soa_xform *rl = ref_local + at * soa;
+                    float *rm = ref_model + at * 16 * N;
+                    if (pi == 0) {
+                        memcpy(rl, L.pose.local, sizeof *rl * soa);
+                        memcpy(rm, L.pose.model, sizeof(float) * 16 * N);
+                        continue;
+                    }
+                    cr_assert(memcmp(rl, L.pose.local, sizeof *rl * soa) == 0, "%s pose %u leg %u weight %g: local",
+                              kiln_simd_name(paths[pi]), k, i, (double)w[i < LEGS ? i : 0]);
+                    cr_assert(memcmp(rm, L.pose.model, sizeof(float) * 16 * N) == 0, "%s pose %u leg %u weight %g: model",
+                              kiln_simd_name(paths[pi]), k, i, (double)w[i < LEGS ? i : 0]);
+                    compared++;
+                }
+            }
+        }
+    }
+    kiln_simd_force(KILN_SIMD_AUTO);
+    /* a KILN_FORCE_SCALAR build has the scalar path alone */
+    cr_assert_eq(compared, others * nref);
+    if (!others) fprintf(stderr, "rig simd: the scalar path alone, nothing to compare\n");
+    free(ref_local), free(ref_model);
+    legs_free(&L);
+}

@@ -1,0 +1,262 @@
+/* runtime/rig_two_bone_single.h - the single two-bone IK solve (kiln__ik_two_bone_solve of
+ * rig_internal.h) as a template, compiled once for the x86-64 baseline (rig_two_bone.c) and
+ * once for AVX2 (rig_two_bone_avx2.c, kiln__ik_two_bone_solve_avx2): the same operations, which
+ * the VEX encoding runs with fewer register copies. Private.
+ *
+ * Include after rig_math_f32.h and rig_internal.h with KILN__IK3S(name) (the entry point's
+ * name in this variant) and KILN__IK3S_FN / KILN__IK3S_KERNEL (the declaration specifiers of
+ * the static helpers and of the entry point) defined. Products and sums are never fused (GCC
+ * does not contract in C11 mode; Clang's default contraction is off in the whole AVX2 file),
+ * so every variant gives the same bits (tests/runtime/test_rig_simd.c compares them).
+ *
+ * The steps are those of the general solver of rig_ik.c (bend about the hinge, aim at the
+ * goal, turn to the pole plus the twist; out of reach through the point just inside it), on
+ * float positions and rotations and without transcendental functions: each rotation is built
+ * from the cosine and sine of its angle (rig_math_f32.h), which the law of cosines and the dot
+ * and cross products give directly. Each position and rotation is one four-lane vector
+ * (kiln__f4): every lane rounds as the cglm routines of rig_math_f32.h do, so the result is the
+ * one the batch kernels (rig_two_bone_simd.h) give for the same handle, bit for bit. What only
+ * a fallback reads (a straight chain's hinge, opposite directions) goes through those routines.
+ *
+ * Only the model-space rotations of the start and middle joints are carried: the end joint's
+ * local rotation changes only with the target rotation, which replaces its model rotation.
+ */
+
+typedef struct kiln__ik3 {
+    kiln__f4 p[3];   /* model-space joint positions */
+    kiln__f4 rot[2]; /* model-space rotations of the start and middle joints */
+    float l1, l2;    /* bone lengths */
+} kiln__ik3;
+
+/* The middle joint's hinge for a straight or folded chain: the middle bone's model X axis made
+ * perpendicular to the upper bone, or any perpendicular (kiln/rig.h). */
+KILN__IK3S_FN kiln__f4 kiln__ik3_hinge_fallback(const kiln__ik3 *c, kiln__f4 ba)
+{
+    static const vec3 x = {1.0f, 0.0f, 0.0f};
+    float rot1[4], vba[4];
+    vec3 hx, u, axis;
+    kiln__f4_st(rot1, c->rot[1]), kiln__f4_st(vba, ba);
+    kiln__qrot_f(rot1, x, hx);
+    if (kiln__unit3f(vba, u) == 0.0f) u[0] = 0.0f, u[1] = 1.0f, u[2] = 0.0f;
+    glm_vec3_muladds(u, -glm_vec3_dot(hx, u), hx);
+    if (!(kiln__unit3f(hx, axis) > 1e-6f)) kiln__any_perpendicular_f(u, axis);
+    return kiln__f4_set(axis[0], axis[1], axis[2], 0.0f);
+}
+
+/* Analytic solve toward g: the middle joint opens from its angle to the law of cosines' (both
+ * as cosine and sine: the current ones from the dot and cross products, the wanted ones from
+ * the factored forms of 1 ± cos, which keep their accuracy near straight and folded), then the
+ * start aims the end at g. The end's position is brought along only when `move_end` (after
+ * the last solve the pole's turn reads it only for a goal on the start). */
+KILN__IK3S_FN void kiln__ik3_toward(kiln__ik3 *c, kiln__f4 g, int move_end)
+{
+    kiln__f4 ag = kiln__f4_sub(g, c->p[0]), hinge = kiln__f4_set(0.0f, 0.0f, 0.0f, 0.0f);
+    float dg = kiln__sqrt1f(kiln__f4_dot3(ag, ag)), l1 = c->l1, l2 = c->l2;
+    if (l1 > 1e-9f && l2 > 1e-9f) {
+        kiln__f4 ba = kiln__f4_sub(c->p[0], c->p[1]), bc = kiln__f4_sub(c->p[2], c->p[1]);
+        kiln__f4 cr = kiln__f4_cross(ba, bc);
+        float l1l2 = l1 * l2, inv = 1.0f / (2.0f * l1l2);
+        float cr2 = kiln__f4_dot3(cr, cr), cur_c = kiln__f4_dot3(ba, bc), cur_s = kiln__sqrt1f(cr2);
+        /* 1 + cos = ((l1 + l2)^2 - dg^2) / 2 l1 l2, 1 - cos = (dg^2 - (l1 - l2)^2) / 2 l1 l2 */
+        float op = (l1 + l2 - dg) * (l1 + l2 + dg) * inv, om = (dg - l1 + l2) * (dg + l1 - l2) * inv;
+        float want_c, want_s;
+        if (!(op > 0.0f)) want_c = -1.0f, want_s = 0.0f;     /* out of reach: straight */
+        else if (!(om > 0.0f)) want_c = 1.0f, want_s = 0.0f; /* too close: folded */
+        else want_c = 0.5f * (op - om), want_s = kiln__sqrt1f(op * om); /* ((1 + cos) - (1 - cos)) / 2 */
+        /* the hinge: the normal of the (start, middle, end) triangle (kiln__unit3f of cr) */
+        if (cr2 > 1e-12f * l1l2 * l1l2 && cr2 > KILN__RIG_EPS2_F) hinge = kiln__f4_scale(cr, 1.0f / cur_s);
+        else hinge = kiln__ik3_hinge_fallback(c, ba);
+        /* the opening angle acos(want) - acos(cur), cur taken unnormalised (both factors
+         * carry l1 l2) */
+        float cc = want_c * cur_c + want_s * cur_s, ss = want_s * cur_c - want_c * cur_s;
+        kiln__f4 q = kiln__f4_qaxis_cs(hinge, cc, ss);
+        c->p[2] = kiln__f4_add(c->p[1], kiln__f4_qrot(q, bc));
+        c->rot[1] = kiln__f4_qmul(q, c->rot[1]);
+    }
+    float fb[4];
+    kiln__f4_st(fb, hinge);
+    kiln__f4 ac = kiln__f4_sub(c->p[2], c->p[0]);
+    kiln__f4 q = kiln__f4_qfrom_to(ac, ag, fb);
+    c->p[1] = kiln__f4_add(c->p[0], kiln__f4_qrot(q, kiln__f4_sub(c->p[1], c->p[0])));
+    if (move_end) c->p[2] = kiln__f4_add(c->p[0], kiln__f4_qrot(q, ac));
+    c->rot[0] = kiln__f4_qmul(q, c->rot[0]);
+    c->rot[1] = kiln__f4_qmul(q, c->rot[1]);
+}
+
+/* Turns the chain about the start->g axis: the middle joint into the half-plane of the pole
+ * direction (with a pole vector bone), plus the twist given as (cos, sin) (kiln__ik_pole).
+ * The positions turn too when `move`. */
+KILN__IK3S_FN void kiln__ik3_pole(kiln__ik3 *c, const kiln__rig *r, const kiln_blob_ik_handle *h, kiln__f4 g,
+                           const float twist_cs[2], int move)
+{
+    kiln__f4 u;
+    if (kiln__f4_unit3(kiln__f4_sub(g, c->p[0]), &u) == 0.0f &&
+        kiln__f4_unit3(kiln__f4_sub(c->p[2], c->p[0]), &u) == 0.0f)
+        return;
+    kiln__f4 q = kiln__f4_set(0.0f, 0.0f, 0.0f, 1.0f);
+    int turn = 0;
+    if (h->pole_vector_bone != KILN_BLOB_NONE) {
+        kiln__f4 vp = kiln__f4_sub(kiln__f4_ld(r->model + (size_t)h->pole_vector_bone * 16u + 12u), c->p[0]);
+        kiln__f4 vb = kiln__f4_sub(c->p[1], c->p[0]);
+        vp = kiln__f4_muladds(vp, u, -kiln__f4_dot3(vp, u));
+        vb = kiln__f4_muladds(vb, u, -kiln__f4_dot3(vb, u));
+        /* a pole on the axis, or a straight chain, defines no plane: keep the one FK gave */
+        float scale = c->l1 + c->l2, eps2 = 1e-10f * scale * scale;
+        if (kiln__f4_dot3(vp, vp) > eps2 && kiln__f4_dot3(vb, vb) > eps2) {
+            kiln__f4 cr = kiln__f4_cross(vb, vp);
+            q = kiln__f4_qaxis_cs(u, kiln__f4_dot3(vb, vp), kiln__f4_dot3(cr, u));
+            turn = 1;
+        }
+    }
+    if (twist_cs) {
+        q = kiln__f4_qmul(kiln__f4_qaxis_cs(u, twist_cs[0], twist_cs[1]), q);
+        turn = 1;
+    }
+    if (!turn) return;
+    if (move) {
+        c->p[1] = kiln__f4_add(c->p[0], kiln__f4_qrot(q, kiln__f4_sub(c->p[1], c->p[0])));
+        c->p[2] = kiln__f4_add(c->p[0], kiln__f4_qrot(q, kiln__f4_sub(c->p[2], c->p[0])));
+    }
+    c->rot[0] = kiln__f4_qmul(q, c->rot[0]);
+    c->rot[1] = kiln__f4_qmul(q, c->rot[1]);
+}
+
+/* The X angle of the XYZ Euler decomposition of q (kiln__qto_euler_xyz) as (cos, sin) up to
+ * a positive factor: atan2(R21, R22), or atan2(-R12, R11) at cos(Y) = 0. */
+KILN__IK3S_FN void kiln__euler_x_cs(kiln__f4 uq, float cs[2])
+{
+    float q[4];
+    kiln__f4_st(q, uq);
+    float x = q[0], y = q[1], z = q[2], w = q[3];
+    float r00 = 1.0f - 2.0f * (y * y + z * z), r10 = 2.0f * (x * y + w * z);
+    if (r00 * r00 + r10 * r10 > 1e-12f) cs[0] = 1.0f - 2.0f * (x * x + y * y), cs[1] = 2.0f * (y * z + w * x);
+    else cs[0] = 1.0f - 2.0f * (x * x + z * z), cs[1] = -2.0f * (y * z - w * x);
+}
+
+/* Bone b's local rotation as stored (not normalised). */
+KILN__IK3S_FN kiln__f4 kiln__local_rotation_f4(const kiln__rig *r, uint32_t b)
+{
+    const kiln_soa_xform *x = &r->local[b / KILN_SOA_WIDTH];
+    unsigned l = b % KILN_SOA_WIDTH;
+    return kiln__f4_set(x->qx[l], x->qy[l], x->qz[l], x->qw[l]);
+}
+
+/* Writes bone b's local rotation: q normalised, or slerp(fk, q, w) with bone b's unit local
+ * rotation fk for w < 1. Returns what it wrote. */
+KILN__IK3S_FN kiln__f4 kiln__set_rotation_f(kiln__rig *r, uint32_t b, kiln__f4 uq, float w)
+{
+    if (w < 1.0f) {
+        versor fk, q;
+        kiln__f4_st(q, uq);
+        kiln__f4_st(fk, kiln__f4_qnorm(kiln__local_rotation_f4(r, b)));
+        kiln__qslerp_f(fk, q, w, q);
+        uq = kiln__f4_ld(q);
+    } else {
+        uq = kiln__f4_qnorm(uq);
+    }
+    float q[4];
+    kiln__f4_st(q, uq);
+    kiln_soa_xform *x = &r->local[b / KILN_SOA_WIDTH];
+    unsigned l = b % KILN_SOA_WIDTH;
+    x->qx[l] = q[0], x->qy[l] = q[1], x->qz[l] = q[2], x->qw[l] = q[3];
+    return uq;
+}
+
+/* The model matrix of chain joint b, whose local rotation is q (as stored), composed with p:
+ * kiln__bone_to_model's arithmetic operation for operation (pose_model.c; the batch kernels'
+ * kiln__ik3v_compose), so that it is the matrix kiln__rig_update would compute. */
+KILN__IK3S_FN void kiln__ik3_compose(const kiln__rig *r, uint32_t b, kiln__f4 q, const float *p, float *out)
+{
+    const kiln_soa_xform *x = &r->local[b / KILN_SOA_WIDTH];
+    unsigned l = b % KILN_SOA_WIDTH;
+    kiln__f4 m[3];
+    kiln__f4_qmat3(q, x->sx[l], x->sy[l], x->sz[l], m);
+    kiln__f4 c0 = kiln__f4_ld(p), c1 = kiln__f4_ld(p + 4), c2 = kiln__f4_ld(p + 8), s0 = c0, s1 = c1, s2 = c2;
+    int32_t parent = r->bones[b].parent;
+    if (parent >= 0 && (uint32_t)parent < b && (r->bones[b].flags & KILN_BONE_SEGMENT_SCALE_COMPENSATE)) {
+        /* P's first three columns divided by the parent's local scale */
+        const kiln_soa_xform *px = &r->local[(uint32_t)parent / KILN_SOA_WIDTH];
+        unsigned pl = (uint32_t)parent % KILN_SOA_WIDTH;
+        s0 = kiln__f4_scale(c0, 1.0f / px->sx[pl]);
+        s1 = kiln__f4_scale(c1, 1.0f / px->sy[pl]);
+        s2 = kiln__f4_scale(c2, 1.0f / px->sz[pl]);
+    }
+    for (int c = 0; c < 3; c++) {
+        kiln__f4 col = kiln__f4_mul(s0, kiln__f4_splat(m[c], 0));
+        col = kiln__f4_add(col, kiln__f4_mul(s1, kiln__f4_splat(m[c], 1)));
+        kiln__f4_st(out + 4 * c, kiln__f4_add(col, kiln__f4_mul(s2, kiln__f4_splat(m[c], 2))));
+    }
+    kiln__f4 t = kiln__f4_muladds(kiln__f4_muladds(kiln__f4_scale(c0, x->tx[l]), c1, x->ty[l]), c2, x->tz[l]);
+    kiln__f4_st(out + 12, kiln__f4_add(t, kiln__f4_ld(p + 12)));
+}
+
+KILN__IK3S_KERNEL void KILN__IK3S(kiln__ik_two_bone_solve)(kiln__rig *r, const kiln_blob_ik_handle *h, const uint32_t chain[3], double weight)
+{
+    kiln_rig_report *rep = r->report;
+    float w = (float)weight;
+    /* goal = W(target) · to */
+    const float *tm = r->model + (size_t)h->target_bone * 16u;
+    kiln__f4 g = kiln__f4_muladds(kiln__f4_scale(kiln__f4_ld(tm), h->target_offset[0]), kiln__f4_ld(tm + 4),
+                                  h->target_offset[1]);
+    g = kiln__f4_add(kiln__f4_muladds(g, kiln__f4_ld(tm + 8), h->target_offset[2]), kiln__f4_ld(tm + 12));
+    kiln__ik3 c;
+    kiln__f4 frame = kiln__f4_qfrom_matrix(kiln__rig_parent_matrix(r, chain[0]));
+    for (int i = 0; i < 3; i++) c.p[i] = kiln__f4_ld(r->model + (size_t)chain[i] * 16u + 12u);
+    /* products of unit quaternions: renormalised once, when written back */
+    c.rot[0] = kiln__f4_qmul(frame, kiln__f4_qnorm(kiln__local_rotation_f4(r, chain[0])));
+    c.rot[1] = kiln__f4_qmul(c.rot[0], kiln__f4_qnorm(kiln__local_rotation_f4(r, chain[1])));
+    kiln__f4 d = kiln__f4_sub(c.p[1], c.p[0]);
+    c.l1 = kiln__sqrt1f(kiln__f4_dot3(d, d));
+    d = kiln__f4_sub(c.p[2], c.p[1]);
+    c.l2 = kiln__sqrt1f(kiln__f4_dot3(d, d));
+    kiln__f4 ag = kiln__f4_sub(g, c.p[0]);
+    float dg = kiln__sqrt1f(kiln__f4_dot3(ag, ag)), total = c.l1 + c.l2;
+
+    float twist[2], *tw = NULL;
+    if (h->pole_bone != KILN_BLOB_NONE) {
+        kiln__euler_x_cs(kiln__f4_qnorm(kiln__local_rotation_f4(r, h->pole_bone)), twist);
+        tw = twist;
+    }
+    float limit = total * (float)(1.0 - KILN__RIG_IK_REACH_INSET);
+    if (dg > limit && total > 1e-9f) {
+        /* Out of reach (or so close to it that the chain is straight to float precision, where
+         * the pole defines no plane): solved toward the point of the line 1e-4 of the reach
+         * inside it, turned into the pole's plane there, then straightened (or bent the last
+         * bit) within that plane, as rig_ik.c does beyond the reach. Inside the band the
+         * result is the one the direct solve would give, the same plane and the same bend. */
+        kiln__f4 inside = kiln__f4_muladds(c.p[0], ag, limit / dg);
+        kiln__ik3_toward(&c, inside, 1);
+        kiln__ik3_pole(&c, r, h, inside, tw, 1);
+        kiln__ik3_toward(&c, g, 0);
+    } else {
+        kiln__ik3_toward(&c, g, !(kiln__f4_dot3(ag, ag) > KILN__RIG_EPS2_F));
+        kiln__ik3_pole(&c, r, h, g, tw, 0);
+    }
+    kiln__f4 q0 = kiln__set_rotation_f(r, chain[0], kiln__f4_qmul(kiln__f4_qconj(frame), c.rot[0]), w);
+    kiln__f4 q1 = kiln__set_rotation_f(r, chain[1], kiln__f4_qmul(kiln__f4_qconj(c.rot[0]), c.rot[1]), w);
+    kiln__f4 q2 = h->flags & KILN_IK_USE_TARGET_ROTATION
+                      ? kiln__set_rotation_f(r, chain[2], kiln__f4_qmul(kiln__f4_qconj(c.rot[1]), kiln__f4_qfrom_matrix(tm)), w)
+                      : kiln__local_rotation_f4(r, chain[2]);
+    /* the chain's model matrices from those locals, the start keeping its position bit for bit
+     * (kiln__rig_update), then the bones below */
+    float *m0 = r->model + (size_t)chain[0] * 16u, *m1 = r->model + (size_t)chain[1] * 16u;
+    kiln__f4 keep = kiln__f4_ld(m0 + 12);
+    kiln__ik3_compose(r, chain[0], q0, kiln__rig_parent_matrix(r, chain[0]), m0);
+    if (!r->moved) kiln__f4_st(m0 + 12, kiln__f4_with_w(keep, m0[15]));
+    kiln__ik3_compose(r, chain[1], q1, m0, m1);
+    kiln__ik3_compose(r, chain[2], q2, m1, r->model + (size_t)chain[2] * 16u);
+    for (int i = 0; i < 3; i++) r->stamp[chain[i]] = r->epoch;
+    kiln__rig_update_below(r, chain);
+
+    rep->ik_solved++;
+    /* reach: the end can be from |l1 - l2| (folded) to l1 + l2 (straight) from the start */
+    double slack = 1e-9 * total, longest = c.l1 > c.l2 ? c.l1 : c.l2;
+    if (!(dg <= total + slack && dg >= 2.0 * longest - total - slack)) {
+        rep->ik_unreachable++;
+    } else if (w >= 1.0f) {
+        float e[4];
+        kiln__f4_st(e, kiln__f4_sub(kiln__f4_ld(r->model + (size_t)chain[2] * 16u + 12u), g));
+        float err = kiln__sqrt1f(e[0] * e[0] + e[1] * e[1] + e[2] * e[2]);
+        if (err > rep->ik_max_error_m) rep->ik_max_error_m = err;
+    }
+}
