@@ -356,10 +356,13 @@ static kiln_result kiln__allocate(kiln__lossy *L, const kiln__skeleton *sk, doub
     if (L->cache_nodes > KILN__CACHE_LIMIT) return KILN_OK;
     L->raw_world = kiln__realloc(L->a, NULL, frames_nodes * sizeof(kiln__wxf) + 1);
     L->world = kiln__realloc(L->a, NULL, frames_nodes * sizeof(kiln__wxf) + 1);
-    for (int b = 0; b < 2; b++) L->local[b] = kiln__realloc(L->a, NULL, frames_nodes * sizeof(kiln__loc) + 1);
+    L->local = kiln__realloc(L->a, NULL, frames_nodes * sizeof(kiln__loc) + 1);
+    L->cand_lanes = L->nodes < KILN_SOA_WIDTH ? L->nodes : KILN_SOA_WIDTH; /* a block's joints have nodes */
+    size_t cand = (size_t)L->n * L->cand_lanes > L->nodes ? (size_t)L->n * L->cand_lanes : L->nodes;
+    L->cand = kiln__realloc(L->a, NULL, cand * sizeof(kiln__loc) + 1);
     L->scratch = kiln__realloc(L->a, NULL, (size_t)L->nodes * sizeof(kiln__wxf) + 1);
     L->path = kiln__realloc(L->a, NULL, (size_t)L->nodes * sizeof *L->path + 1);
-    L->l_bank = kiln__realloc(L->a, NULL, (size_t)L->nodes * 2 + 1);
+    L->w_valid = kiln__realloc(L->a, NULL, (size_t)L->nodes + 1);
     L->order = kiln__realloc(L->a, NULL, (size_t)L->n * sizeof *L->order + 1);
     L->block_order = kiln__realloc(L->a, NULL, (size_t)L->blocks * L->n * sizeof *L->block_order + 1);
     L->score = kiln__realloc(L->a, NULL, (size_t)L->n * sizeof *L->score + 1);
@@ -375,10 +378,9 @@ static kiln_result kiln__allocate(kiln__lossy *L, const kiln__skeleton *sk, doub
         L->node_block[i] = L->node[i].joint == UINT32_MAX ? UINT32_MAX : L->node[i].joint / KILN_SOA_WIDTH;
     if (!L->order || !L->lazy_done || !L->hot || !L->block_order || !L->score || !L->steps || !L->rot_done || !L->rot || !L->tried)
         return KILN_ERR_OUT_OF_MEMORY;
-    if (!L->l_bank || !L->scratch || !L->path) return KILN_ERR_OUT_OF_MEMORY;
-    L->w_valid = L->l_bank + L->nodes;
-    memset(L->l_bank, 0, (size_t)L->nodes * 2);
-    if (!L->raw_world || !L->world || !L->local[0] || !L->local[1]) {
+    if (!L->w_valid || !L->scratch || !L->path) return KILN_ERR_OUT_OF_MEMORY;
+    memset(L->w_valid, 0, L->nodes);
+    if (!L->raw_world || !L->world || !L->local || !L->cand) {
         L->cache_nodes = UINT64_MAX; /* no memory for them */
         return KILN_OK;
     }
@@ -483,10 +485,11 @@ kiln_result kiln__encode_lossy(const kiln_allocator *a, const kiln_bake_options 
     kiln__free(a, L.node);
     kiln__free(a, L.raw_world);
     kiln__free(a, L.world);
-    for (int b = 0; b < 2; b++) kiln__free(a, L.local[b]);
+    kiln__free(a, L.local);
+    kiln__free(a, L.cand);
     kiln__free(a, L.scratch);
     kiln__free(a, L.path);
-    kiln__free(a, L.l_bank);
+    kiln__free(a, L.w_valid);
     kiln__free(a, L.order);
     kiln__free(a, L.node_block);
     kiln__free(a, L.hot);

@@ -302,13 +302,13 @@ static void kiln__rot_mat(const double q[4], double m[9])
     kiln__qto_mat3(unit, m);
 }
 
-/* out's scaled rotation from the rotation q and out->s. */
-static void kiln__local_finish(const double q[4], kiln__loc *out)
+/* The scaled rotation rs from the rotation q and the scale s. */
+static void kiln__local_finish(const double q[4], const double s[3], double rs[9])
 {
     double m[9];
     kiln__rot_mat(q, m);
     for (int col = 0; col < 3; col++)
-        for (int row = 0; row < 3; row++) out->rs[col * 3 + row] = m[col * 3 + row] * out->s[col];
+        for (int row = 0; row < 3; row++) rs[col * 3 + row] = m[col * 3 + row] * s[col];
 }
 
 /* The local transform of nd at frame r, ready to compose (kiln__compose). */
@@ -316,7 +316,7 @@ static void kiln__local_xf(const kiln__lossy *L, uint32_t nd, uint32_t r, int de
 {
     double q[4];
     kiln__local(L, nd, r, dec, out->t, q, out->s, 1);
-    kiln__local_finish(q, out);
+    kiln__local_finish(q, out->s, out->rs);
 }
 
 /* The rotation of joint node nd at frame r from the decoded values, by its mode. */
@@ -330,33 +330,40 @@ static void kiln__local_q(const kiln__lossy *L, uint32_t nd, uint32_t r, double 
     kiln__rotation(L->modes[j] >> 6 & 3u, N->rest, kq, L->an->joints[j].ab, q);
 }
 
-/* kiln__local_xf from the decoded values when only rotation components differ from `same`,
- * the node's local at this frame as the cache holds it: its translation and scale, the
- * rotation recomputed, the same doubles. */
+/* kiln__local_xf's scaled rotation from the decoded values when only rotation components
+ * differ from `same`, the node's local at this frame as the cache holds it (its scale): out->rs
+ * alone, the same doubles. */
 static void kiln__local_xf_rot(const kiln__lossy *L, uint32_t nd, uint32_t r, const kiln__loc *same, kiln__loc *out)
 {
-    memcpy(out->t, same->t, sizeof out->t);
-    memcpy(out->s, same->s, sizeof out->s);
     double q[4];
     kiln__local_q(L, nd, r, q);
-    kiln__local_finish(q, out);
+    kiln__local_finish(q, same->s, out->rs);
 }
 
-/* The same when only translation or scale component c (not a rotation one) differs from
- * `same`, the node's local at this frame as the cache holds it: `same` with that component
- * recomputed from the decoded value, the same doubles as kiln__local_xf. */
-static void kiln__local_xf_one(const kiln__lossy *L, uint32_t nd, uint32_t r, unsigned c, const kiln__loc *same,
-                               kiln__loc *out)
+/* kiln__local_xf's translation when only translation component c differs from `same`, the
+ * node's local at this frame as the cache holds it: out->t alone, the same doubles. */
+static void kiln__local_xf_t(const kiln__lossy *L, uint32_t nd, uint32_t r, unsigned c, const kiln__loc *same,
+                             kiln__loc *out)
+{
+    const kiln__node *N = &L->node[nd];
+    uint32_t j = N->joint;
+    double k = L->dec[((size_t)j * KILN_ANIM_COMPONENTS + c) * L->n + r];
+    memcpy(out->t, same->t, sizeof out->t);
+    out->t[c] = kiln__translation(L->modes[j] >> (2 * c) & 3u, N->rest[c], k, L->an->joints[j].ab);
+}
+
+/* kiln__local_xf's scaled rotation and scale when only scale component c differs from `same`,
+ * the node's local at this frame as the cache holds it: out->rs and out->s, that component
+ * recomputed from the decoded value, the same doubles. */
+static void kiln__local_xf_s(const kiln__lossy *L, uint32_t nd, uint32_t r, unsigned c, const kiln__loc *same,
+                             kiln__loc *out)
 {
     const kiln__node *N = &L->node[nd];
     uint32_t j = N->joint, modes = L->modes[j];
     const float *ab = L->an->joints[j].ab;
     double k = L->dec[((size_t)j * KILN_ANIM_COMPONENTS + c) * L->n + r];
-    *out = *same;
-    if (c < 3) {
-        out->t[c] = kiln__translation(modes >> (2 * c) & 3u, N->rest[c], k, ab);
-        return;
-    }
+    memcpy(out->rs, same->rs, sizeof out->rs);
+    memcpy(out->s, same->s, sizeof out->s);
     /* the rotation, from the decoded values, which the candidate leaves as they are */
     unsigned col = c - 7;
     size_t at = (size_t)(j / KILN_SOA_WIDTH) * L->n + r;
@@ -372,30 +379,29 @@ static void kiln__local_xf_one(const kiln__lossy *L, uint32_t nd, uint32_t r, un
     for (int row = 0; row < 3; row++) out->rs[col * 3 + row] = m[col * 3 + row] * out->s[col];
 }
 
-/* World transform of nd from its local and its parent's world and local (C.1, segment scale
- * compensate); parent NULL for roots. Element (row, col) of the product is
+/* World transform of nd from its local (lm, lt) and its parent's world and scale (C.1, segment
+ * scale compensate); pw and ps NULL for roots. Element (row, col) of the product is
  * (p[row]·l0 + p[3+row]·l1) + p[6+row]·l2, each product rounded; the SSE2 path computes rows
  * 0 and 1 of a column in one register with the same operations in the same order, so both
  * paths give the same doubles. */
-static void kiln__compose(const kiln__lossy *L, uint32_t nd, const kiln__loc *lc, const kiln__wxf *pw,
-                          const kiln__loc *pl, kiln__wxf *w)
+static void kiln__compose(const kiln__lossy *L, uint32_t nd, const double *lm, const double *lt, const kiln__wxf *pw,
+                          const double *ps, kiln__wxf *w)
 {
     if (!pw) {
-        memcpy(w->m, lc->rs, sizeof w->m);
-        memcpy(w->t, lc->t, sizeof w->t);
+        memcpy(w->m, lm, sizeof w->m);
+        memcpy(w->t, lt, sizeof w->t);
         return;
     }
     double buf[9];
-    const double *lm = lc->rs;
     if (L->node[nd].ssc) {
         for (int col = 0; col < 3; col++)
             for (int row = 0; row < 3; row++)
-                buf[col * 3 + row] = lc->rs[col * 3 + row] / (pl->s[row] != 0.0 ? pl->s[row] : 1.0);
+                buf[col * 3 + row] = lm[col * 3 + row] / (ps[row] != 0.0 ? ps[row] : 1.0);
         lm = buf;
     }
 #if KILN__WORLD_AVX2
     if (L->avx2) {
-        kiln__world_mul_avx2(pw, lm, lc->t, w);
+        kiln__world_mul_avx2(pw, lm, lt, w);
         return;
     }
 #endif
@@ -408,16 +414,16 @@ static void kiln__compose(const kiln__lossy *L, uint32_t nd, const kiln__loc *lc
         _mm_storeu_pd(w->m + col * 3, _mm_add_pd(acc, _mm_mul_pd(p2, _mm_set1_pd(l[2]))));
         w->m[col * 3 + 2] = p[2] * l[0] + p[5] * l[1] + p[8] * l[2];
     }
-    __m128d t = _mm_add_pd(_mm_mul_pd(p0, _mm_set1_pd(lc->t[0])), _mm_mul_pd(p1, _mm_set1_pd(lc->t[1])));
-    t = _mm_add_pd(_mm_add_pd(t, _mm_mul_pd(p2, _mm_set1_pd(lc->t[2]))), _mm_loadu_pd(pw->t));
+    __m128d t = _mm_add_pd(_mm_mul_pd(p0, _mm_set1_pd(lt[0])), _mm_mul_pd(p1, _mm_set1_pd(lt[1])));
+    t = _mm_add_pd(_mm_add_pd(t, _mm_mul_pd(p2, _mm_set1_pd(lt[2]))), _mm_loadu_pd(pw->t));
     _mm_storeu_pd(w->t, t);
-    w->t[2] = p[2] * lc->t[0] + p[5] * lc->t[1] + p[8] * lc->t[2] + pw->t[2];
+    w->t[2] = p[2] * lt[0] + p[5] * lt[1] + p[8] * lt[2] + pw->t[2];
 #else
     for (int col = 0; col < 3; col++)
         for (int row = 0; row < 3; row++)
             w->m[col * 3 + row] = p[row] * lm[col * 3] + p[3 + row] * lm[col * 3 + 1] + p[6 + row] * lm[col * 3 + 2];
     for (int row = 0; row < 3; row++)
-        w->t[row] = p[row] * lc->t[0] + p[3 + row] * lc->t[1] + p[6 + row] * lc->t[2] + pw->t[row];
+        w->t[row] = p[row] * lt[0] + p[3 + row] * lt[1] + p[6 + row] * lt[2] + pw->t[row];
 #endif
 }
 
@@ -501,8 +507,8 @@ static void kiln__world_fill(kiln__lossy *L, uint32_t nd)
         for (uint32_t k = depth; k-- > 0;) {
             uint32_t i = L->path[k];
             int32_t p = L->node[i].parent;
-            const kiln__loc *lc = &L->local[L->l_bank[i]][at + i];
-            kiln__compose(L, i, lc, p >= 0 ? &wc[p] : NULL, p >= 0 ? &L->local[L->l_bank[p]][at + (uint32_t)p] : NULL,
+            const kiln__loc *lc = &L->local[at + i];
+            kiln__compose(L, i, lc->rs, lc->t, p >= 0 ? &wc[p] : NULL, p >= 0 ? L->local[at + (uint32_t)p].s : NULL,
                           &wc[i]);
         }
     }
@@ -522,26 +528,36 @@ static inline int kiln__frame(kiln__lossy *L, const kiln__pass *P, uint32_t r, d
                               int allowed)
 {
     double score = *score_out;
-    size_t at = (size_t)r * L->nodes;
-    int keep_rot = P->keep_rot, keep_ts = P->keep_ts;
+    size_t at = (size_t)r * L->nodes, at_cand = (size_t)r * L->cand_lanes;
+    int keep_rot = P->keep_rot, keep_ts = P->keep_ts, commit = P->commit;
     unsigned lazy_c = L->lazy_c;
     kiln__step *steps = L->steps;
     for (uint32_t m = 0, listed = L->listed; m < listed; m++) {
         kiln__step *st = &steps[m];
         uint32_t i = st->node;
         const kiln__loc *lc = st->lc + at;
+        const double *lm = lc->rs, *lt = lc->t;
         if (st->own) {
-            kiln__loc *out = st->lout + at;
-            if (keep_rot) kiln__local_xf_one(L, i, r, lazy_c, lc, out);
-            else if (keep_ts) kiln__local_xf_rot(L, i, r, lc, out);
-            else kiln__local_xf(L, i, r, 1, out);
-            lc = out;
+            kiln__loc *out = st->out + (commit ? at : at_cand);
+            if (keep_rot && lazy_c < 3) {
+                kiln__local_xf_t(L, i, r, lazy_c, lc, out);
+                lt = out->t;
+            } else if (keep_rot) {
+                kiln__local_xf_s(L, i, r, lazy_c, lc, out);
+                lm = out->rs;
+            } else if (keep_ts) {
+                kiln__local_xf_rot(L, i, r, lc, out);
+                lm = out->rs;
+            } else {
+                kiln__local_xf(L, i, r, 1, out);
+                lm = out->rs, lt = out->t;
+            }
         }
         const kiln__wxf *pw = NULL;
-        const kiln__loc *pl = NULL;
+        const double *ps = NULL;
         if (st->pl) {
             pw = st->pw + (at & st->pw_frames);
-            pl = st->pl + at;
+            if (st->ssc) ps = st->pl[st->pl_cand ? at_cand : at].s;
         }
         kiln__wxf *w = st->w + (at & st->w_frames);
         const kiln__wxf *raw = st->raw + at;
@@ -549,16 +565,16 @@ static inline int kiln__frame(kiln__lossy *L, const kiln__pass *P, uint32_t r, d
 #if KILN__WORLD_AVX2
         if (avx2) {
             if (pw && !st->ssc) {
-                e2 = kiln__world_mul_error_avx2(pw, lc->rs, lc->t, w, raw, L->distance);
+                e2 = kiln__world_mul_error_avx2(pw, lm, lt, w, raw, L->distance);
             } else {
-                kiln__compose(L, i, lc, pw, pl, w);
+                kiln__compose(L, i, lm, lt, pw, ps, w);
                 e2 = kiln__point_error2_avx2(raw, w, L->distance);
             }
         } else
 #endif
         {
             (void)avx2;
-            kiln__compose(L, i, lc, pw, pl, w);
+            kiln__compose(L, i, lm, lt, pw, ps, w);
             e2 = kiln__point_error2(L, raw, w);
         }
         if (e2 > st->err2) st->err2 = e2;
@@ -623,8 +639,8 @@ static void kiln__prefetch_frame(const kiln__lossy *L, uint32_t r)
  * worlds of unflagged nodes from the cache. With `allowed` (per node), stops as soon as a node
  * exceeds its allowance and returns INFINITY (trying the block's last failing frames first,
  * then its tightest ones); otherwise returns the largest error. With `commit`, the cache takes
- * what was computed (and every cached world is made), else the candidate's locals go to the
- * other bank and its worlds to the scratch. */
+ * what was computed (and every cached world is made), else (a candidate of one block) the parts
+ * of its locals it recomputes go to L->cand and its worlds to the scratch. */
 double kiln__lossy_measure(kiln__lossy *L, uint32_t blk, const double *allowed, int commit)
 {
     double worst = 0.0;
@@ -640,6 +656,9 @@ double kiln__lossy_measure(kiln__lossy *L, uint32_t blk, const double *allowed, 
     const uint32_t *order = border && border[0] != UINT32_MAX ? border : L->order;
     double *err2 = L->node_err, *limit2 = L->limit2; /* squared until the end */
     kiln__pass pass = {keep_rot, keep_ts, early, allowed != NULL, commit};
+    L->cand_kind = keep_rot ? (L->lazy_c < 3 ? KILN__CAND_T : KILN__CAND_RS_S) : keep_ts ? KILN__CAND_RS : KILN__CAND_ALL;
+    /* the candidate's parents' scales where it changes them */
+    int cand_s = !commit && (L->cand_kind == KILN__CAND_ALL || L->cand_kind == KILN__CAND_RS_S);
     if (++L->measured == 0) { /* wrapped: no frame may look tried */
         memset(L->tried, 0, (size_t)L->n * sizeof *L->tried);
         L->measured = 1;
@@ -655,21 +674,21 @@ double kiln__lossy_measure(kiln__lossy *L, uint32_t blk, const double *allowed, 
         uint32_t i = L->list[m];
         int32_t p = L->node[i].parent;
         int own = blk == UINT32_MAX || L->node_block[i] == blk;
-        uint8_t l_dec = L->l_bank[i];
         st->node = i;
         st->own = (uint8_t)own;
         st->ssc = (uint8_t)(L->node[i].ssc != 0);
         st->err2 = 0.0;
         st->limit2 = allowed ? limit2[i] : 0.0;
-        st->lc = L->local[l_dec] + i;
-        st->lout = L->local[commit || !own ? l_dec : 1 - l_dec] + i;
+        st->lc = L->local + i;
+        st->out = commit ? L->local + i : own ? L->cand + L->node[i].joint % KILN_SOA_WIDTH : NULL;
         st->raw = L->raw_world + i;
         st->w = commit ? L->world + i : L->scratch + m;
         st->w_frames = commit ? SIZE_MAX : 0;
-        st->pl = NULL, st->pw = NULL, st->pw_frames = SIZE_MAX;
+        st->pl = NULL, st->pw = NULL, st->pw_frames = SIZE_MAX, st->pl_cand = 0;
         if (p >= 0) { /* listed before i: its step is set */
             int own_p = blk == UINT32_MAX || L->node_block[p] == blk;
-            st->pl = L->local[own_p && !commit ? 1 - L->l_bank[p] : L->l_bank[p]] + p;
+            st->pl_cand = (uint8_t)(own_p && cand_s);
+            st->pl = st->pl_cand ? L->cand + L->node[p].joint % KILN_SOA_WIDTH : L->local + p;
             st->pw = L->world + p;
             if (L->measure[p] && !commit) { /* its place: the list is in node order */
                 uint32_t lo = 0, hi = m;
@@ -736,15 +755,29 @@ double kiln__lossy_measure(kiln__lossy *L, uint32_t blk, const double *allowed, 
     return worst;
 }
 
-/* A measured candidate passed: the cache takes the locals of block blk's joints from its bank
- * (kiln__lossy_measure's l_new), the node's bank number flips, the previous one takes the next
- * candidate; the cached worlds of the measured nodes are stale. */
+/* A measured candidate passed: the cache takes the parts of the locals of block blk's joints it
+ * recomputed (cand_kind); the cached worlds of the measured nodes are stale. */
 void kiln__lossy_keep(kiln__lossy *L, uint32_t blk)
 {
     for (uint32_t m = 0; m < L->listed; m++) {
         uint32_t i = L->list[m];
         L->w_valid[i] = 0;
-        if (L->node_block[i] == blk) L->l_bank[i] ^= 1u;
+        if (L->node_block[i] != blk) continue;
+        const kiln__loc *from = L->cand + L->node[i].joint % KILN_SOA_WIDTH;
+        kiln__loc *to = L->local + i;
+        size_t fs = L->cand_lanes, ts = L->nodes;
+        uint32_t n = L->n;
+        if (L->cand_kind == KILN__CAND_ALL)
+            for (uint32_t r = 0; r < n; r++) to[r * ts] = from[r * fs];
+        else if (L->cand_kind == KILN__CAND_T)
+            for (uint32_t r = 0; r < n; r++) memcpy(to[r * ts].t, from[r * fs].t, sizeof to->t);
+        else if (L->cand_kind == KILN__CAND_RS)
+            for (uint32_t r = 0; r < n; r++) memcpy(to[r * ts].rs, from[r * fs].rs, sizeof to->rs);
+        else
+            for (uint32_t r = 0; r < n; r++) {
+                memcpy(to[r * ts].rs, from[r * fs].rs, sizeof to->rs);
+                memcpy(to[r * ts].s, from[r * fs].s, sizeof to->s);
+            }
     }
 }
 
@@ -755,9 +788,9 @@ void kiln__lossy_raw_worlds(kiln__lossy *L)
         kiln__wxf *rw = L->raw_world + (size_t)r * L->nodes;
         for (uint32_t i = 0; i < L->nodes; i++) {
             int32_t p = L->node[i].parent;
-            kiln__loc *scratch = L->local[1]; /* free before the first measurement */
+            kiln__loc *scratch = L->cand; /* free before the first measurement, at least nodes */
             kiln__local_xf(L, i, r, 0, &scratch[i]);
-            kiln__compose(L, i, &scratch[i], p >= 0 ? &rw[p] : NULL, p >= 0 ? &scratch[p] : NULL, &rw[i]);
+            kiln__compose(L, i, scratch[i].rs, scratch[i].t, p >= 0 ? &rw[p] : NULL, p >= 0 ? scratch[p].s : NULL, &rw[i]);
         }
     }
 }
