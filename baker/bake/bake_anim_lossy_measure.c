@@ -608,32 +608,6 @@ KILN__AVX2 __attribute__((flatten)) static int kiln__frame_avx2(kiln__lossy *L, 
 }
 #endif
 
-/* Asks for the cache lines of `size` bytes at p (a hint: nothing where the compiler has none). */
-static inline void kiln__prefetch(const void *p, size_t size)
-{
-#if defined(__GNUC__) || defined(__clang__)
-    const char *c = p;
-    __builtin_prefetch(c), __builtin_prefetch(c + 64), __builtin_prefetch(c + size - 1);
-#else
-    (void)p, (void)size;
-#endif
-}
-
-/* Asks for what frame r of a measurement reads from the per-frame caches (the listed nodes'
- * locals and raw worlds, the cached parent worlds) while the frame before it is computed: a
- * block's frames are visited in the order of their margins, so the caches are read at random
- * frames. */
-static void kiln__prefetch_frame(const kiln__lossy *L, uint32_t r)
-{
-    size_t at = (size_t)r * L->nodes;
-    for (uint32_t m = 0; m < L->listed; m++) {
-        const kiln__step *st = &L->steps[m];
-        kiln__prefetch(st->lc + at, sizeof(kiln__loc));
-        kiln__prefetch(st->raw + at, sizeof(kiln__wxf));
-        if (st->pw && st->pw_frames) kiln__prefetch(st->pw + at, sizeof(kiln__wxf));
-    }
-}
-
 /* Measures the nodes flagged in L->measure, every frame, into L->node_err: the locals of the
  * joints of block `blk` (every block when UINT32_MAX) from L->dec, the other locals and the
  * worlds of unflagged nodes from the cache. With `allowed` (per node), stops as soon as a node
@@ -716,10 +690,6 @@ double kiln__lossy_measure(kiln__lossy *L, uint32_t blk, const double *allowed, 
             if (L->tried[r] == L->measured) continue; /* tried already */
         }
         if (L->lazy && !L->lazy_done[r]) kiln__decode_lazy(L, r), L->lazy_done[r] = 1;
-        if (k + 1 < L->n + (early ? KILN__HOT : 0u)) { /* the next frame to visit, unless tried already */
-            uint32_t next = !early ? k + 1 : k + 1 < KILN__HOT ? hot[k + 1] : order[k + 1 - KILN__HOT];
-            if (next != UINT32_MAX) kiln__prefetch_frame(L, next);
-        }
         double score = 0.0; /* L->score[r]: every frame is visited once, a pass sets them all */
         int over;
 #if KILN__WORLD_AVX2
