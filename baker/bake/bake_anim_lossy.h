@@ -56,6 +56,8 @@ typedef struct kiln__step {
     double err2, limit2;          /* its largest squared error so far, and its allowance */
     uint32_t node;
     uint8_t  own, ssc, pl_cand;   /* pl_cand: pl is the candidate's */
+    uint8_t  lanes_rot;           /* own: its scaled rotation is made for all lanes at once
+                                   * (kiln__lossy.rot_lanes) before the frame's nodes */
 } kiln__step;
 
 typedef struct kiln__lossy {
@@ -98,6 +100,16 @@ typedef struct kiln__lossy {
                                 * at least nodes (one frame's locals for kiln__lossy_raw_worlds) */
     uint32_t cand_lanes;       /* KILN_SOA_WIDTH, or fewer when there are fewer nodes */
     unsigned cand_kind;        /* KILN__CAND_*: what the last candidate wrote into cand */
+    /* A rotation candidate's lanes whose scaled rotations the AVX2 frame loop makes side by
+     * side (a bit per lane: listed own nodes rotating by an absolute or relative mode): their
+     * decoded qx (qy, qz, qw follow at n floats apart), nodes, relative ones and rest
+     * rotations, and whether qw is rebuilt. */
+    struct {
+        uint32_t mask, relative, qw_rebuilt;
+        const float *q[KILN_SOA_WIDTH];
+        uint32_t node[KILN_SOA_WIDTH];
+        double rest[4][KILN_SOA_WIDTH];
+    } rot_lanes;
     uint8_t *w_valid;          /* per node */
     uint32_t *path;            /* per node: the nodes whose worlds are being made */
     uint32_t *hot;         /* per block: the KILN__HOT frames its candidates last failed at, the

@@ -515,6 +515,103 @@ static void kiln__world_fill(kiln__lossy *L, uint32_t nd)
     for (uint32_t k = 0; k < depth; k++) L->w_valid[L->path[k]] = 1;
 }
 
+#if KILN__WORLD_AVX2
+/* The scaled rotations of a rotation candidate's lanes in L->rot_lanes.mask at frame r, four
+ * lanes at a time, into their locals in L->cand: kiln__local_xf_rot's operations in its order
+ * (qw rebuilt in float, the relative mode's product with the rest rotation, the normalisation,
+ * kiln__qto_mat3, the columns times the cached scale), the same doubles. */
+KILN__AVX2 static inline void kiln__rot_lanes_avx2(kiln__lossy *L, uint32_t r)
+{
+    size_t n = L->n, at = (size_t)r * L->nodes;
+    kiln__loc *cand = L->cand + (size_t)r * L->cand_lanes;
+    for (unsigned g = 0; g < KILN_SOA_WIDTH; g += 4) {
+        uint32_t mask = L->rot_lanes.mask >> g & 15u;
+        if (!mask) continue;
+        /* lanes off: the identity rotation and unit scale (of no node: nothing reads them) */
+        static const float unit_q[4] = {0.0f, 0.0f, 0.0f, 1.0f};
+        static const double unit_s[3] = {1.0, 1.0, 1.0};
+        const float *q[4];
+        const double *sv[4];
+        size_t stride[4];
+        for (unsigned l = 0; l < 4; l++) {
+            int on = mask >> l & 1u;
+            q[l] = on ? L->rot_lanes.q[g + l] + r : unit_q;
+            stride[l] = on ? n : 1u;
+            sv[l] = on ? L->local[at + L->rot_lanes.node[g + l]].s : unit_s;
+        }
+        __m128 fx = _mm_set_ps(q[3][0], q[2][0], q[1][0], q[0][0]);
+        __m128 fy = _mm_set_ps(q[3][stride[3]], q[2][stride[2]], q[1][stride[1]], q[0][stride[0]]);
+        __m128 fz = _mm_set_ps(q[3][2 * stride[3]], q[2][2 * stride[2]], q[1][2 * stride[1]], q[0][2 * stride[0]]);
+        __m128 fw = _mm_set_ps(q[3][3 * stride[3]], q[2][3 * stride[2]], q[1][3 * stride[1]], q[0][3 * stride[0]]);
+        if (L->rot_lanes.qw_rebuilt) { /* kiln__clip_rebuild_qw */
+            __m128 w2 = _mm_sub_ps(_mm_set1_ps(1.0f), _mm_mul_ps(fx, fx));
+            w2 = _mm_sub_ps(w2, _mm_mul_ps(fy, fy));
+            w2 = _mm_sub_ps(w2, _mm_mul_ps(fz, fz));
+            fw = _mm_sqrt_ps(_mm_max_ps(w2, _mm_setzero_ps())); /* w2 > 0 ? w2 : 0 */
+        }
+        __m256d x = _mm256_cvtps_pd(fx), y = _mm256_cvtps_pd(fy), z = _mm256_cvtps_pd(fz), w = _mm256_cvtps_pd(fw);
+        uint32_t rel = L->rot_lanes.relative >> g & mask;
+        if (rel) { /* kiln__qmul(rest, k) where relative */
+            __m256d a0 = _mm256_loadu_pd(L->rot_lanes.rest[0] + g), a1 = _mm256_loadu_pd(L->rot_lanes.rest[1] + g);
+            __m256d a2 = _mm256_loadu_pd(L->rot_lanes.rest[2] + g), a3 = _mm256_loadu_pd(L->rot_lanes.rest[3] + g);
+            __m256d qx = _mm256_sub_pd(_mm256_add_pd(_mm256_add_pd(_mm256_mul_pd(a3, x), _mm256_mul_pd(a0, w)),
+                                                     _mm256_mul_pd(a1, z)), _mm256_mul_pd(a2, y));
+            __m256d qy = _mm256_add_pd(_mm256_add_pd(_mm256_sub_pd(_mm256_mul_pd(a3, y), _mm256_mul_pd(a0, z)),
+                                                     _mm256_mul_pd(a1, w)), _mm256_mul_pd(a2, x));
+            __m256d qz = _mm256_add_pd(_mm256_sub_pd(_mm256_add_pd(_mm256_mul_pd(a3, z), _mm256_mul_pd(a0, y)),
+                                                     _mm256_mul_pd(a1, x)), _mm256_mul_pd(a2, w));
+            __m256d qw = _mm256_sub_pd(_mm256_sub_pd(_mm256_sub_pd(_mm256_mul_pd(a3, w), _mm256_mul_pd(a0, x)),
+                                                     _mm256_mul_pd(a1, y)), _mm256_mul_pd(a2, z));
+            __m256d sel = _mm256_castsi256_pd(_mm256_set_epi64x(rel & 8u ? -1 : 0, rel & 4u ? -1 : 0, rel & 2u ? -1 : 0,
+                                                                rel & 1u ? -1 : 0));
+            x = _mm256_blendv_pd(x, qx, sel), y = _mm256_blendv_pd(y, qy, sel);
+            z = _mm256_blendv_pd(z, qz, sel), w = _mm256_blendv_pd(w, qw, sel);
+        }
+        /* kiln__rot_mat */
+        __m256d n2 = _mm256_add_pd(_mm256_add_pd(_mm256_add_pd(_mm256_mul_pd(x, x), _mm256_mul_pd(y, y)), _mm256_mul_pd(z, z)),
+                                   _mm256_mul_pd(w, w));
+        __m256d zero = _mm256_setzero_pd(), one = _mm256_set1_pd(1.0), two = _mm256_set1_pd(2.0);
+        __m256d inv = _mm256_and_pd(_mm256_div_pd(one, _mm256_sqrt_pd(n2)), _mm256_cmp_pd(n2, zero, _CMP_GT_OQ));
+        x = _mm256_mul_pd(x, inv), y = _mm256_mul_pd(y, inv), z = _mm256_mul_pd(z, inv), w = _mm256_mul_pd(w, inv);
+        __m256d xx = _mm256_mul_pd(x, x), yy = _mm256_mul_pd(y, y), zz = _mm256_mul_pd(z, z);
+        __m256d xy = _mm256_mul_pd(x, y), xz = _mm256_mul_pd(x, z), yz = _mm256_mul_pd(y, z);
+        __m256d wx = _mm256_mul_pd(w, x), wy = _mm256_mul_pd(w, y), wz = _mm256_mul_pd(w, z);
+        __m256d m[9];
+        m[0] = _mm256_sub_pd(one, _mm256_mul_pd(two, _mm256_add_pd(yy, zz)));
+        m[1] = _mm256_mul_pd(two, _mm256_add_pd(xy, wz)), m[2] = _mm256_mul_pd(two, _mm256_sub_pd(xz, wy));
+        m[3] = _mm256_mul_pd(two, _mm256_sub_pd(xy, wz));
+        m[4] = _mm256_sub_pd(one, _mm256_mul_pd(two, _mm256_add_pd(xx, zz)));
+        m[5] = _mm256_mul_pd(two, _mm256_add_pd(yz, wx));
+        m[6] = _mm256_mul_pd(two, _mm256_add_pd(xz, wy)), m[7] = _mm256_mul_pd(two, _mm256_sub_pd(yz, wx));
+        m[8] = _mm256_sub_pd(one, _mm256_mul_pd(two, _mm256_add_pd(xx, yy)));
+        __m256d rs[9];
+        for (int col = 0; col < 3; col++) {
+            __m256d scol = _mm256_set_pd(sv[3][col], sv[2][col], sv[1][col], sv[0][col]);
+            for (int row = 0; row < 3; row++) rs[col * 3 + row] = _mm256_mul_pd(m[col * 3 + row], scol);
+        }
+        if (g + 4 <= L->cand_lanes) { /* the four lanes' rs[0..3] and rs[4..7] by 4x4 transposes, then rs[8] */
+            for (int k = 0; k < 8; k += 4) {
+                __m256d t0 = _mm256_unpacklo_pd(rs[k], rs[k + 1]), t1 = _mm256_unpackhi_pd(rs[k], rs[k + 1]);
+                __m256d t2 = _mm256_unpacklo_pd(rs[k + 2], rs[k + 3]), t3 = _mm256_unpackhi_pd(rs[k + 2], rs[k + 3]);
+                _mm256_storeu_pd(cand[g].rs + k, _mm256_permute2f128_pd(t0, t2, 0x20));
+                _mm256_storeu_pd(cand[g + 1].rs + k, _mm256_permute2f128_pd(t1, t3, 0x20));
+                _mm256_storeu_pd(cand[g + 2].rs + k, _mm256_permute2f128_pd(t0, t2, 0x31));
+                _mm256_storeu_pd(cand[g + 3].rs + k, _mm256_permute2f128_pd(t1, t3, 0x31));
+            }
+            __m128d lo = _mm256_castpd256_pd128(rs[8]), hi = _mm256_extractf128_pd(rs[8], 1);
+            _mm_storel_pd(&cand[g].rs[8], lo), _mm_storeh_pd(&cand[g + 1].rs[8], lo);
+            _mm_storel_pd(&cand[g + 2].rs[8], hi), _mm_storeh_pd(&cand[g + 3].rs[8], hi);
+        } else {
+            double out[9][4];
+            for (int k = 0; k < 9; k++) _mm256_storeu_pd(out[k], rs[k]);
+            for (unsigned l = 0; l < 4; l++)
+                if (mask >> l & 1u)
+                    for (int k = 0; k < 9; k++) cand[g + l].rs[k] = out[k][l];
+        }
+    }
+}
+#endif
+
 /* What a measurement does at every frame (kiln__frame). */
 typedef struct kiln__pass {
     int keep_rot, keep_ts, early, allowed, commit;
@@ -532,6 +629,9 @@ static inline int kiln__frame(kiln__lossy *L, const kiln__pass *P, uint32_t r, d
     int keep_rot = P->keep_rot, keep_ts = P->keep_ts, commit = P->commit;
     unsigned lazy_c = L->lazy_c;
     kiln__step *steps = L->steps;
+#if KILN__WORLD_AVX2
+    if (avx2 && keep_ts && L->rot_lanes.mask) kiln__rot_lanes_avx2(L, r);
+#endif
     for (uint32_t m = 0, listed = L->listed; m < listed; m++) {
         kiln__step *st = &steps[m];
         uint32_t i = st->node;
@@ -546,7 +646,7 @@ static inline int kiln__frame(kiln__lossy *L, const kiln__pass *P, uint32_t r, d
                 kiln__local_xf_s(L, i, r, lazy_c, lc, out);
                 lm = out->rs;
             } else if (keep_ts) {
-                kiln__local_xf_rot(L, i, r, lc, out);
+                if (!(avx2 && st->lanes_rot)) kiln__local_xf_rot(L, i, r, lc, out);
                 lm = out->rs;
             } else {
                 kiln__local_xf(L, i, r, 1, out);
@@ -631,6 +731,11 @@ double kiln__lossy_measure(kiln__lossy *L, uint32_t blk, const double *allowed, 
     double *err2 = L->node_err, *limit2 = L->limit2; /* squared until the end */
     kiln__pass pass = {keep_rot, keep_ts, early, allowed != NULL, commit};
     L->cand_kind = keep_rot ? (L->lazy_c < 3 ? KILN__CAND_T : KILN__CAND_RS_S) : keep_ts ? KILN__CAND_RS : KILN__CAND_ALL;
+    L->rot_lanes.mask = 0;
+    if (keep_ts && L->avx2) {
+        L->rot_lanes.relative = 0;
+        L->rot_lanes.qw_rebuilt = (uint32_t)kiln__qw_rebuilt(L, blk);
+    }
     /* the candidate's parents' scales where it changes them */
     int cand_s = !commit && (L->cand_kind == KILN__CAND_ALL || L->cand_kind == KILN__CAND_RS_S);
     if (++L->measured == 0) { /* wrapped: no frame may look tried */
@@ -658,7 +763,17 @@ double kiln__lossy_measure(kiln__lossy *L, uint32_t blk, const double *allowed, 
         st->raw = L->raw_world + i;
         st->w = commit ? L->world + i : L->scratch + m;
         st->w_frames = commit ? SIZE_MAX : 0;
-        st->pl = NULL, st->pw = NULL, st->pw_frames = SIZE_MAX, st->pl_cand = 0;
+        st->pl = NULL, st->pw = NULL, st->pw_frames = SIZE_MAX, st->pl_cand = 0, st->lanes_rot = 0;
+        uint32_t j = L->node[i].joint, mr = j == UINT32_MAX ? 0u : L->modes[j] >> 6 & 3u;
+        if (own && keep_ts && L->avx2 && (mr == KILN_MODE_ABSOLUTE || mr == KILN_MODE_RELATIVE)) {
+            unsigned l = j % KILN_SOA_WIDTH;
+            st->lanes_rot = 1;
+            L->rot_lanes.mask |= 1u << l;
+            if (mr == KILN_MODE_RELATIVE) L->rot_lanes.relative |= 1u << l;
+            L->rot_lanes.q[l] = kiln__dec(L, j, 3);
+            L->rot_lanes.node[l] = i;
+            for (int c = 0; c < 4; c++) L->rot_lanes.rest[c][l] = L->node[i].rest[3 + c];
+        }
         if (p >= 0) { /* listed before i: its step is set */
             int own_p = blk == UINT32_MAX || L->node_block[p] == blk;
             st->pl_cand = (uint8_t)(own_p && cand_s);
