@@ -516,14 +516,14 @@ static void kiln__world_fill(kiln__lossy *L, uint32_t nd)
 }
 
 #if KILN__WORLD_AVX2
-/* The scaled rotations of a rotation candidate's lanes in L->rot_lanes.mask at frame r, four
- * lanes at a time, into their locals in L->cand: kiln__local_xf_rot's operations in its order
- * (qw rebuilt in float, the relative mode's product with the rest rotation, the normalisation,
- * kiln__qto_mat3, the columns times the cached scale), the same doubles. */
-KILN__AVX2 static inline void kiln__rot_lanes_avx2(kiln__lossy *L, uint32_t r)
+/* The rotation matrices of the lanes in L->rot_lanes.mask at frame r, four lanes at a time, lane
+ * l's nine doubles at out + l x lane_stride: with `scaled`, kiln__local_xf_rot's scaled rotations
+ * (the columns times the cached scale), else kiln__rot_mat's matrices; kiln__local_q's and their
+ * operations in their order (qw rebuilt in float, the relative mode's product with the rest
+ * rotation, the normalisation, kiln__qto_mat3), the same doubles. */
+KILN__AVX2 static inline void kiln__rot_lanes_avx2(kiln__lossy *L, uint32_t r, double *out, size_t lane_stride, int scaled)
 {
     size_t n = L->n, at = (size_t)r * L->nodes;
-    kiln__loc *cand = L->cand + (size_t)r * L->cand_lanes;
     for (unsigned g = 0; g < KILN_SOA_WIDTH; g += 4) {
         uint32_t mask = L->rot_lanes.mask >> g & 15u;
         if (!mask) continue;
@@ -537,7 +537,7 @@ KILN__AVX2 static inline void kiln__rot_lanes_avx2(kiln__lossy *L, uint32_t r)
             int on = mask >> l & 1u;
             q[l] = on ? L->rot_lanes.q[g + l] + r : unit_q;
             stride[l] = on ? n : 1u;
-            sv[l] = on ? L->local[at + L->rot_lanes.node[g + l]].s : unit_s;
+            sv[l] = on && scaled ? L->local[at + L->rot_lanes.node[g + l]].s : unit_s;
         }
         __m128 fx = _mm_set_ps(q[3][0], q[2][0], q[1][0], q[0][0]);
         __m128 fy = _mm_set_ps(q[3][stride[3]], q[2][stride[2]], q[1][stride[1]], q[0][stride[0]]);
@@ -587,26 +587,28 @@ KILN__AVX2 static inline void kiln__rot_lanes_avx2(kiln__lossy *L, uint32_t r)
         __m256d rs[9];
         for (int col = 0; col < 3; col++) {
             __m256d scol = _mm256_set_pd(sv[3][col], sv[2][col], sv[1][col], sv[0][col]);
-            for (int row = 0; row < 3; row++) rs[col * 3 + row] = _mm256_mul_pd(m[col * 3 + row], scol);
+            for (int row = 0; row < 3; row++)
+                rs[col * 3 + row] = scaled ? _mm256_mul_pd(m[col * 3 + row], scol) : m[col * 3 + row];
         }
-        if (g + 4 <= L->cand_lanes) { /* the four lanes' rs[0..3] and rs[4..7] by 4x4 transposes, then rs[8] */
+        double *o[4];
+        for (unsigned l = 0; l < 4; l++) o[l] = out + (g + l) * lane_stride;
+        if (mask == 15u) { /* the four lanes' [0..3] and [4..7] by 4x4 transposes, then [8] */
             for (int k = 0; k < 8; k += 4) {
                 __m256d t0 = _mm256_unpacklo_pd(rs[k], rs[k + 1]), t1 = _mm256_unpackhi_pd(rs[k], rs[k + 1]);
                 __m256d t2 = _mm256_unpacklo_pd(rs[k + 2], rs[k + 3]), t3 = _mm256_unpackhi_pd(rs[k + 2], rs[k + 3]);
-                _mm256_storeu_pd(cand[g].rs + k, _mm256_permute2f128_pd(t0, t2, 0x20));
-                _mm256_storeu_pd(cand[g + 1].rs + k, _mm256_permute2f128_pd(t1, t3, 0x20));
-                _mm256_storeu_pd(cand[g + 2].rs + k, _mm256_permute2f128_pd(t0, t2, 0x31));
-                _mm256_storeu_pd(cand[g + 3].rs + k, _mm256_permute2f128_pd(t1, t3, 0x31));
+                _mm256_storeu_pd(o[0] + k, _mm256_permute2f128_pd(t0, t2, 0x20));
+                _mm256_storeu_pd(o[1] + k, _mm256_permute2f128_pd(t1, t3, 0x20));
+                _mm256_storeu_pd(o[2] + k, _mm256_permute2f128_pd(t0, t2, 0x31));
+                _mm256_storeu_pd(o[3] + k, _mm256_permute2f128_pd(t1, t3, 0x31));
             }
             __m128d lo = _mm256_castpd256_pd128(rs[8]), hi = _mm256_extractf128_pd(rs[8], 1);
-            _mm_storel_pd(&cand[g].rs[8], lo), _mm_storeh_pd(&cand[g + 1].rs[8], lo);
-            _mm_storel_pd(&cand[g + 2].rs[8], hi), _mm_storeh_pd(&cand[g + 3].rs[8], hi);
-        } else {
-            double out[9][4];
-            for (int k = 0; k < 9; k++) _mm256_storeu_pd(out[k], rs[k]);
+            _mm_storel_pd(o[0] + 8, lo), _mm_storeh_pd(o[1] + 8, lo), _mm_storel_pd(o[2] + 8, hi), _mm_storeh_pd(o[3] + 8, hi);
+        } else { /* only the lanes in the mask: the others may hold what the node by node path made */
+            double v[9][4];
+            for (int k = 0; k < 9; k++) _mm256_storeu_pd(v[k], rs[k]);
             for (unsigned l = 0; l < 4; l++)
                 if (mask >> l & 1u)
-                    for (int k = 0; k < 9; k++) cand[g + l].rs[k] = out[k][l];
+                    for (int k = 0; k < 9; k++) o[l][k] = v[k][l];
         }
     }
 }
@@ -630,7 +632,17 @@ static inline int kiln__frame(kiln__lossy *L, const kiln__pass *P, uint32_t r, d
     unsigned lazy_c = L->lazy_c;
     kiln__step *steps = L->steps;
 #if KILN__WORLD_AVX2
-    if (avx2 && keep_ts && L->rot_lanes.mask) kiln__rot_lanes_avx2(L, r);
+    if (avx2 && L->rot_lanes.mask) {
+        if (keep_ts) {
+            kiln__rot_lanes_avx2(L, r, L->cand[(size_t)r * L->cand_lanes].rs, sizeof(kiln__loc) / sizeof(double), 1);
+        } else { /* a scale candidate: the rotations kiln__local_xf_s reads, where not made yet */
+            size_t at_rot = (size_t)L->lazy_blk * L->n + r;
+            if ((L->rot_done[at_rot] & L->rot_lanes.mask) != L->rot_lanes.mask) {
+                kiln__rot_lanes_avx2(L, r, L->rot + at_rot * KILN_SOA_WIDTH * 9, 9, 0);
+                L->rot_done[at_rot] |= (uint8_t)L->rot_lanes.mask;
+            }
+        }
+    }
 #endif
     for (uint32_t m = 0, listed = L->listed; m < listed; m++) {
         kiln__step *st = &steps[m];
@@ -732,7 +744,8 @@ double kiln__lossy_measure(kiln__lossy *L, uint32_t blk, const double *allowed, 
     kiln__pass pass = {keep_rot, keep_ts, early, allowed != NULL, commit};
     L->cand_kind = keep_rot ? (L->lazy_c < 3 ? KILN__CAND_T : KILN__CAND_RS_S) : keep_ts ? KILN__CAND_RS : KILN__CAND_ALL;
     L->rot_lanes.mask = 0;
-    if (keep_ts && L->avx2) {
+    int rot_lanes = L->avx2 && (keep_ts || (keep_rot && L->lazy_c >= 7));
+    if (rot_lanes) {
         L->rot_lanes.relative = 0;
         L->rot_lanes.qw_rebuilt = (uint32_t)kiln__qw_rebuilt(L, blk);
     }
@@ -765,9 +778,9 @@ double kiln__lossy_measure(kiln__lossy *L, uint32_t blk, const double *allowed, 
         st->w_frames = commit ? SIZE_MAX : 0;
         st->pl = NULL, st->pw = NULL, st->pw_frames = SIZE_MAX, st->pl_cand = 0, st->lanes_rot = 0;
         uint32_t j = L->node[i].joint, mr = j == UINT32_MAX ? 0u : L->modes[j] >> 6 & 3u;
-        if (own && keep_ts && L->avx2 && (mr == KILN_MODE_ABSOLUTE || mr == KILN_MODE_RELATIVE)) {
+        if (own && rot_lanes && (mr == KILN_MODE_ABSOLUTE || mr == KILN_MODE_RELATIVE)) {
             unsigned l = j % KILN_SOA_WIDTH;
-            st->lanes_rot = 1;
+            st->lanes_rot = (uint8_t)keep_ts;
             L->rot_lanes.mask |= 1u << l;
             if (mr == KILN_MODE_RELATIVE) L->rot_lanes.relative |= 1u << l;
             L->rot_lanes.q[l] = kiln__dec(L, j, 3);
