@@ -324,6 +324,14 @@ static uint32_t kiln__narrow(kiln__lossy *L, double share, double *cur, double *
 
 /* ---- entry ----------------------------------------------------------------------------------- */
 
+/* `size` bytes from a 64-byte boundary (so that a 96-byte transform at a multiple of 32 bytes
+ * spans two cache lines, not three), the allocation itself in *block (NULL when it failed). */
+static void *kiln__alloc_lines(const kiln_allocator *a, size_t size, void **block)
+{
+    *block = kiln__realloc(a, NULL, size + 64);
+    return *block ? (void *)(((uintptr_t)*block + 63u) & ~(uintptr_t)63u) : NULL;
+}
+
 static kiln_result kiln__allocate(kiln__lossy *L, const kiln__skeleton *sk, double *max_error, int *met)
 {
     size_t dense = (size_t)L->nj * KILN_ANIM_COMPONENTS * L->n;
@@ -354,9 +362,9 @@ static kiln_result kiln__allocate(kiln__lossy *L, const kiln__skeleton *sk, doub
     size_t frames_nodes = (size_t)L->n * L->nodes;
     L->cache_nodes = frames_nodes;
     if (L->cache_nodes > KILN__CACHE_LIMIT) return KILN_OK;
-    L->raw_world = kiln__realloc(L->a, NULL, frames_nodes * sizeof(kiln__wxf) + 1);
-    L->world = kiln__realloc(L->a, NULL, frames_nodes * sizeof(kiln__wxf) + 1);
-    L->local = kiln__realloc(L->a, NULL, frames_nodes * sizeof(kiln__loc) + 1);
+    L->raw_world = kiln__alloc_lines(L->a, frames_nodes * sizeof(kiln__wxf), &L->blocks_of[0]);
+    L->world = kiln__alloc_lines(L->a, frames_nodes * sizeof(kiln__wxf), &L->blocks_of[1]);
+    L->local = kiln__alloc_lines(L->a, frames_nodes * sizeof(kiln__loc), &L->blocks_of[2]);
     L->cand_lanes = L->nodes < KILN_SOA_WIDTH ? L->nodes : KILN_SOA_WIDTH; /* a block's joints have nodes */
     size_t cand = (size_t)L->n * L->cand_lanes > L->nodes ? (size_t)L->n * L->cand_lanes : L->nodes;
     L->cand = kiln__realloc(L->a, NULL, cand * sizeof(kiln__loc) + 1);
@@ -483,9 +491,7 @@ kiln_result kiln__encode_lossy(const kiln_allocator *a, const kiln_bake_options 
     kiln__free(a, L.dec);
     kiln__free(a, L.backup);
     kiln__free(a, L.node);
-    kiln__free(a, L.raw_world);
-    kiln__free(a, L.world);
-    kiln__free(a, L.local);
+    for (int b = 0; b < 3; b++) kiln__free(a, L.blocks_of[b]);
     kiln__free(a, L.cand);
     kiln__free(a, L.scratch);
     kiln__free(a, L.path);

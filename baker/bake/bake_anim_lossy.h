@@ -96,6 +96,7 @@ typedef struct kiln__lossy {
      * subtrees' stale. Every one of them is the double the full evaluation computes. */
     kiln__wxf *raw_world, *world, *scratch;
     kiln__loc *local;
+    void *blocks_of[3];        /* the allocations of raw_world, world and local (at 64 bytes) */
     kiln__loc *cand;           /* per frame, cand_lanes (a lane's joint's index % KILN_SOA_WIDTH);
                                 * at least nodes (one frame's locals for kiln__lossy_raw_worlds) */
     uint32_t cand_lanes;       /* KILN_SOA_WIDTH, or fewer when there are fewer nodes */
