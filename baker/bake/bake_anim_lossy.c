@@ -365,9 +365,11 @@ static kiln_result kiln__allocate(kiln__lossy *L, const kiln__skeleton *sk, doub
     L->raw_world = kiln__alloc_lines(L->a, frames_nodes * sizeof(kiln__wxf), &L->blocks_of[0]);
     L->world = kiln__alloc_lines(L->a, frames_nodes * sizeof(kiln__wxf), &L->blocks_of[1]);
     L->local = kiln__alloc_lines(L->a, frames_nodes * sizeof(kiln__loc), &L->blocks_of[2]);
+    L->scale = kiln__alloc_lines(L->a, frames_nodes * sizeof(kiln__scl), &L->blocks_of[3]);
     L->cand_lanes = L->nodes < KILN_SOA_WIDTH ? L->nodes : KILN_SOA_WIDTH; /* a block's joints have nodes */
     size_t cand = (size_t)L->n * L->cand_lanes > L->nodes ? (size_t)L->n * L->cand_lanes : L->nodes;
     L->cand = kiln__realloc(L->a, NULL, cand * sizeof(kiln__loc) + 1);
+    L->cand_scale = kiln__realloc(L->a, NULL, cand * sizeof(kiln__scl) + 1);
     L->scratch = kiln__realloc(L->a, NULL, (size_t)L->nodes * sizeof(kiln__wxf) + 1);
     L->path = kiln__realloc(L->a, NULL, (size_t)L->nodes * sizeof *L->path + 1);
     L->w_valid = kiln__realloc(L->a, NULL, (size_t)L->nodes + 1);
@@ -388,7 +390,7 @@ static kiln_result kiln__allocate(kiln__lossy *L, const kiln__skeleton *sk, doub
         return KILN_ERR_OUT_OF_MEMORY;
     if (!L->w_valid || !L->scratch || !L->path) return KILN_ERR_OUT_OF_MEMORY;
     memset(L->w_valid, 0, L->nodes);
-    if (!L->raw_world || !L->world || !L->local || !L->cand) {
+    if (!L->raw_world || !L->world || !L->local || !L->scale || !L->cand || !L->cand_scale) {
         L->cache_nodes = UINT64_MAX; /* no memory for them */
         return KILN_OK;
     }
@@ -491,8 +493,9 @@ kiln_result kiln__encode_lossy(const kiln_allocator *a, const kiln_bake_options 
     kiln__free(a, L.dec);
     kiln__free(a, L.backup);
     kiln__free(a, L.node);
-    for (int b = 0; b < 3; b++) kiln__free(a, L.blocks_of[b]);
+    for (int b = 0; b < 4; b++) kiln__free(a, L.blocks_of[b]);
     kiln__free(a, L.cand);
+    kiln__free(a, L.cand_scale);
     kiln__free(a, L.scratch);
     kiln__free(a, L.path);
     kiln__free(a, L.w_valid);

@@ -32,13 +32,17 @@ typedef struct kiln__node {
     double   rest[KILN_ANIM_COMPONENTS];
 } kiln__node;
 
-/* A local transform ready to compose: the rotation's columns scaled by s (before any segment
- * scale compensation), the translation and the scale. */
+/* A local transform ready to compose: the rotation's columns scaled by its scale (before any
+ * segment scale compensation) and the translation; the scale itself apart (kiln__scl: only
+ * segment scale compensation and a scale candidate read it). */
 typedef struct kiln__loc {
     double rs[9];
     double t[3];
-    double s[3];
 } kiln__loc;
+
+typedef struct kiln__scl {
+    double s[3];
+} kiln__scl;
 
 /* A measured node as a measurement visits it: where it reads and writes its transforms, at
  * frame 0 (frame r: + r x nodes; for pw and w, + (r x nodes & their `frames`), all ones for
@@ -47,7 +51,9 @@ typedef struct kiln__step {
     const kiln__loc *lc;          /* its local as cached */
     kiln__loc *out;               /* its local as measured (own only): the cache's, or the
                                    * candidate's (kiln__lossy.cand) */
-    const kiln__loc *pl;          /* its parent's local as read (NULL for roots): the cache's, or
+    kiln__scl *out_s;             /* its scale as measured (own only), alike */
+    const kiln__scl *sc;          /* its scale as cached */
+    const kiln__scl *ps;          /* its parent's scale as read (NULL for roots): the cache's, or
                                    * the candidate's where it changes the parent's scale */
     const kiln__wxf *pw;          /* its parent's world as read (NULL for roots) */
     const kiln__wxf *raw;         /* its raw world */
@@ -55,7 +61,7 @@ typedef struct kiln__step {
     size_t pw_frames, w_frames;   /* the cache's (all ones) or the one-frame scratch (0) */
     double err2, limit2;          /* its largest squared error so far, and its allowance */
     uint32_t node;
-    uint8_t  own, ssc, pl_cand;   /* pl_cand: pl is the candidate's */
+    uint8_t  own, ssc, ps_cand;   /* ps_cand: ps is the candidate's */
     uint8_t  lanes_rot;           /* own: its scaled rotation is made for all lanes at once
                                    * (kiln__lossy.rot_lanes) before the frame's nodes */
 } kiln__step;
@@ -96,9 +102,11 @@ typedef struct kiln__lossy {
      * subtrees' stale. Every one of them is the double the full evaluation computes. */
     kiln__wxf *raw_world, *world, *scratch;
     kiln__loc *local;
-    void *blocks_of[3];        /* the allocations of raw_world, world and local (at 64 bytes) */
+    kiln__scl *scale;          /* the cached locals' scales */
+    void *blocks_of[4];        /* the allocations of raw_world, world, local and scale (at 64 bytes) */
     kiln__loc *cand;           /* per frame, cand_lanes (a lane's joint's index % KILN_SOA_WIDTH);
                                 * at least nodes (one frame's locals for kiln__lossy_raw_worlds) */
+    kiln__scl *cand_scale;     /* their scales, alike */
     uint32_t cand_lanes;       /* KILN_SOA_WIDTH, or fewer when there are fewer nodes */
     unsigned cand_kind;        /* KILN__CAND_*: what the last candidate wrote into cand */
     /* A rotation candidate's lanes whose scaled rotations the AVX2 frame loop makes side by

@@ -312,11 +312,11 @@ static void kiln__local_finish(const double q[4], const double s[3], double rs[9
 }
 
 /* The local transform of nd at frame r, ready to compose (kiln__compose). */
-static void kiln__local_xf(const kiln__lossy *L, uint32_t nd, uint32_t r, int dec, kiln__loc *out)
+static void kiln__local_xf(const kiln__lossy *L, uint32_t nd, uint32_t r, int dec, kiln__loc *out, kiln__scl *out_s)
 {
     double q[4];
-    kiln__local(L, nd, r, dec, out->t, q, out->s, 1);
-    kiln__local_finish(q, out->s, out->rs);
+    kiln__local(L, nd, r, dec, out->t, q, out_s->s, 1);
+    kiln__local_finish(q, out_s->s, out->rs);
 }
 
 /* The rotation of joint node nd at frame r from the decoded values, by its mode. */
@@ -331,13 +331,13 @@ static void kiln__local_q(const kiln__lossy *L, uint32_t nd, uint32_t r, double 
 }
 
 /* kiln__local_xf's scaled rotation from the decoded values when only rotation components
- * differ from `same`, the node's local at this frame as the cache holds it (its scale): out->rs
+ * differ from the node's local at this frame as the cache holds it (its scale: same_s): out->rs
  * alone, the same doubles. */
-static void kiln__local_xf_rot(const kiln__lossy *L, uint32_t nd, uint32_t r, const kiln__loc *same, kiln__loc *out)
+static void kiln__local_xf_rot(const kiln__lossy *L, uint32_t nd, uint32_t r, const kiln__scl *same_s, kiln__loc *out)
 {
     double q[4];
     kiln__local_q(L, nd, r, q);
-    kiln__local_finish(q, same->s, out->rs);
+    kiln__local_finish(q, same_s->s, out->rs);
 }
 
 /* kiln__local_xf's translation when only translation component c differs from `same`, the
@@ -352,22 +352,22 @@ static void kiln__local_xf_t(const kiln__lossy *L, uint32_t nd, uint32_t r, unsi
     out->t[c] = kiln__translation(L->modes[j] >> (2 * c) & 3u, N->rest[c], k, L->an->joints[j].ab);
 }
 
-/* kiln__local_xf's scaled rotation and scale when only scale component c differs from `same`,
- * the node's local at this frame as the cache holds it: out->rs and out->s, that component
- * recomputed from the decoded value, the same doubles. */
+/* kiln__local_xf's scaled rotation and scale when only scale component c differs from `same`
+ * and `same_s`, the node's local at this frame as the cache holds it: out->rs and out_s, that
+ * component recomputed from the decoded value, the same doubles. */
 static void kiln__local_xf_s(const kiln__lossy *L, uint32_t nd, uint32_t r, unsigned c, const kiln__loc *same,
-                             kiln__loc *out)
+                             const kiln__scl *same_s, kiln__loc *out, kiln__scl *out_s)
 {
     const kiln__node *N = &L->node[nd];
     uint32_t j = N->joint, modes = L->modes[j];
     const float *ab = L->an->joints[j].ab;
     double k = L->dec[((size_t)j * KILN_ANIM_COMPONENTS + c) * L->n + r];
     memcpy(out->rs, same->rs, sizeof out->rs);
-    memcpy(out->s, same->s, sizeof out->s);
+    memcpy(out_s->s, same_s->s, sizeof out_s->s);
     /* the rotation, from the decoded values, which the candidate leaves as they are */
     unsigned col = c - 7;
     size_t at = (size_t)(j / KILN_SOA_WIDTH) * L->n + r;
-    out->s[col] = kiln__scale(modes >> (2 * c) & 3u, N->rest[c], k, ab);
+    out_s->s[col] = kiln__scale(modes >> (2 * c) & 3u, N->rest[c], k, ab);
     double *m = L->rot + (at * KILN_SOA_WIDTH + j % KILN_SOA_WIDTH) * 9;
     uint8_t lane = (uint8_t)(1u << (j % KILN_SOA_WIDTH));
     if (!(L->rot_done[at] & lane)) {
@@ -376,7 +376,7 @@ static void kiln__local_xf_s(const kiln__lossy *L, uint32_t nd, uint32_t r, unsi
         kiln__rot_mat(q, m);
         L->rot_done[at] |= lane;
     }
-    for (int row = 0; row < 3; row++) out->rs[col * 3 + row] = m[col * 3 + row] * out->s[col];
+    for (int row = 0; row < 3; row++) out->rs[col * 3 + row] = m[col * 3 + row] * out_s->s[col];
 }
 
 /* World transform of nd from its local (lm, lt) and its parent's world and scale (C.1, segment
@@ -508,7 +508,7 @@ static void kiln__world_fill(kiln__lossy *L, uint32_t nd)
             uint32_t i = L->path[k];
             int32_t p = L->node[i].parent;
             const kiln__loc *lc = &L->local[at + i];
-            kiln__compose(L, i, lc->rs, lc->t, p >= 0 ? &wc[p] : NULL, p >= 0 ? L->local[at + (uint32_t)p].s : NULL,
+            kiln__compose(L, i, lc->rs, lc->t, p >= 0 ? &wc[p] : NULL, p >= 0 ? L->scale[at + (uint32_t)p].s : NULL,
                           &wc[i]);
         }
     }
@@ -537,7 +537,7 @@ KILN__AVX2 static inline void kiln__rot_lanes_avx2(kiln__lossy *L, uint32_t r, d
             int on = mask >> l & 1u;
             q[l] = on ? L->rot_lanes.q[g + l] + r : unit_q;
             stride[l] = on ? n : 1u;
-            sv[l] = on && scaled ? L->local[at + L->rot_lanes.node[g + l]].s : unit_s;
+            sv[l] = on && scaled ? L->scale[at + L->rot_lanes.node[g + l]].s : unit_s;
         }
         __m128 fx = _mm_set_ps(q[3][0], q[2][0], q[1][0], q[0][0]);
         __m128 fy = _mm_set_ps(q[3][stride[3]], q[2][stride[2]], q[1][stride[1]], q[0][stride[0]]);
@@ -655,21 +655,21 @@ static inline int kiln__frame(kiln__lossy *L, const kiln__pass *P, uint32_t r, d
                 kiln__local_xf_t(L, i, r, lazy_c, lc, out);
                 lt = out->t;
             } else if (keep_rot) {
-                kiln__local_xf_s(L, i, r, lazy_c, lc, out);
+                kiln__local_xf_s(L, i, r, lazy_c, lc, st->sc + at, out, st->out_s + (commit ? at : at_cand));
                 lm = out->rs;
             } else if (keep_ts) {
-                if (!(avx2 && st->lanes_rot)) kiln__local_xf_rot(L, i, r, lc, out);
+                if (!(avx2 && st->lanes_rot)) kiln__local_xf_rot(L, i, r, st->sc + at, out);
                 lm = out->rs;
             } else {
-                kiln__local_xf(L, i, r, 1, out);
+                kiln__local_xf(L, i, r, 1, out, st->out_s + (commit ? at : at_cand));
                 lm = out->rs, lt = out->t;
             }
         }
         const kiln__wxf *pw = NULL;
         const double *ps = NULL;
-        if (st->pl) {
+        if (st->pw) {
             pw = st->pw + (at & st->pw_frames);
-            if (st->ssc) ps = st->pl[st->pl_cand ? at_cand : at].s;
+            if (st->ssc) ps = st->ps[st->ps_cand ? at_cand : at].s;
         }
         kiln__wxf *w = st->w + (at & st->w_frames);
         const kiln__wxf *raw = st->raw + at;
@@ -771,12 +771,13 @@ double kiln__lossy_measure(kiln__lossy *L, uint32_t blk, const double *allowed, 
         st->ssc = (uint8_t)(L->node[i].ssc != 0);
         st->err2 = 0.0;
         st->limit2 = allowed ? limit2[i] : 0.0;
-        st->lc = L->local + i;
+        st->lc = L->local + i, st->sc = L->scale + i;
         st->out = commit ? L->local + i : own ? L->cand + L->node[i].joint % KILN_SOA_WIDTH : NULL;
+        st->out_s = commit ? L->scale + i : own ? L->cand_scale + L->node[i].joint % KILN_SOA_WIDTH : NULL;
         st->raw = L->raw_world + i;
         st->w = commit ? L->world + i : L->scratch + m;
         st->w_frames = commit ? SIZE_MAX : 0;
-        st->pl = NULL, st->pw = NULL, st->pw_frames = SIZE_MAX, st->pl_cand = 0, st->lanes_rot = 0;
+        st->ps = NULL, st->pw = NULL, st->pw_frames = SIZE_MAX, st->ps_cand = 0, st->lanes_rot = 0;
         uint32_t j = L->node[i].joint, mr = j == UINT32_MAX ? 0u : L->modes[j] >> 6 & 3u;
         if (own && rot_lanes && (mr == KILN_MODE_ABSOLUTE || mr == KILN_MODE_RELATIVE)) {
             unsigned l = j % KILN_SOA_WIDTH;
@@ -789,8 +790,8 @@ double kiln__lossy_measure(kiln__lossy *L, uint32_t blk, const double *allowed, 
         }
         if (p >= 0) { /* listed before i: its step is set */
             int own_p = blk == UINT32_MAX || L->node_block[p] == blk;
-            st->pl_cand = (uint8_t)(own_p && cand_s);
-            st->pl = st->pl_cand ? L->cand + L->node[p].joint % KILN_SOA_WIDTH : L->local + p;
+            st->ps_cand = (uint8_t)(own_p && cand_s);
+            st->ps = st->ps_cand ? L->cand_scale + L->node[p].joint % KILN_SOA_WIDTH : L->scale + p;
             st->pw = L->world + p;
             if (L->measure[p] && !commit) { /* its place: the list is in node order */
                 uint32_t lo = 0, hi = m;
@@ -865,8 +866,10 @@ void kiln__lossy_keep(kiln__lossy *L, uint32_t blk)
         kiln__loc *to = L->local + i;
         size_t fs = L->cand_lanes, ts = L->nodes;
         uint32_t n = L->n;
+        const kiln__scl *from_s = L->cand_scale + (from - L->cand);
+        kiln__scl *to_s = L->scale + i;
         if (L->cand_kind == KILN__CAND_ALL)
-            for (uint32_t r = 0; r < n; r++) to[r * ts] = from[r * fs];
+            for (uint32_t r = 0; r < n; r++) to[r * ts] = from[r * fs], to_s[r * ts] = from_s[r * fs];
         else if (L->cand_kind == KILN__CAND_T)
             for (uint32_t r = 0; r < n; r++) memcpy(to[r * ts].t, from[r * fs].t, sizeof to->t);
         else if (L->cand_kind == KILN__CAND_RS)
@@ -874,7 +877,7 @@ void kiln__lossy_keep(kiln__lossy *L, uint32_t blk)
         else
             for (uint32_t r = 0; r < n; r++) {
                 memcpy(to[r * ts].rs, from[r * fs].rs, sizeof to->rs);
-                memcpy(to[r * ts].s, from[r * fs].s, sizeof to->s);
+                to_s[r * ts] = from_s[r * fs];
             }
     }
 }
@@ -887,8 +890,10 @@ void kiln__lossy_raw_worlds(kiln__lossy *L)
         for (uint32_t i = 0; i < L->nodes; i++) {
             int32_t p = L->node[i].parent;
             kiln__loc *scratch = L->cand; /* free before the first measurement, at least nodes */
-            kiln__local_xf(L, i, r, 0, &scratch[i]);
-            kiln__compose(L, i, scratch[i].rs, scratch[i].t, p >= 0 ? &rw[p] : NULL, p >= 0 ? scratch[p].s : NULL, &rw[i]);
+            kiln__scl *scratch_s = L->cand_scale;
+            kiln__local_xf(L, i, r, 0, &scratch[i], &scratch_s[i]);
+            kiln__compose(L, i, scratch[i].rs, scratch[i].t, p >= 0 ? &rw[p] : NULL, p >= 0 ? scratch_s[p].s : NULL,
+                          &rw[i]);
         }
     }
 }
