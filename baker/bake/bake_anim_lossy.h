@@ -18,7 +18,7 @@ extern const uint32_t kiln__widths[KILN__STEPS];
  * a warning. (2 GiB at the 960 bytes per node and frame the caches once took.) */
 #define KILN__CACHE_LIMIT (((uint64_t)1 << 31) / 960u)
 /* Failing frames remembered per block. */
-#define KILN__HOT 16u
+#define KILN__HOT 8u
 
 /* The parts of a local a candidate recomputes: all, the translation, the scaled rotation, or
  * the scaled rotation and the scale. */
