@@ -21,8 +21,9 @@
  * that stays in cache. A candidate is decoded frame by frame as it is measured (eight lanes at
  * once with AVX2) and stops at the first frame over an allowance, trying first the last frames
  * its block's candidates failed at, then the frames by the margin the block's last passing
- * candidate left, the tightest first (before any passed: every 4th frame); one that passes
- * becomes the cache's locals at once (the next, narrower candidate recomputes all it changes).
+ * candidate left, the tightest first (before any passed: by the errors of the last full
+ * measurement in its subtrees); one that passes leaves the parts of its locals it changed in
+ * the cache at once (the next, narrower candidate recomputes all it changes).
  * Every number is the one a plain evaluation of every frame computes, so the encoding does
  * not depend on any of this.
  *
@@ -238,6 +239,35 @@ static void kiln__first_allocation(kiln__lossy *L, const double *reach, const do
         }
 }
 
+/* The blocks' first frame orders, before any candidate of theirs passed: by the errors of the
+ * full measurement in L->frame_err, each node's relative to the larger of its largest error and
+ * the first share of the target (its first allowance), the largest in the block's subtrees
+ * first. Only how soon a failing candidate fails depends on it. */
+static void kiln__first_orders(kiln__lossy *L, double share, double *sub, double *score)
+{
+    for (uint32_t r = 0; r < L->n; r++) {
+        const double *e2 = L->frame_err + (size_t)r * L->nodes;
+        for (uint32_t i = 0; i < L->nodes; i++) {
+            double d = L->node_err[i] > share * L->target ? L->node_err[i] : share * L->target;
+            sub[i] = d > 0.0 ? e2[i] / (d * d) : 0.0;
+        }
+        for (uint32_t i = L->nodes; i-- > 0;) { /* children follow their parents */
+            int32_t p = L->node[i].parent;
+            if (p >= 0 && sub[i] > sub[p]) sub[p] = sub[i];
+        }
+        for (uint32_t blk = 0; blk < L->blocks; blk++) score[(size_t)blk * L->n + r] = 0.0;
+        for (uint32_t i = 0; i < L->nodes; i++) {
+            uint32_t blk = L->node_block[i];
+            if (blk != UINT32_MAX && sub[i] > score[(size_t)blk * L->n + r]) score[(size_t)blk * L->n + r] = sub[i];
+        }
+    }
+    for (uint32_t blk = 0; blk < L->blocks; blk++) {
+        uint32_t *order = L->block_order + (size_t)blk * L->n;
+        for (uint32_t f = 0; f < L->n; f++) order[f] = f;
+        kiln__lossy_sort_frames(order, L->n, score + (size_t)blk * L->n);
+    }
+}
+
 /* Widens every track of the blocks driving nodes that miss the target, and their ancestors'.
  * Returns 0 when nothing could be widened. */
 static int kiln__widen(kiln__lossy *L)
@@ -380,6 +410,7 @@ static kiln_result kiln__allocate(kiln__lossy *L, const kiln__skeleton *sk, doub
     L->lazy_done = kiln__realloc(L->a, NULL, (size_t)L->n + 1);
     L->rot_done = kiln__realloc(L->a, NULL, (size_t)L->blocks * L->n + 1);
     L->tried = kiln__realloc(L->a, NULL, (size_t)L->n * sizeof *L->tried + 1);
+    L->frame_err = kiln__realloc(L->a, NULL, frames_nodes * sizeof *L->frame_err + 1); /* may be NULL */
     L->rot = kiln__realloc(L->a, NULL, (size_t)L->blocks * L->n * KILN_SOA_WIDTH * 9 * sizeof(double) + 1);
     L->hot = kiln__realloc(L->a, NULL, (size_t)L->blocks * KILN__HOT * sizeof *L->hot + 1);
     L->node_block = kiln__realloc(L->a, NULL, (size_t)L->nodes * sizeof *L->node_block + 1);
@@ -429,6 +460,13 @@ static kiln_result kiln__allocate(kiln__lossy *L, const kiln__skeleton *sk, doub
     *met = r == KILN_OK && err <= L->target;
     if (*met) {
         static const double share[] = {0.25, 0.5, 0.7, 0.85, 1.0};
+        /* the first orders need the last full measurement's errors (without memory for them,
+         * the blocks start from every 4th frame) */
+        double *first = L->frame_err ? kiln__realloc(L->a, NULL, ((size_t)L->nodes + (size_t)L->blocks * L->n) *
+                                                                     sizeof(double) + 1) : NULL;
+        if (first) kiln__first_orders(L, share[0], first, first + L->nodes);
+        kiln__free(L->a, first);
+        kiln__free(L->a, L->frame_err), L->frame_err = NULL;
         memcpy(cur, L->node_err, L->nodes * sizeof *cur);
         for (unsigned k = 0; k < sizeof share / sizeof share[0]; k++)
             for (int pass = 0; pass < 3 && kiln__narrow(L, share[k], cur, allowed); pass++) {}
@@ -509,6 +547,7 @@ kiln_result kiln__encode_lossy(const kiln_allocator *a, const kiln_bake_options 
     kiln__free(a, L.lazy_done);
     kiln__free(a, L.rot_done);
     kiln__free(a, L.tried);
+    kiln__free(a, L.frame_err);
     kiln__free(a, L.rot);
     return r;
 }

@@ -126,6 +126,8 @@ typedef struct kiln__lossy {
     uint32_t *order;       /* frames, every 4th first: a failing candidate fails early */
     uint32_t *block_order; /* per block (n frames each, UINT32_MAX first when unset): the frames
                             * by the margin its last passing candidate left, the tightest first */
+    double *frame_err;     /* when set, per frame and node: the squared errors a full measurement
+                            * (no allowances) finds, for the first block orders */
     double *score;         /* per frame: the tightest margin of the measurement under way */
     /* A candidate's track is decoded frame by frame as it is measured (a failing one is
      * usually rejected after a few frames): lazy_done flags the decoded frames. */
@@ -183,6 +185,8 @@ void kiln__lossy_select(kiln__lossy *L, uint32_t blk);
  * stand (INFINITY as soon as a node exceeds its allowance in `allowed`, when given); with
  * `commit`, the measured transforms become the cache's (without, blk is one block). */
 double kiln__lossy_measure(kiln__lossy *L, uint32_t blk, const double *allowed, int commit);
+/* Sorts frames by score (per frame), highest first (ties: lower frame first), in place. */
+void kiln__lossy_sort_frames(uint32_t *f, uint32_t n, const double *score);
 /* A measured candidate of block blk passed: the cache takes the parts of its locals it recomputed. */
 void kiln__lossy_keep(kiln__lossy *L, uint32_t blk);
 

@@ -479,7 +479,7 @@ static double kiln__square_limit(double a)
 }
 
 /* Sorts frames by score, highest first (ties: lower frame first); a shell sort, in place. */
-static void kiln__sort_frames(uint32_t *f, uint32_t n, const double *score)
+void kiln__lossy_sort_frames(uint32_t *f, uint32_t n, const double *score)
 {
     static const uint32_t gaps[] = {701, 301, 132, 57, 23, 10, 4, 1};
     for (unsigned g = 0; g < sizeof gaps / sizeof gaps[0]; g++) {
@@ -690,6 +690,7 @@ static inline int kiln__frame(kiln__lossy *L, const kiln__pass *P, uint32_t r, d
             e2 = kiln__point_error2(L, raw, w);
         }
         if (e2 > st->err2) st->err2 = e2;
+        if (!early && L->frame_err) L->frame_err[at + i] = e2;
         if (early && e2 > score * limit2) score = limit2 > 0.0 ? e2 / limit2 : 1.0;
         if (allowed && e2 > limit2) return 1;
     }
@@ -849,7 +850,7 @@ double kiln__lossy_measure(kiln__lossy *L, uint32_t blk, const double *allowed, 
          * gives the same frames as sorting 0..n-1 */
         if (border[0] == UINT32_MAX)
             for (uint32_t f = 0; f < L->n; f++) border[f] = f;
-        kiln__sort_frames(border, L->n, L->score);
+        kiln__lossy_sort_frames(border, L->n, L->score);
     }
     return worst;
 }
