@@ -501,6 +501,7 @@ kiln_result kiln__encode_lossy(const kiln_allocator *a, const kiln_bake_options 
     L.n = an->frame_count;
     L.nj = an->joint_count;
     L.blocks = (an->joint_count + KILN_SOA_WIDTH - 1) / KILN_SOA_WIDTH;
+    L.steps_blk = UINT32_MAX;
     L.target = 0.97 * bound;
     L.distance = distance;
 #if KILN__WORLD_AVX2

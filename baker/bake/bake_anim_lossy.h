@@ -82,6 +82,7 @@ typedef struct kiln__lossy {
     uint8_t *need, *measure;
     uint32_t *list, listed; /* the nodes flagged in measure, in order */
     kiln__step *steps;     /* per listed node, during a measurement */
+    uint32_t steps_blk;    /* the block the steps' places were made for (UINT32_MAX: none) */
     double *node_err;      /* per node: largest error of the last measurement */
     double *limit2;        /* per node: the largest squared error within its allowance */
     double *limit_of;      /* per node: the allowance limit2 was made for */

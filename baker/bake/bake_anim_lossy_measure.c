@@ -762,23 +762,30 @@ double kiln__lossy_measure(kiln__lossy *L, uint32_t blk, const double *allowed, 
         if (allowed[i] != L->limit_of[i]) /* a block's candidates share them */
             limit2[i] = kiln__square_limit(allowed[i]), L->limit_of[i] = allowed[i];
     }
+    /* The steps' places stay as they are for the next candidates of the same block (until the
+     * next kiln__lossy_select or full measurement): the cached worlds they read stay made. */
+    int same_steps = !commit && blk != UINT32_MAX && L->steps_blk == blk;
+    L->steps_blk = commit || blk == UINT32_MAX ? UINT32_MAX : blk;
     for (uint32_t m = 0; m < L->listed; m++) {
         kiln__step *st = &L->steps[m];
         uint32_t i = L->list[m];
         int32_t p = L->node[i].parent;
         int own = blk == UINT32_MAX || L->node_block[i] == blk;
-        st->node = i;
-        st->own = (uint8_t)own;
-        st->ssc = (uint8_t)(L->node[i].ssc != 0);
         st->err2 = 0.0;
         st->limit2 = allowed ? limit2[i] : 0.0;
-        st->lc = L->local + i, st->sc = L->scale + i;
-        st->out = commit ? L->local + i : own ? L->cand + L->node[i].joint % KILN_SOA_WIDTH : NULL;
-        st->out_s = commit ? L->scale + i : own ? L->cand_scale + L->node[i].joint % KILN_SOA_WIDTH : NULL;
-        st->raw = L->raw_world + i;
-        st->w = commit ? L->world + i : L->scratch + m;
-        st->w_frames = commit ? SIZE_MAX : 0;
-        st->ps = NULL, st->pw = NULL, st->pw_frames = SIZE_MAX, st->ps_cand = 0, st->lanes_rot = 0;
+        st->lanes_rot = 0;
+        if (!same_steps) {
+            st->node = i;
+            st->own = (uint8_t)own;
+            st->ssc = (uint8_t)(L->node[i].ssc != 0);
+            st->lc = L->local + i, st->sc = L->scale + i;
+            st->out = commit ? L->local + i : own ? L->cand + L->node[i].joint % KILN_SOA_WIDTH : NULL;
+            st->out_s = commit ? L->scale + i : own ? L->cand_scale + L->node[i].joint % KILN_SOA_WIDTH : NULL;
+            st->raw = L->raw_world + i;
+            st->w = commit ? L->world + i : L->scratch + m;
+            st->w_frames = commit ? SIZE_MAX : 0;
+            st->ps = NULL, st->pw = NULL, st->pw_frames = SIZE_MAX, st->ps_cand = 0;
+        }
         uint32_t j = L->node[i].joint, mr = j == UINT32_MAX ? 0u : L->modes[j] >> 6 & 3u;
         if (own && rot_lanes && (mr == KILN_MODE_ABSOLUTE || mr == KILN_MODE_RELATIVE)) {
             unsigned l = j % KILN_SOA_WIDTH;
@@ -793,6 +800,7 @@ double kiln__lossy_measure(kiln__lossy *L, uint32_t blk, const double *allowed, 
             int own_p = blk == UINT32_MAX || L->node_block[p] == blk;
             st->ps_cand = (uint8_t)(own_p && cand_s);
             st->ps = st->ps_cand ? L->cand_scale + L->node[p].joint % KILN_SOA_WIDTH : L->scale + p;
+            if (same_steps) continue;
             st->pw = L->world + p;
             if (L->measure[p] && !commit) { /* its place: the list is in node order */
                 uint32_t lo = 0, hi = m;
@@ -904,6 +912,7 @@ void kiln__lossy_raw_worlds(kiln__lossy *L)
 void kiln__lossy_select(kiln__lossy *L, uint32_t blk)
 {
     L->listed = 0;
+    L->steps_blk = UINT32_MAX; /* the steps are made again */
     for (uint32_t i = 0; i < L->nodes; i++) {
         uint32_t j = L->node[i].joint;
         int own = blk == UINT32_MAX || (j != UINT32_MAX && j / KILN_SOA_WIDTH == blk);
