@@ -115,7 +115,7 @@ static kiln_result kiln__nodes(kiln__lossy *L, const kiln__skeleton *sk)
 
 /* The four points of node i at one frame (the origin and the three vertices), by coordinate:
  * p[row][k] = t[row] + (k ? distance · column k - 1 : 0). */
-static void kiln__stat_points(const kiln__lossy *L, const kiln__wxf *w, double p[3][4])
+static inline void kiln__stat_points(const kiln__lossy *L, const kiln__wxf *w, double p[3][4])
 {
     for (int k = 0; k < 4; k++)
         for (int row = 0; row < 3; row++) p[row][k] = w->t[row] + (k ? L->distance * w->m[(k - 1) * 3 + row] : 0.0);
