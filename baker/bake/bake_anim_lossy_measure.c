@@ -180,6 +180,22 @@ int kiln__lossy_decode_avx2(const float x[8], const float lo[8], const float ext
 #endif
 }
 
+#if KILN__WORLD_AVX2
+/* kiln__decode_lazy's eight lanes at frame r (width w, 3 to 24 bits) with AVX2, unrolled. */
+KILN__AVX2 __attribute__((flatten)) static void kiln__decode_lazy_avx2(kiln__lossy *L, uint32_t r, uint32_t w)
+{
+    const float *const *v = L->lazy_v;
+    const uint32_t *vm = L->lazy_vmask, *dm = L->lazy_dmask;
+    float x[KILN_SOA_WIDTH] = {v[0][r & vm[0]], v[1][r & vm[1]], v[2][r & vm[2]], v[3][r & vm[3]],
+                               v[4][r & vm[4]], v[5][r & vm[5]], v[6][r & vm[6]], v[7][r & vm[7]]};
+    float d[KILN_SOA_WIDTH];
+    kiln__decode8_avx2(x, L->lazy_lo, L->lazy_extent, L->lazy_step, w, d);
+    float *const *o = L->lazy_d;
+    o[0][r & dm[0]] = d[0], o[1][r & dm[1]] = d[1], o[2][r & dm[2]] = d[2], o[3][r & dm[3]] = d[3];
+    o[4][r & dm[4]] = d[4], o[5][r & dm[5]] = d[5], o[6][r & dm[6]] = d[6], o[7][r & dm[7]] = d[7];
+}
+#endif
+
 /* Decodes frame r of the track kiln__lazy_lanes resolved into L->dec: the value the runtime
  * reads back. */
 static void kiln__decode_lazy(kiln__lossy *L, uint32_t r)
@@ -191,10 +207,7 @@ static void kiln__decode_lazy(kiln__lossy *L, uint32_t r)
     }
 #if KILN__WORLD_AVX2
     if (L->avx2 && w != KILN__CLIP_RAW) {
-        float x[KILN_SOA_WIDTH], d[KILN_SOA_WIDTH];
-        for (unsigned l = 0; l < KILN_SOA_WIDTH; l++) x[l] = L->lazy_v[l][r & L->lazy_vmask[l]];
-        kiln__decode8_avx2(x, L->lazy_lo, L->lazy_extent, L->lazy_step, w, d);
-        for (unsigned l = 0; l < KILN_SOA_WIDTH; l++) L->lazy_d[l][r & L->lazy_dmask[l]] = d[l];
+        kiln__decode_lazy_avx2(L, r, w);
         return;
     }
 #endif
