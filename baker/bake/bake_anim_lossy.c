@@ -403,6 +403,7 @@ static kiln_result kiln__allocate(kiln__lossy *L, const kiln__skeleton *sk, doub
     L->scratch = kiln__realloc(L->a, NULL, (size_t)L->nodes * sizeof(kiln__wxf) + 1);
     L->path = kiln__realloc(L->a, NULL, (size_t)L->nodes * sizeof *L->path + 1);
     L->w_valid = kiln__realloc(L->a, NULL, (size_t)L->nodes + 1);
+    L->block_stale = kiln__realloc(L->a, NULL, (size_t)L->blocks + 1);
     L->order = kiln__realloc(L->a, NULL, (size_t)L->n * sizeof *L->order + 1);
     L->block_order = kiln__realloc(L->a, NULL, (size_t)L->blocks * L->n * sizeof *L->block_order + 1);
     L->score = kiln__realloc(L->a, NULL, (size_t)L->n * sizeof *L->score + 1);
@@ -420,7 +421,9 @@ static kiln_result kiln__allocate(kiln__lossy *L, const kiln__skeleton *sk, doub
     if (!L->order || !L->lazy_done || !L->hot || !L->block_order || !L->score || !L->steps || !L->rot_done || !L->rot || !L->tried)
         return KILN_ERR_OUT_OF_MEMORY;
     if (!L->w_valid || !L->scratch || !L->path) return KILN_ERR_OUT_OF_MEMORY;
+    if (!L->block_stale) return KILN_ERR_OUT_OF_MEMORY;
     memset(L->w_valid, 0, L->nodes);
+    memset(L->block_stale, 1, L->blocks);
     if (!L->raw_world || !L->world || !L->local || !L->scale || !L->cand || !L->cand_scale) {
         L->cache_nodes = UINT64_MAX; /* no memory for them */
         return KILN_OK;
@@ -538,6 +541,7 @@ kiln_result kiln__encode_lossy(const kiln_allocator *a, const kiln_bake_options 
     kiln__free(a, L.scratch);
     kiln__free(a, L.path);
     kiln__free(a, L.w_valid);
+    kiln__free(a, L.block_stale);
     kiln__free(a, L.order);
     kiln__free(a, L.node_block);
     kiln__free(a, L.hot);

@@ -121,6 +121,10 @@ typedef struct kiln__lossy {
         double rest[4][KILN_SOA_WIDTH];
     } rot_lanes;
     uint8_t *w_valid;          /* per node */
+    /* A full measurement recomputes the cached locals of the blocks whose plans were set since
+     * the last one (kiln__lossy_apply), all of them before the first (locals_made). */
+    uint8_t *block_stale;
+    int locals_made;
     uint32_t *path;            /* per node: the nodes whose worlds are being made */
     uint32_t *hot;         /* per block: the KILN__HOT frames its candidates last failed at, the
                             * latest first (UINT32_MAX: none), tried first */

@@ -226,6 +226,7 @@ static void kiln__decode_lazy(kiln__lossy *L, uint32_t r)
 /* Sets the plan of (blk, c) to width index `step` and decodes it into L->dec. */
 void kiln__lossy_apply(kiln__lossy *L, uint32_t blk, unsigned c, unsigned step)
 {
+    if (L->block_stale) L->block_stale[blk] = 1;
     kiln__lossy_apply_plan(L, blk, c, step);
     kiln__lossy_lazy_lanes(L, blk, c);
     for (uint32_t r = 0; r < L->n; r++) kiln__decode_lazy(L, r);
@@ -784,6 +785,8 @@ double kiln__lossy_measure(kiln__lossy *L, uint32_t blk, const double *allowed, 
         uint32_t i = L->list[m];
         int32_t p = L->node[i].parent;
         int own = blk == UINT32_MAX || L->node_block[i] == blk;
+        if (commit && L->locals_made && (L->node_block[i] == UINT32_MAX || !L->block_stale[L->node_block[i]]))
+            own = 0; /* its cached local is what its decoded values make */
         st->err2 = 0.0;
         st->limit2 = allowed ? limit2[i] : 0.0;
         st->lanes_rot = 0;
@@ -864,8 +867,10 @@ double kiln__lossy_measure(kiln__lossy *L, uint32_t blk, const double *allowed, 
         err2[L->steps[m].node] = e;
         if (e > worst) worst = e;
     }
-    if (commit)
+    if (commit) {
         for (uint32_t m = 0; m < L->listed; m++) L->w_valid[L->list[m]] = 1;
+        if (blk == UINT32_MAX) L->locals_made = 1, memset(L->block_stale, 0, L->blocks);
+    }
     if (early) { /* passed: the block's next candidates try the tightest frames first */
         /* the order is total (ties by frame), so sorting the last one, nearly in order already,
          * gives the same frames as sorting 0..n-1 */
