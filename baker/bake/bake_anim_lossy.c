@@ -396,7 +396,7 @@ static kiln_result kiln__allocate(kiln__lossy *L, const kiln__skeleton *sk, doub
     L->world = kiln__alloc_lines(L->a, frames_nodes * sizeof(kiln__wxf), &L->blocks_of[1]);
     L->local = kiln__alloc_lines(L->a, frames_nodes * sizeof(kiln__loc), &L->blocks_of[2]);
     L->scale = kiln__alloc_lines(L->a, frames_nodes * sizeof(kiln__scl), &L->blocks_of[3]);
-    L->cand_lanes = L->nodes < KILN_SOA_WIDTH ? L->nodes : KILN_SOA_WIDTH; /* a block's joints have nodes */
+    L->cand_lanes = L->nj < KILN_SOA_WIDTH ? L->nj : KILN_SOA_WIDTH; /* lanes: joint index % KILN_SOA_WIDTH */
     size_t cand = (size_t)L->n * L->cand_lanes > L->nodes ? (size_t)L->n * L->cand_lanes : L->nodes;
     L->cand = kiln__realloc(L->a, NULL, cand * sizeof(kiln__loc) + 1);
     L->cand_scale = kiln__realloc(L->a, NULL, cand * sizeof(kiln__scl) + 1);

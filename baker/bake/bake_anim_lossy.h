@@ -108,7 +108,7 @@ typedef struct kiln__lossy {
     kiln__loc *cand;           /* per frame, cand_lanes (a lane's joint's index % KILN_SOA_WIDTH);
                                 * at least nodes (one frame's locals for kiln__lossy_raw_worlds) */
     kiln__scl *cand_scale;     /* their scales, alike */
-    uint32_t cand_lanes;       /* KILN_SOA_WIDTH, or fewer when there are fewer nodes */
+    uint32_t cand_lanes;       /* KILN_SOA_WIDTH, or fewer when there are fewer joints */
     unsigned cand_kind;        /* KILN__CAND_*: what the last candidate wrote into cand */
     /* A rotation candidate's lanes whose scaled rotations the AVX2 frame loop makes side by
      * side (a bit per lane: listed own nodes rotating by an absolute or relative mode): their
