@@ -664,18 +664,19 @@ static inline int kiln__frame(kiln__lossy *L, const kiln__pass *P, uint32_t r, d
         const kiln__loc *lc = st->lc + at;
         const double *lm = lc->rs, *lt = lc->t;
         if (st->own) {
-            kiln__loc *out = st->out + (commit ? at : at_cand);
+            size_t at_out = !early && commit ? at : at_cand; /* a candidate's (early) in L->cand */
+            kiln__loc *out = st->out + at_out;
             if (keep_rot && lazy_c < 3) {
                 kiln__local_xf_t(L, i, r, lazy_c, lc, out);
                 lt = out->t;
             } else if (keep_rot) {
-                kiln__local_xf_s(L, i, r, lazy_c, lc, st->sc + at, out, st->out_s + (commit ? at : at_cand));
+                kiln__local_xf_s(L, i, r, lazy_c, lc, st->sc + at, out, st->out_s + at_out);
                 lm = out->rs;
             } else if (keep_ts) {
                 if (!(avx2 && st->lanes_rot)) kiln__local_xf_rot(L, i, r, st->sc + at, out);
                 lm = out->rs;
             } else {
-                kiln__local_xf(L, i, r, 1, out, st->out_s + (commit ? at : at_cand));
+                kiln__local_xf(L, i, r, 1, out, st->out_s + at_out);
                 lm = out->rs, lt = out->t;
             }
         }
@@ -685,7 +686,7 @@ static inline int kiln__frame(kiln__lossy *L, const kiln__pass *P, uint32_t r, d
             pw = st->pw + (at & st->pw_frames);
             if (st->ssc) ps = st->ps[st->ps_cand ? at_cand : at].s;
         }
-        kiln__wxf *w = st->w + (at & st->w_frames);
+        kiln__wxf *w = early ? st->w : st->w + (at & st->w_frames); /* a candidate's: the scratch */
         const kiln__wxf *raw = st->raw + at;
         double e2, limit2 = st->limit2;
 #if KILN__WORLD_AVX2
@@ -745,7 +746,7 @@ KILN__AVX2 __attribute__((flatten)) static int kiln__frame_avx2(kiln__lossy *L, 
 double kiln__lossy_measure(kiln__lossy *L, uint32_t blk, const double *allowed, int commit)
 {
     double worst = 0.0;
-    int early = allowed && blk != UINT32_MAX;
+    int early = allowed && blk != UINT32_MAX && !commit; /* a candidate's measurement */
     /* a translation or scale candidate leaves the cached rotations of its block as they are */
     int keep_rot = !commit && L->lazy && blk == L->lazy_blk && (L->lazy_c < 3 || L->lazy_c > 6);
     /* a rotation candidate leaves the cached translations and scales of its block */
