@@ -21,8 +21,9 @@
  * that stays in cache. A candidate is decoded frame by frame as it is measured (eight lanes at
  * once with AVX2) and stops at the first frame over an allowance, trying first the last frames
  * its block's candidates failed at, then the frames by the margin the block's last passing
- * candidate left, the tightest first (before any passed: every 4th frame); one that passes
- * becomes the cache's locals at once (the next, narrower candidate recomputes all it changes).
+ * candidate left, the tightest first (before any passed: by the errors of the last full
+ * measurement in its subtrees); one that passes leaves the parts of its locals it changed in
+ * the cache at once (the next, narrower candidate recomputes all it changes).
  * Every number is the one a plain evaluation of every frame computes, so the encoding does
  * not depend on any of this.
  *
@@ -114,7 +115,7 @@ static kiln_result kiln__nodes(kiln__lossy *L, const kiln__skeleton *sk)
 
 /* The four points of node i at one frame (the origin and the three vertices), by coordinate:
  * p[row][k] = t[row] + (k ? distance · column k - 1 : 0). */
-static void kiln__stat_points(const kiln__lossy *L, const kiln__wxf *w, double p[3][4])
+static inline void kiln__stat_points(const kiln__lossy *L, const kiln__wxf *w, double p[3][4])
 {
     for (int k = 0; k < 4; k++)
         for (int row = 0; row < 3; row++) p[row][k] = w->t[row] + (k ? L->distance * w->m[(k - 1) * 3 + row] : 0.0);
@@ -238,6 +239,35 @@ static void kiln__first_allocation(kiln__lossy *L, const double *reach, const do
         }
 }
 
+/* The blocks' first frame orders, before any candidate of theirs passed: by the errors of the
+ * full measurement in L->frame_err, each node's relative to the larger of its largest error and
+ * the first share of the target (its first allowance), the largest in the block's subtrees
+ * first. Only how soon a failing candidate fails depends on it. */
+static void kiln__first_orders(kiln__lossy *L, double share, double *sub, double *score)
+{
+    for (uint32_t r = 0; r < L->n; r++) {
+        const double *e2 = L->frame_err + (size_t)r * L->nodes;
+        for (uint32_t i = 0; i < L->nodes; i++) {
+            double d = L->node_err[i] > share * L->target ? L->node_err[i] : share * L->target;
+            sub[i] = d > 0.0 ? e2[i] / (d * d) : 0.0;
+        }
+        for (uint32_t i = L->nodes; i-- > 0;) { /* children follow their parents */
+            int32_t p = L->node[i].parent;
+            if (p >= 0 && sub[i] > sub[p]) sub[p] = sub[i];
+        }
+        for (uint32_t blk = 0; blk < L->blocks; blk++) score[(size_t)blk * L->n + r] = 0.0;
+        for (uint32_t i = 0; i < L->nodes; i++) {
+            uint32_t blk = L->node_block[i];
+            if (blk != UINT32_MAX && sub[i] > score[(size_t)blk * L->n + r]) score[(size_t)blk * L->n + r] = sub[i];
+        }
+    }
+    for (uint32_t blk = 0; blk < L->blocks; blk++) {
+        uint32_t *order = L->block_order + (size_t)blk * L->n;
+        for (uint32_t f = 0; f < L->n; f++) order[f] = f;
+        kiln__lossy_sort_frames(order, L->n, score + (size_t)blk * L->n);
+    }
+}
+
 /* Widens every track of the blocks driving nodes that miss the target, and their ancestors'.
  * Returns 0 when nothing could be widened. */
 static int kiln__widen(kiln__lossy *L)
@@ -324,6 +354,14 @@ static uint32_t kiln__narrow(kiln__lossy *L, double share, double *cur, double *
 
 /* ---- entry ----------------------------------------------------------------------------------- */
 
+/* `size` bytes from a 64-byte boundary (so that a 96-byte transform at a multiple of 32 bytes
+ * spans two cache lines, not three), the allocation itself in *block (NULL when it failed). */
+static void *kiln__alloc_lines(const kiln_allocator *a, size_t size, void **block)
+{
+    *block = kiln__realloc(a, NULL, size + 64);
+    return *block ? (void *)(((uintptr_t)*block + 63u) & ~(uintptr_t)63u) : NULL;
+}
+
 static kiln_result kiln__allocate(kiln__lossy *L, const kiln__skeleton *sk, double *max_error, int *met)
 {
     size_t dense = (size_t)L->nj * KILN_ANIM_COMPONENTS * L->n;
@@ -354,12 +392,18 @@ static kiln_result kiln__allocate(kiln__lossy *L, const kiln__skeleton *sk, doub
     size_t frames_nodes = (size_t)L->n * L->nodes;
     L->cache_nodes = frames_nodes;
     if (L->cache_nodes > KILN__CACHE_LIMIT) return KILN_OK;
-    L->raw_world = kiln__realloc(L->a, NULL, frames_nodes * sizeof(kiln__wxf) + 1);
-    L->world = kiln__realloc(L->a, NULL, frames_nodes * sizeof(kiln__wxf) + 1);
-    for (int b = 0; b < 2; b++) L->local[b] = kiln__realloc(L->a, NULL, frames_nodes * sizeof(kiln__loc) + 1);
+    L->raw_world = kiln__alloc_lines(L->a, frames_nodes * sizeof(kiln__wxf), &L->blocks_of[0]);
+    L->world = kiln__alloc_lines(L->a, frames_nodes * sizeof(kiln__wxf), &L->blocks_of[1]);
+    L->local = kiln__alloc_lines(L->a, frames_nodes * sizeof(kiln__loc), &L->blocks_of[2]);
+    L->scale = kiln__alloc_lines(L->a, frames_nodes * sizeof(kiln__scl), &L->blocks_of[3]);
+    L->cand_lanes = L->nj < KILN_SOA_WIDTH ? L->nj : KILN_SOA_WIDTH; /* lanes: joint index % KILN_SOA_WIDTH */
+    size_t cand = (size_t)L->n * L->cand_lanes > L->nodes ? (size_t)L->n * L->cand_lanes : L->nodes;
+    L->cand = kiln__realloc(L->a, NULL, cand * sizeof(kiln__loc) + 1);
+    L->cand_scale = kiln__realloc(L->a, NULL, cand * sizeof(kiln__scl) + 1);
     L->scratch = kiln__realloc(L->a, NULL, (size_t)L->nodes * sizeof(kiln__wxf) + 1);
     L->path = kiln__realloc(L->a, NULL, (size_t)L->nodes * sizeof *L->path + 1);
-    L->l_bank = kiln__realloc(L->a, NULL, (size_t)L->nodes * 2 + 1);
+    L->w_valid = kiln__realloc(L->a, NULL, (size_t)L->nodes + 1);
+    L->block_stale = kiln__realloc(L->a, NULL, (size_t)L->blocks + 1);
     L->order = kiln__realloc(L->a, NULL, (size_t)L->n * sizeof *L->order + 1);
     L->block_order = kiln__realloc(L->a, NULL, (size_t)L->blocks * L->n * sizeof *L->block_order + 1);
     L->score = kiln__realloc(L->a, NULL, (size_t)L->n * sizeof *L->score + 1);
@@ -367,6 +411,7 @@ static kiln_result kiln__allocate(kiln__lossy *L, const kiln__skeleton *sk, doub
     L->lazy_done = kiln__realloc(L->a, NULL, (size_t)L->n + 1);
     L->rot_done = kiln__realloc(L->a, NULL, (size_t)L->blocks * L->n + 1);
     L->tried = kiln__realloc(L->a, NULL, (size_t)L->n * sizeof *L->tried + 1);
+    L->frame_err = kiln__realloc(L->a, NULL, frames_nodes * sizeof *L->frame_err + 1); /* may be NULL */
     L->rot = kiln__realloc(L->a, NULL, (size_t)L->blocks * L->n * KILN_SOA_WIDTH * 9 * sizeof(double) + 1);
     L->hot = kiln__realloc(L->a, NULL, (size_t)L->blocks * KILN__HOT * sizeof *L->hot + 1);
     L->node_block = kiln__realloc(L->a, NULL, (size_t)L->nodes * sizeof *L->node_block + 1);
@@ -375,10 +420,11 @@ static kiln_result kiln__allocate(kiln__lossy *L, const kiln__skeleton *sk, doub
         L->node_block[i] = L->node[i].joint == UINT32_MAX ? UINT32_MAX : L->node[i].joint / KILN_SOA_WIDTH;
     if (!L->order || !L->lazy_done || !L->hot || !L->block_order || !L->score || !L->steps || !L->rot_done || !L->rot || !L->tried)
         return KILN_ERR_OUT_OF_MEMORY;
-    if (!L->l_bank || !L->scratch || !L->path) return KILN_ERR_OUT_OF_MEMORY;
-    L->w_valid = L->l_bank + L->nodes;
-    memset(L->l_bank, 0, (size_t)L->nodes * 2);
-    if (!L->raw_world || !L->world || !L->local[0] || !L->local[1]) {
+    if (!L->w_valid || !L->scratch || !L->path) return KILN_ERR_OUT_OF_MEMORY;
+    if (!L->block_stale) return KILN_ERR_OUT_OF_MEMORY;
+    memset(L->w_valid, 0, L->nodes);
+    memset(L->block_stale, 1, L->blocks);
+    if (!L->raw_world || !L->world || !L->local || !L->scale || !L->cand || !L->cand_scale) {
         L->cache_nodes = UINT64_MAX; /* no memory for them */
         return KILN_OK;
     }
@@ -417,6 +463,13 @@ static kiln_result kiln__allocate(kiln__lossy *L, const kiln__skeleton *sk, doub
     *met = r == KILN_OK && err <= L->target;
     if (*met) {
         static const double share[] = {0.25, 0.5, 0.7, 0.85, 1.0};
+        /* the first orders need the last full measurement's errors (without memory for them,
+         * the blocks start from every 4th frame) */
+        double *first = L->frame_err ? kiln__realloc(L->a, NULL, ((size_t)L->nodes + (size_t)L->blocks * L->n) *
+                                                                     sizeof(double) + 1) : NULL;
+        if (first) kiln__first_orders(L, share[0], first, first + L->nodes);
+        kiln__free(L->a, first);
+        kiln__free(L->a, L->frame_err), L->frame_err = NULL;
         memcpy(cur, L->node_err, L->nodes * sizeof *cur);
         for (unsigned k = 0; k < sizeof share / sizeof share[0]; k++)
             for (int pass = 0; pass < 3 && kiln__narrow(L, share[k], cur, allowed); pass++) {}
@@ -451,6 +504,7 @@ kiln_result kiln__encode_lossy(const kiln_allocator *a, const kiln_bake_options 
     L.n = an->frame_count;
     L.nj = an->joint_count;
     L.blocks = (an->joint_count + KILN_SOA_WIDTH - 1) / KILN_SOA_WIDTH;
+    L.steps_blk = UINT32_MAX;
     L.target = 0.97 * bound;
     L.distance = distance;
 #if KILN__WORLD_AVX2
@@ -481,12 +535,13 @@ kiln_result kiln__encode_lossy(const kiln_allocator *a, const kiln_bake_options 
     kiln__free(a, L.dec);
     kiln__free(a, L.backup);
     kiln__free(a, L.node);
-    kiln__free(a, L.raw_world);
-    kiln__free(a, L.world);
-    for (int b = 0; b < 2; b++) kiln__free(a, L.local[b]);
+    for (int b = 0; b < 4; b++) kiln__free(a, L.blocks_of[b]);
+    kiln__free(a, L.cand);
+    kiln__free(a, L.cand_scale);
     kiln__free(a, L.scratch);
     kiln__free(a, L.path);
-    kiln__free(a, L.l_bank);
+    kiln__free(a, L.w_valid);
+    kiln__free(a, L.block_stale);
     kiln__free(a, L.order);
     kiln__free(a, L.node_block);
     kiln__free(a, L.hot);
@@ -497,6 +552,7 @@ kiln_result kiln__encode_lossy(const kiln_allocator *a, const kiln_bake_options 
     kiln__free(a, L.lazy_done);
     kiln__free(a, L.rot_done);
     kiln__free(a, L.tried);
+    kiln__free(a, L.frame_err);
     kiln__free(a, L.rot);
     return r;
 }

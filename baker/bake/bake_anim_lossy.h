@@ -18,7 +18,11 @@ extern const uint32_t kiln__widths[KILN__STEPS];
  * a warning. (2 GiB at the 960 bytes per node and frame the caches once took.) */
 #define KILN__CACHE_LIMIT (((uint64_t)1 << 31) / 960u)
 /* Failing frames remembered per block. */
-#define KILN__HOT 16u
+#define KILN__HOT 8u
+
+/* The parts of a local a candidate recomputes: all, the translation, the scaled rotation, or
+ * the scaled rotation and the scale. */
+enum { KILN__CAND_ALL, KILN__CAND_T, KILN__CAND_RS, KILN__CAND_RS_S };
 
 typedef struct kiln__node {
     int32_t  parent;       /* node index (lower), -1 for roots */
@@ -28,28 +32,38 @@ typedef struct kiln__node {
     double   rest[KILN_ANIM_COMPONENTS];
 } kiln__node;
 
-/* A local transform ready to compose: the rotation's columns scaled by s (before any segment
- * scale compensation), the translation and the scale. */
+/* A local transform ready to compose: the rotation's columns scaled by its scale (before any
+ * segment scale compensation) and the translation; the scale itself apart (kiln__scl: only
+ * segment scale compensation and a scale candidate read it). */
 typedef struct kiln__loc {
     double rs[9];
     double t[3];
-    double s[3];
 } kiln__loc;
+
+typedef struct kiln__scl {
+    double s[3];
+} kiln__scl;
 
 /* A measured node as a measurement visits it: where it reads and writes its transforms, at
  * frame 0 (frame r: + r x nodes; for pw and w, + (r x nodes & their `frames`), all ones for
- * the cache, 0 for the one-frame scratch). */
+ * the cache, 0 for the one-frame scratch; in the candidate's locals, + r x cand_lanes). */
 typedef struct kiln__step {
     const kiln__loc *lc;          /* its local as cached */
-    kiln__loc *lout;              /* its local as measured (own only) */
-    const kiln__loc *pl;          /* its parent's local as read (NULL for roots) */
+    kiln__loc *out;               /* its local as measured (own only): the cache's, or the
+                                   * candidate's (kiln__lossy.cand) */
+    kiln__scl *out_s;             /* its scale as measured (own only), alike */
+    const kiln__scl *sc;          /* its scale as cached */
+    const kiln__scl *ps;          /* its parent's scale as read (NULL for roots): the cache's, or
+                                   * the candidate's where it changes the parent's scale */
     const kiln__wxf *pw;          /* its parent's world as read (NULL for roots) */
     const kiln__wxf *raw;         /* its raw world */
     kiln__wxf *w;                 /* its world as measured */
     size_t pw_frames, w_frames;   /* the cache's (all ones) or the one-frame scratch (0) */
     double err2, limit2;          /* its largest squared error so far, and its allowance */
     uint32_t node;
-    uint8_t  own, ssc;
+    uint8_t  own, ssc, ps_cand;   /* ps_cand: ps is the candidate's */
+    uint8_t  lanes_rot;           /* own: its scaled rotation is made for all lanes at once
+                                   * (kiln__lossy.rot_lanes) before the frame's nodes */
 } kiln__step;
 
 typedef struct kiln__lossy {
@@ -68,6 +82,7 @@ typedef struct kiln__lossy {
     uint8_t *need, *measure;
     uint32_t *list, listed; /* the nodes flagged in measure, in order */
     kiln__step *steps;     /* per listed node, during a measurement */
+    uint32_t steps_blk;    /* the block the steps' places were made for (UINT32_MAX: none) */
     double *node_err;      /* per node: largest error of the last measurement */
     double *limit2;        /* per node: the largest squared error within its allowance */
     double *limit_of;      /* per node: the allowance limit2 was made for */
@@ -77,26 +92,47 @@ typedef struct kiln__lossy {
     int avx2;              /* the AVX2 kernels of bake_anim_world.h run on this CPU */
     uint64_t cache_nodes;  /* nodes x frames the caches hold; above KILN__CACHE_LIMIT none are
                             * made (UINT64_MAX: no memory for them) */
-    /* Per frame and node (frame-major): the raw world transforms, two banks of decoded local
-     * transforms and one of decoded world transforms. Per node, one local bank holds the
-     * encoding as it stands (the cache: l_bank), the other the candidate being measured; the
-     * cache takes a passing candidate at once by flipping the node's bank number, without
-     * copying (the next, narrower candidate of the same track recomputes everything the two
-     * differ in). A candidate for one block recomputes the locals of that block's joints and
-     * the worlds of their subtrees only, frame by frame into `scratch` (one world per listed
-     * node): it reads the cached locals of the other joints and the cached worlds of the
-     * parents its subtrees hang from. The cached worlds are made when so needed (w_valid per
-     * node), from the cached locals; a passing candidate leaves its subtrees' stale. Every
-     * one of them is the double the full evaluation computes. */
+    /* Per frame and node (frame-major): the raw world transforms, the decoded local transforms
+     * of the encoding as it stands (the cache) and its decoded world transforms. A candidate
+     * for one block recomputes the locals of that block's joints into `cand` (per frame, one
+     * per lane: the parts it changes, cand_kind) and the worlds of their subtrees, frame by
+     * frame into `scratch` (one world per listed node): it reads the cached locals of the other
+     * joints and the cached worlds of the parents its subtrees hang from. A passing candidate's
+     * parts are copied into the cache (kiln__lossy_keep). The cached worlds are made when so
+     * needed (w_valid per node), from the cached locals; a passing candidate leaves its
+     * subtrees' stale. Every one of them is the double the full evaluation computes. */
     kiln__wxf *raw_world, *world, *scratch;
-    kiln__loc *local[2];
-    uint8_t *l_bank, *w_valid; /* per node */
+    kiln__loc *local;
+    kiln__scl *scale;          /* the cached locals' scales */
+    void *blocks_of[4];        /* the allocations of raw_world, world, local and scale (at 64 bytes) */
+    kiln__loc *cand;           /* per frame, cand_lanes (a lane's joint's index % KILN_SOA_WIDTH);
+                                * at least nodes (one frame's locals for kiln__lossy_raw_worlds) */
+    kiln__scl *cand_scale;     /* their scales, alike */
+    uint32_t cand_lanes;       /* KILN_SOA_WIDTH, or fewer when there are fewer joints */
+    unsigned cand_kind;        /* KILN__CAND_*: what the last candidate wrote into cand */
+    /* A rotation candidate's lanes whose scaled rotations the AVX2 frame loop makes side by
+     * side (a bit per lane: listed own nodes rotating by an absolute or relative mode): their
+     * decoded qx (qy, qz, qw follow at n floats apart), nodes, relative ones and rest
+     * rotations, and whether qw is rebuilt. */
+    struct {
+        uint32_t mask, relative, qw_rebuilt;
+        const float *q[KILN_SOA_WIDTH];
+        uint32_t node[KILN_SOA_WIDTH];
+        double rest[4][KILN_SOA_WIDTH];
+    } rot_lanes;
+    uint8_t *w_valid;          /* per node */
+    /* A full measurement recomputes the cached locals of the blocks whose plans were set since
+     * the last one (kiln__lossy_apply), all of them before the first (locals_made). */
+    uint8_t *block_stale;
+    int locals_made;
     uint32_t *path;            /* per node: the nodes whose worlds are being made */
     uint32_t *hot;         /* per block: the KILN__HOT frames its candidates last failed at, the
                             * latest first (UINT32_MAX: none), tried first */
     uint32_t *order;       /* frames, every 4th first: a failing candidate fails early */
     uint32_t *block_order; /* per block (n frames each, UINT32_MAX first when unset): the frames
                             * by the margin its last passing candidate left, the tightest first */
+    double *frame_err;     /* when set, per frame and node: the squared errors a full measurement
+                            * (no allowances) finds, for the first block orders */
     double *score;         /* per frame: the tightest margin of the measurement under way */
     /* A candidate's track is decoded frame by frame as it is measured (a failing one is
      * usually rejected after a few frames): lazy_done flags the decoded frames. */
@@ -152,9 +188,11 @@ void kiln__lossy_raw_worlds(kiln__lossy *L);
 void kiln__lossy_select(kiln__lossy *L, uint32_t blk);
 /* The largest error of the flagged nodes over every frame with block blk's plans as they
  * stand (INFINITY as soon as a node exceeds its allowance in `allowed`, when given); with
- * `commit`, the measured transforms become the cache's. */
+ * `commit`, the measured transforms become the cache's (without, blk is one block). */
 double kiln__lossy_measure(kiln__lossy *L, uint32_t blk, const double *allowed, int commit);
-/* A measured candidate of block blk passed: the cache takes its banks. */
+/* Sorts frames by score (per frame), highest first (ties: lower frame first), in place. */
+void kiln__lossy_sort_frames(uint32_t *f, uint32_t n, const double *score);
+/* A measured candidate of block blk passed: the cache takes the parts of its locals it recomputed. */
 void kiln__lossy_keep(kiln__lossy *L, uint32_t blk);
 
 #endif /* KILN_BAKE_ANIM_LOSSY_H */

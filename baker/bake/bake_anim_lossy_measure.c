@@ -180,6 +180,22 @@ int kiln__lossy_decode_avx2(const float x[8], const float lo[8], const float ext
 #endif
 }
 
+#if KILN__WORLD_AVX2
+/* kiln__decode_lazy's eight lanes at frame r (width w, 3 to 24 bits) with AVX2, unrolled. */
+KILN__AVX2 __attribute__((flatten)) static void kiln__decode_lazy_avx2(kiln__lossy *L, uint32_t r, uint32_t w)
+{
+    const float *const *v = L->lazy_v;
+    const uint32_t *vm = L->lazy_vmask, *dm = L->lazy_dmask;
+    float x[KILN_SOA_WIDTH] = {v[0][r & vm[0]], v[1][r & vm[1]], v[2][r & vm[2]], v[3][r & vm[3]],
+                               v[4][r & vm[4]], v[5][r & vm[5]], v[6][r & vm[6]], v[7][r & vm[7]]};
+    float d[KILN_SOA_WIDTH];
+    kiln__decode8_avx2(x, L->lazy_lo, L->lazy_extent, L->lazy_step, w, d);
+    float *const *o = L->lazy_d;
+    o[0][r & dm[0]] = d[0], o[1][r & dm[1]] = d[1], o[2][r & dm[2]] = d[2], o[3][r & dm[3]] = d[3];
+    o[4][r & dm[4]] = d[4], o[5][r & dm[5]] = d[5], o[6][r & dm[6]] = d[6], o[7][r & dm[7]] = d[7];
+}
+#endif
+
 /* Decodes frame r of the track kiln__lazy_lanes resolved into L->dec: the value the runtime
  * reads back. */
 static void kiln__decode_lazy(kiln__lossy *L, uint32_t r)
@@ -191,10 +207,7 @@ static void kiln__decode_lazy(kiln__lossy *L, uint32_t r)
     }
 #if KILN__WORLD_AVX2
     if (L->avx2 && w != KILN__CLIP_RAW) {
-        float x[KILN_SOA_WIDTH], d[KILN_SOA_WIDTH];
-        for (unsigned l = 0; l < KILN_SOA_WIDTH; l++) x[l] = L->lazy_v[l][r & L->lazy_vmask[l]];
-        kiln__decode8_avx2(x, L->lazy_lo, L->lazy_extent, L->lazy_step, w, d);
-        for (unsigned l = 0; l < KILN_SOA_WIDTH; l++) L->lazy_d[l][r & L->lazy_dmask[l]] = d[l];
+        kiln__decode_lazy_avx2(L, r, w);
         return;
     }
 #endif
@@ -213,6 +226,7 @@ static void kiln__decode_lazy(kiln__lossy *L, uint32_t r)
 /* Sets the plan of (blk, c) to width index `step` and decodes it into L->dec. */
 void kiln__lossy_apply(kiln__lossy *L, uint32_t blk, unsigned c, unsigned step)
 {
+    if (L->block_stale) L->block_stale[blk] = 1;
     kiln__lossy_apply_plan(L, blk, c, step);
     kiln__lossy_lazy_lanes(L, blk, c);
     for (uint32_t r = 0; r < L->n; r++) kiln__decode_lazy(L, r);
@@ -302,21 +316,21 @@ static void kiln__rot_mat(const double q[4], double m[9])
     kiln__qto_mat3(unit, m);
 }
 
-/* out's scaled rotation from the rotation q and out->s. */
-static void kiln__local_finish(const double q[4], kiln__loc *out)
+/* The scaled rotation rs from the rotation q and the scale s. */
+static void kiln__local_finish(const double q[4], const double s[3], double rs[9])
 {
     double m[9];
     kiln__rot_mat(q, m);
     for (int col = 0; col < 3; col++)
-        for (int row = 0; row < 3; row++) out->rs[col * 3 + row] = m[col * 3 + row] * out->s[col];
+        for (int row = 0; row < 3; row++) rs[col * 3 + row] = m[col * 3 + row] * s[col];
 }
 
 /* The local transform of nd at frame r, ready to compose (kiln__compose). */
-static void kiln__local_xf(const kiln__lossy *L, uint32_t nd, uint32_t r, int dec, kiln__loc *out)
+static void kiln__local_xf(const kiln__lossy *L, uint32_t nd, uint32_t r, int dec, kiln__loc *out, kiln__scl *out_s)
 {
     double q[4];
-    kiln__local(L, nd, r, dec, out->t, q, out->s, 1);
-    kiln__local_finish(q, out);
+    kiln__local(L, nd, r, dec, out->t, q, out_s->s, 1);
+    kiln__local_finish(q, out_s->s, out->rs);
 }
 
 /* The rotation of joint node nd at frame r from the decoded values, by its mode. */
@@ -330,37 +344,44 @@ static void kiln__local_q(const kiln__lossy *L, uint32_t nd, uint32_t r, double 
     kiln__rotation(L->modes[j] >> 6 & 3u, N->rest, kq, L->an->joints[j].ab, q);
 }
 
-/* kiln__local_xf from the decoded values when only rotation components differ from `same`,
- * the node's local at this frame as the cache holds it: its translation and scale, the
- * rotation recomputed, the same doubles. */
-static void kiln__local_xf_rot(const kiln__lossy *L, uint32_t nd, uint32_t r, const kiln__loc *same, kiln__loc *out)
+/* kiln__local_xf's scaled rotation from the decoded values when only rotation components
+ * differ from the node's local at this frame as the cache holds it (its scale: same_s): out->rs
+ * alone, the same doubles. */
+static void kiln__local_xf_rot(const kiln__lossy *L, uint32_t nd, uint32_t r, const kiln__scl *same_s, kiln__loc *out)
 {
-    memcpy(out->t, same->t, sizeof out->t);
-    memcpy(out->s, same->s, sizeof out->s);
     double q[4];
     kiln__local_q(L, nd, r, q);
-    kiln__local_finish(q, out);
+    kiln__local_finish(q, same_s->s, out->rs);
 }
 
-/* The same when only translation or scale component c (not a rotation one) differs from
- * `same`, the node's local at this frame as the cache holds it: `same` with that component
- * recomputed from the decoded value, the same doubles as kiln__local_xf. */
-static void kiln__local_xf_one(const kiln__lossy *L, uint32_t nd, uint32_t r, unsigned c, const kiln__loc *same,
-                               kiln__loc *out)
+/* kiln__local_xf's translation when only translation component c differs from `same`, the
+ * node's local at this frame as the cache holds it: out->t alone, the same doubles. */
+static void kiln__local_xf_t(const kiln__lossy *L, uint32_t nd, uint32_t r, unsigned c, const kiln__loc *same,
+                             kiln__loc *out)
+{
+    const kiln__node *N = &L->node[nd];
+    uint32_t j = N->joint;
+    double k = L->dec[((size_t)j * KILN_ANIM_COMPONENTS + c) * L->n + r];
+    memcpy(out->t, same->t, sizeof out->t);
+    out->t[c] = kiln__translation(L->modes[j] >> (2 * c) & 3u, N->rest[c], k, L->an->joints[j].ab);
+}
+
+/* kiln__local_xf's scaled rotation and scale when only scale component c differs from `same`
+ * and `same_s`, the node's local at this frame as the cache holds it: out->rs and out_s, that
+ * component recomputed from the decoded value, the same doubles. */
+static void kiln__local_xf_s(const kiln__lossy *L, uint32_t nd, uint32_t r, unsigned c, const kiln__loc *same,
+                             const kiln__scl *same_s, kiln__loc *out, kiln__scl *out_s)
 {
     const kiln__node *N = &L->node[nd];
     uint32_t j = N->joint, modes = L->modes[j];
     const float *ab = L->an->joints[j].ab;
     double k = L->dec[((size_t)j * KILN_ANIM_COMPONENTS + c) * L->n + r];
-    *out = *same;
-    if (c < 3) {
-        out->t[c] = kiln__translation(modes >> (2 * c) & 3u, N->rest[c], k, ab);
-        return;
-    }
+    memcpy(out->rs, same->rs, sizeof out->rs);
+    memcpy(out_s->s, same_s->s, sizeof out_s->s);
     /* the rotation, from the decoded values, which the candidate leaves as they are */
     unsigned col = c - 7;
     size_t at = (size_t)(j / KILN_SOA_WIDTH) * L->n + r;
-    out->s[col] = kiln__scale(modes >> (2 * c) & 3u, N->rest[c], k, ab);
+    out_s->s[col] = kiln__scale(modes >> (2 * c) & 3u, N->rest[c], k, ab);
     double *m = L->rot + (at * KILN_SOA_WIDTH + j % KILN_SOA_WIDTH) * 9;
     uint8_t lane = (uint8_t)(1u << (j % KILN_SOA_WIDTH));
     if (!(L->rot_done[at] & lane)) {
@@ -369,33 +390,32 @@ static void kiln__local_xf_one(const kiln__lossy *L, uint32_t nd, uint32_t r, un
         kiln__rot_mat(q, m);
         L->rot_done[at] |= lane;
     }
-    for (int row = 0; row < 3; row++) out->rs[col * 3 + row] = m[col * 3 + row] * out->s[col];
+    for (int row = 0; row < 3; row++) out->rs[col * 3 + row] = m[col * 3 + row] * out_s->s[col];
 }
 
-/* World transform of nd from its local and its parent's world and local (C.1, segment scale
- * compensate); parent NULL for roots. Element (row, col) of the product is
+/* World transform of nd from its local (lm, lt) and its parent's world and scale (C.1, segment
+ * scale compensate); pw and ps NULL for roots. Element (row, col) of the product is
  * (p[row]·l0 + p[3+row]·l1) + p[6+row]·l2, each product rounded; the SSE2 path computes rows
  * 0 and 1 of a column in one register with the same operations in the same order, so both
  * paths give the same doubles. */
-static void kiln__compose(const kiln__lossy *L, uint32_t nd, const kiln__loc *lc, const kiln__wxf *pw,
-                          const kiln__loc *pl, kiln__wxf *w)
+static void kiln__compose(const kiln__lossy *L, uint32_t nd, const double *lm, const double *lt, const kiln__wxf *pw,
+                          const double *ps, kiln__wxf *w)
 {
     if (!pw) {
-        memcpy(w->m, lc->rs, sizeof w->m);
-        memcpy(w->t, lc->t, sizeof w->t);
+        memcpy(w->m, lm, sizeof w->m);
+        memcpy(w->t, lt, sizeof w->t);
         return;
     }
     double buf[9];
-    const double *lm = lc->rs;
     if (L->node[nd].ssc) {
         for (int col = 0; col < 3; col++)
             for (int row = 0; row < 3; row++)
-                buf[col * 3 + row] = lc->rs[col * 3 + row] / (pl->s[row] != 0.0 ? pl->s[row] : 1.0);
+                buf[col * 3 + row] = lm[col * 3 + row] / (ps[row] != 0.0 ? ps[row] : 1.0);
         lm = buf;
     }
 #if KILN__WORLD_AVX2
     if (L->avx2) {
-        kiln__world_mul_avx2(pw, lm, lc->t, w);
+        kiln__world_mul_avx2(pw, lm, lt, w);
         return;
     }
 #endif
@@ -408,16 +428,16 @@ static void kiln__compose(const kiln__lossy *L, uint32_t nd, const kiln__loc *lc
         _mm_storeu_pd(w->m + col * 3, _mm_add_pd(acc, _mm_mul_pd(p2, _mm_set1_pd(l[2]))));
         w->m[col * 3 + 2] = p[2] * l[0] + p[5] * l[1] + p[8] * l[2];
     }
-    __m128d t = _mm_add_pd(_mm_mul_pd(p0, _mm_set1_pd(lc->t[0])), _mm_mul_pd(p1, _mm_set1_pd(lc->t[1])));
-    t = _mm_add_pd(_mm_add_pd(t, _mm_mul_pd(p2, _mm_set1_pd(lc->t[2]))), _mm_loadu_pd(pw->t));
+    __m128d t = _mm_add_pd(_mm_mul_pd(p0, _mm_set1_pd(lt[0])), _mm_mul_pd(p1, _mm_set1_pd(lt[1])));
+    t = _mm_add_pd(_mm_add_pd(t, _mm_mul_pd(p2, _mm_set1_pd(lt[2]))), _mm_loadu_pd(pw->t));
     _mm_storeu_pd(w->t, t);
-    w->t[2] = p[2] * lc->t[0] + p[5] * lc->t[1] + p[8] * lc->t[2] + pw->t[2];
+    w->t[2] = p[2] * lt[0] + p[5] * lt[1] + p[8] * lt[2] + pw->t[2];
 #else
     for (int col = 0; col < 3; col++)
         for (int row = 0; row < 3; row++)
             w->m[col * 3 + row] = p[row] * lm[col * 3] + p[3 + row] * lm[col * 3 + 1] + p[6 + row] * lm[col * 3 + 2];
     for (int row = 0; row < 3; row++)
-        w->t[row] = p[row] * lc->t[0] + p[3 + row] * lc->t[1] + p[6 + row] * lc->t[2] + pw->t[row];
+        w->t[row] = p[row] * lt[0] + p[3 + row] * lt[1] + p[6 + row] * lt[2] + pw->t[row];
 #endif
 }
 
@@ -473,7 +493,7 @@ static double kiln__square_limit(double a)
 }
 
 /* Sorts frames by score, highest first (ties: lower frame first); a shell sort, in place. */
-static void kiln__sort_frames(uint32_t *f, uint32_t n, const double *score)
+void kiln__lossy_sort_frames(uint32_t *f, uint32_t n, const double *score)
 {
     static const uint32_t gaps[] = {701, 301, 132, 57, 23, 10, 4, 1};
     for (unsigned g = 0; g < sizeof gaps / sizeof gaps[0]; g++) {
@@ -501,13 +521,112 @@ static void kiln__world_fill(kiln__lossy *L, uint32_t nd)
         for (uint32_t k = depth; k-- > 0;) {
             uint32_t i = L->path[k];
             int32_t p = L->node[i].parent;
-            const kiln__loc *lc = &L->local[L->l_bank[i]][at + i];
-            kiln__compose(L, i, lc, p >= 0 ? &wc[p] : NULL, p >= 0 ? &L->local[L->l_bank[p]][at + (uint32_t)p] : NULL,
+            const kiln__loc *lc = &L->local[at + i];
+            kiln__compose(L, i, lc->rs, lc->t, p >= 0 ? &wc[p] : NULL, p >= 0 ? L->scale[at + (uint32_t)p].s : NULL,
                           &wc[i]);
         }
     }
     for (uint32_t k = 0; k < depth; k++) L->w_valid[L->path[k]] = 1;
 }
+
+#if KILN__WORLD_AVX2
+/* The rotation matrices of the lanes in L->rot_lanes.mask at frame r, four lanes at a time, lane
+ * l's nine doubles at out + l x lane_stride: with `scaled`, kiln__local_xf_rot's scaled rotations
+ * (the columns times the cached scale), else kiln__rot_mat's matrices; kiln__local_q's and their
+ * operations in their order (qw rebuilt in float, the relative mode's product with the rest
+ * rotation, the normalisation, kiln__qto_mat3), the same doubles. */
+KILN__AVX2 static inline void kiln__rot_lanes_avx2(kiln__lossy *L, uint32_t r, double *out, size_t lane_stride, int scaled)
+{
+    size_t n = L->n, at = (size_t)r * L->nodes;
+    for (unsigned g = 0; g < KILN_SOA_WIDTH; g += 4) {
+        uint32_t mask = L->rot_lanes.mask >> g & 15u;
+        if (!mask) continue;
+        /* lanes off: the identity rotation and unit scale (of no node: nothing reads them) */
+        static const float unit_q[4] = {0.0f, 0.0f, 0.0f, 1.0f};
+        static const double unit_s[3] = {1.0, 1.0, 1.0};
+        const float *q[4];
+        const double *sv[4];
+        size_t stride[4];
+        for (unsigned l = 0; l < 4; l++) {
+            int on = mask >> l & 1u;
+            q[l] = on ? L->rot_lanes.q[g + l] + r : unit_q;
+            stride[l] = on ? n : 1u;
+            sv[l] = on && scaled ? L->scale[at + L->rot_lanes.node[g + l]].s : unit_s;
+        }
+        __m128 fx = _mm_set_ps(q[3][0], q[2][0], q[1][0], q[0][0]);
+        __m128 fy = _mm_set_ps(q[3][stride[3]], q[2][stride[2]], q[1][stride[1]], q[0][stride[0]]);
+        __m128 fz = _mm_set_ps(q[3][2 * stride[3]], q[2][2 * stride[2]], q[1][2 * stride[1]], q[0][2 * stride[0]]);
+        __m128 fw = _mm_set_ps(q[3][3 * stride[3]], q[2][3 * stride[2]], q[1][3 * stride[1]], q[0][3 * stride[0]]);
+        if (L->rot_lanes.qw_rebuilt) { /* kiln__clip_rebuild_qw */
+            __m128 w2 = _mm_sub_ps(_mm_set1_ps(1.0f), _mm_mul_ps(fx, fx));
+            w2 = _mm_sub_ps(w2, _mm_mul_ps(fy, fy));
+            w2 = _mm_sub_ps(w2, _mm_mul_ps(fz, fz));
+            fw = _mm_sqrt_ps(_mm_max_ps(w2, _mm_setzero_ps())); /* w2 > 0 ? w2 : 0 */
+        }
+        __m256d x = _mm256_cvtps_pd(fx), y = _mm256_cvtps_pd(fy), z = _mm256_cvtps_pd(fz), w = _mm256_cvtps_pd(fw);
+        uint32_t rel = L->rot_lanes.relative >> g & mask;
+        if (rel) { /* kiln__qmul(rest, k) where relative */
+            __m256d a0 = _mm256_loadu_pd(L->rot_lanes.rest[0] + g), a1 = _mm256_loadu_pd(L->rot_lanes.rest[1] + g);
+            __m256d a2 = _mm256_loadu_pd(L->rot_lanes.rest[2] + g), a3 = _mm256_loadu_pd(L->rot_lanes.rest[3] + g);
+            __m256d qx = _mm256_sub_pd(_mm256_add_pd(_mm256_add_pd(_mm256_mul_pd(a3, x), _mm256_mul_pd(a0, w)),
+                                                     _mm256_mul_pd(a1, z)), _mm256_mul_pd(a2, y));
+            __m256d qy = _mm256_add_pd(_mm256_add_pd(_mm256_sub_pd(_mm256_mul_pd(a3, y), _mm256_mul_pd(a0, z)),
+                                                     _mm256_mul_pd(a1, w)), _mm256_mul_pd(a2, x));
+            __m256d qz = _mm256_add_pd(_mm256_sub_pd(_mm256_add_pd(_mm256_mul_pd(a3, z), _mm256_mul_pd(a0, y)),
+                                                     _mm256_mul_pd(a1, x)), _mm256_mul_pd(a2, w));
+            __m256d qw = _mm256_sub_pd(_mm256_sub_pd(_mm256_sub_pd(_mm256_mul_pd(a3, w), _mm256_mul_pd(a0, x)),
+                                                     _mm256_mul_pd(a1, y)), _mm256_mul_pd(a2, z));
+            __m256d sel = _mm256_castsi256_pd(_mm256_set_epi64x(rel & 8u ? -1 : 0, rel & 4u ? -1 : 0, rel & 2u ? -1 : 0,
+                                                                rel & 1u ? -1 : 0));
+            x = _mm256_blendv_pd(x, qx, sel), y = _mm256_blendv_pd(y, qy, sel);
+            z = _mm256_blendv_pd(z, qz, sel), w = _mm256_blendv_pd(w, qw, sel);
+        }
+        /* kiln__rot_mat */
+        __m256d n2 = _mm256_add_pd(_mm256_add_pd(_mm256_add_pd(_mm256_mul_pd(x, x), _mm256_mul_pd(y, y)), _mm256_mul_pd(z, z)),
+                                   _mm256_mul_pd(w, w));
+        __m256d zero = _mm256_setzero_pd(), one = _mm256_set1_pd(1.0), two = _mm256_set1_pd(2.0);
+        __m256d inv = _mm256_and_pd(_mm256_div_pd(one, _mm256_sqrt_pd(n2)), _mm256_cmp_pd(n2, zero, _CMP_GT_OQ));
+        x = _mm256_mul_pd(x, inv), y = _mm256_mul_pd(y, inv), z = _mm256_mul_pd(z, inv), w = _mm256_mul_pd(w, inv);
+        __m256d xx = _mm256_mul_pd(x, x), yy = _mm256_mul_pd(y, y), zz = _mm256_mul_pd(z, z);
+        __m256d xy = _mm256_mul_pd(x, y), xz = _mm256_mul_pd(x, z), yz = _mm256_mul_pd(y, z);
+        __m256d wx = _mm256_mul_pd(w, x), wy = _mm256_mul_pd(w, y), wz = _mm256_mul_pd(w, z);
+        __m256d m[9];
+        m[0] = _mm256_sub_pd(one, _mm256_mul_pd(two, _mm256_add_pd(yy, zz)));
+        m[1] = _mm256_mul_pd(two, _mm256_add_pd(xy, wz)), m[2] = _mm256_mul_pd(two, _mm256_sub_pd(xz, wy));
+        m[3] = _mm256_mul_pd(two, _mm256_sub_pd(xy, wz));
+        m[4] = _mm256_sub_pd(one, _mm256_mul_pd(two, _mm256_add_pd(xx, zz)));
+        m[5] = _mm256_mul_pd(two, _mm256_add_pd(yz, wx));
+        m[6] = _mm256_mul_pd(two, _mm256_add_pd(xz, wy)), m[7] = _mm256_mul_pd(two, _mm256_sub_pd(yz, wx));
+        m[8] = _mm256_sub_pd(one, _mm256_mul_pd(two, _mm256_add_pd(xx, yy)));
+        __m256d rs[9];
+        for (int col = 0; col < 3; col++) {
+            __m256d scol = _mm256_set_pd(sv[3][col], sv[2][col], sv[1][col], sv[0][col]);
+            for (int row = 0; row < 3; row++)
+                rs[col * 3 + row] = scaled ? _mm256_mul_pd(m[col * 3 + row], scol) : m[col * 3 + row];
+        }
+        double *o[4];
+        for (unsigned l = 0; l < 4; l++) o[l] = out + (g + l) * lane_stride;
+        if (mask == 15u) { /* the four lanes' [0..3] and [4..7] by 4x4 transposes, then [8] */
+            for (int k = 0; k < 8; k += 4) {
+                __m256d t0 = _mm256_unpacklo_pd(rs[k], rs[k + 1]), t1 = _mm256_unpackhi_pd(rs[k], rs[k + 1]);
+                __m256d t2 = _mm256_unpacklo_pd(rs[k + 2], rs[k + 3]), t3 = _mm256_unpackhi_pd(rs[k + 2], rs[k + 3]);
+                _mm256_storeu_pd(o[0] + k, _mm256_permute2f128_pd(t0, t2, 0x20));
+                _mm256_storeu_pd(o[1] + k, _mm256_permute2f128_pd(t1, t3, 0x20));
+                _mm256_storeu_pd(o[2] + k, _mm256_permute2f128_pd(t0, t2, 0x31));
+                _mm256_storeu_pd(o[3] + k, _mm256_permute2f128_pd(t1, t3, 0x31));
+            }
+            __m128d lo = _mm256_castpd256_pd128(rs[8]), hi = _mm256_extractf128_pd(rs[8], 1);
+            _mm_storel_pd(o[0] + 8, lo), _mm_storeh_pd(o[1] + 8, lo), _mm_storel_pd(o[2] + 8, hi), _mm_storeh_pd(o[3] + 8, hi);
+        } else { /* only the lanes in the mask: the others may hold what the node by node path made */
+            double v[9][4];
+            for (int k = 0; k < 9; k++) _mm256_storeu_pd(v[k], rs[k]);
+            for (unsigned l = 0; l < 4; l++)
+                if (mask >> l & 1u)
+                    for (int k = 0; k < 9; k++) o[l][k] = v[k][l];
+        }
+    }
+}
+#endif
 
 /* What a measurement does at every frame (kiln__frame). */
 typedef struct kiln__pass {
@@ -522,46 +641,71 @@ static inline int kiln__frame(kiln__lossy *L, const kiln__pass *P, uint32_t r, d
                               int allowed)
 {
     double score = *score_out;
-    size_t at = (size_t)r * L->nodes;
-    int keep_rot = P->keep_rot, keep_ts = P->keep_ts;
+    size_t at = (size_t)r * L->nodes, at_cand = (size_t)r * L->cand_lanes;
+    int keep_rot = P->keep_rot, keep_ts = P->keep_ts, commit = P->commit;
     unsigned lazy_c = L->lazy_c;
     kiln__step *steps = L->steps;
+#if KILN__WORLD_AVX2
+    if (avx2 && L->rot_lanes.mask) {
+        if (keep_ts) {
+            kiln__rot_lanes_avx2(L, r, L->cand[(size_t)r * L->cand_lanes].rs, sizeof(kiln__loc) / sizeof(double), 1);
+        } else { /* a scale candidate: the rotations kiln__local_xf_s reads, where not made yet */
+            size_t at_rot = (size_t)L->lazy_blk * L->n + r;
+            if ((L->rot_done[at_rot] & L->rot_lanes.mask) != L->rot_lanes.mask) {
+                kiln__rot_lanes_avx2(L, r, L->rot + at_rot * KILN_SOA_WIDTH * 9, 9, 0);
+                L->rot_done[at_rot] |= (uint8_t)L->rot_lanes.mask;
+            }
+        }
+    }
+#endif
     for (uint32_t m = 0, listed = L->listed; m < listed; m++) {
         kiln__step *st = &steps[m];
         uint32_t i = st->node;
         const kiln__loc *lc = st->lc + at;
+        const double *lm = lc->rs, *lt = lc->t;
         if (st->own) {
-            kiln__loc *out = st->lout + at;
-            if (keep_rot) kiln__local_xf_one(L, i, r, lazy_c, lc, out);
-            else if (keep_ts) kiln__local_xf_rot(L, i, r, lc, out);
-            else kiln__local_xf(L, i, r, 1, out);
-            lc = out;
+            size_t at_out = !early && commit ? at : at_cand; /* a candidate's (early) in L->cand */
+            kiln__loc *out = st->out + at_out;
+            if (keep_rot && lazy_c < 3) {
+                kiln__local_xf_t(L, i, r, lazy_c, lc, out);
+                lt = out->t;
+            } else if (keep_rot) {
+                kiln__local_xf_s(L, i, r, lazy_c, lc, st->sc + at, out, st->out_s + at_out);
+                lm = out->rs;
+            } else if (keep_ts) {
+                if (!(avx2 && st->lanes_rot)) kiln__local_xf_rot(L, i, r, st->sc + at, out);
+                lm = out->rs;
+            } else {
+                kiln__local_xf(L, i, r, 1, out, st->out_s + at_out);
+                lm = out->rs, lt = out->t;
+            }
         }
         const kiln__wxf *pw = NULL;
-        const kiln__loc *pl = NULL;
-        if (st->pl) {
+        const double *ps = NULL;
+        if (st->pw) {
             pw = st->pw + (at & st->pw_frames);
-            pl = st->pl + at;
+            if (st->ssc) ps = st->ps[st->ps_cand ? at_cand : at].s;
         }
-        kiln__wxf *w = st->w + (at & st->w_frames);
+        kiln__wxf *w = early ? st->w : st->w + (at & st->w_frames); /* a candidate's: the scratch */
         const kiln__wxf *raw = st->raw + at;
         double e2, limit2 = st->limit2;
 #if KILN__WORLD_AVX2
         if (avx2) {
             if (pw && !st->ssc) {
-                e2 = kiln__world_mul_error_avx2(pw, lc->rs, lc->t, w, raw, L->distance);
+                e2 = kiln__world_mul_error_avx2(pw, lm, lt, w, raw, L->distance);
             } else {
-                kiln__compose(L, i, lc, pw, pl, w);
+                kiln__compose(L, i, lm, lt, pw, ps, w);
                 e2 = kiln__point_error2_avx2(raw, w, L->distance);
             }
         } else
 #endif
         {
             (void)avx2;
-            kiln__compose(L, i, lc, pw, pl, w);
+            kiln__compose(L, i, lm, lt, pw, ps, w);
             e2 = kiln__point_error2(L, raw, w);
         }
         if (e2 > st->err2) st->err2 = e2;
+        if (!early && L->frame_err) L->frame_err[at + i] = e2;
         if (early && e2 > score * limit2) score = limit2 > 0.0 ? e2 / limit2 : 1.0;
         if (allowed && e2 > limit2) return 1;
     }
@@ -597,12 +741,12 @@ KILN__AVX2 __attribute__((flatten)) static int kiln__frame_avx2(kiln__lossy *L, 
  * worlds of unflagged nodes from the cache. With `allowed` (per node), stops as soon as a node
  * exceeds its allowance and returns INFINITY (trying the block's last failing frames first,
  * then its tightest ones); otherwise returns the largest error. With `commit`, the cache takes
- * what was computed (and every cached world is made), else the candidate's locals go to the
- * other bank and its worlds to the scratch. */
+ * what was computed (and every cached world is made), else (a candidate of one block) the parts
+ * of its locals it recomputes go to L->cand and its worlds to the scratch. */
 double kiln__lossy_measure(kiln__lossy *L, uint32_t blk, const double *allowed, int commit)
 {
     double worst = 0.0;
-    int early = allowed && blk != UINT32_MAX;
+    int early = allowed && blk != UINT32_MAX && !commit; /* a candidate's measurement */
     /* a translation or scale candidate leaves the cached rotations of its block as they are */
     int keep_rot = !commit && L->lazy && blk == L->lazy_blk && (L->lazy_c < 3 || L->lazy_c > 6);
     /* a rotation candidate leaves the cached translations and scales of its block */
@@ -614,6 +758,15 @@ double kiln__lossy_measure(kiln__lossy *L, uint32_t blk, const double *allowed, 
     const uint32_t *order = border && border[0] != UINT32_MAX ? border : L->order;
     double *err2 = L->node_err, *limit2 = L->limit2; /* squared until the end */
     kiln__pass pass = {keep_rot, keep_ts, early, allowed != NULL, commit};
+    L->cand_kind = keep_rot ? (L->lazy_c < 3 ? KILN__CAND_T : KILN__CAND_RS_S) : keep_ts ? KILN__CAND_RS : KILN__CAND_ALL;
+    L->rot_lanes.mask = 0;
+    int rot_lanes = L->avx2 && (keep_ts || (keep_rot && L->lazy_c >= 7));
+    if (rot_lanes) {
+        L->rot_lanes.relative = 0;
+        L->rot_lanes.qw_rebuilt = (uint32_t)kiln__qw_rebuilt(L, blk);
+    }
+    /* the candidate's parents' scales where it changes them */
+    int cand_s = !commit && (L->cand_kind == KILN__CAND_ALL || L->cand_kind == KILN__CAND_RS_S);
     if (++L->measured == 0) { /* wrapped: no frame may look tried */
         memset(L->tried, 0, (size_t)L->n * sizeof *L->tried);
         L->measured = 1;
@@ -624,26 +777,47 @@ double kiln__lossy_measure(kiln__lossy *L, uint32_t blk, const double *allowed, 
         if (allowed[i] != L->limit_of[i]) /* a block's candidates share them */
             limit2[i] = kiln__square_limit(allowed[i]), L->limit_of[i] = allowed[i];
     }
+    /* The steps' places stay as they are for the next candidates of the same block (until the
+     * next kiln__lossy_select or full measurement): the cached worlds they read stay made. */
+    int same_steps = !commit && blk != UINT32_MAX && L->steps_blk == blk;
+    L->steps_blk = commit || blk == UINT32_MAX ? UINT32_MAX : blk;
     for (uint32_t m = 0; m < L->listed; m++) {
         kiln__step *st = &L->steps[m];
         uint32_t i = L->list[m];
         int32_t p = L->node[i].parent;
         int own = blk == UINT32_MAX || L->node_block[i] == blk;
-        uint8_t l_dec = L->l_bank[i];
-        st->node = i;
-        st->own = (uint8_t)own;
-        st->ssc = (uint8_t)(L->node[i].ssc != 0);
+        if (commit && L->locals_made && (L->node_block[i] == UINT32_MAX || !L->block_stale[L->node_block[i]]))
+            own = 0; /* its cached local is what its decoded values make */
         st->err2 = 0.0;
         st->limit2 = allowed ? limit2[i] : 0.0;
-        st->lc = L->local[l_dec] + i;
-        st->lout = L->local[commit || !own ? l_dec : 1 - l_dec] + i;
-        st->raw = L->raw_world + i;
-        st->w = commit ? L->world + i : L->scratch + m;
-        st->w_frames = commit ? SIZE_MAX : 0;
-        st->pl = NULL, st->pw = NULL, st->pw_frames = SIZE_MAX;
+        st->lanes_rot = 0;
+        if (!same_steps) {
+            st->node = i;
+            st->own = (uint8_t)own;
+            st->ssc = (uint8_t)(L->node[i].ssc != 0);
+            st->lc = L->local + i, st->sc = L->scale + i;
+            st->out = commit ? L->local + i : own ? L->cand + L->node[i].joint % KILN_SOA_WIDTH : NULL;
+            st->out_s = commit ? L->scale + i : own ? L->cand_scale + L->node[i].joint % KILN_SOA_WIDTH : NULL;
+            st->raw = L->raw_world + i;
+            st->w = commit ? L->world + i : L->scratch + m;
+            st->w_frames = commit ? SIZE_MAX : 0;
+            st->ps = NULL, st->pw = NULL, st->pw_frames = SIZE_MAX, st->ps_cand = 0;
+        }
+        uint32_t j = L->node[i].joint, mr = j == UINT32_MAX ? 0u : L->modes[j] >> 6 & 3u;
+        if (own && rot_lanes && (mr == KILN_MODE_ABSOLUTE || mr == KILN_MODE_RELATIVE)) {
+            unsigned l = j % KILN_SOA_WIDTH;
+            st->lanes_rot = (uint8_t)keep_ts;
+            L->rot_lanes.mask |= 1u << l;
+            if (mr == KILN_MODE_RELATIVE) L->rot_lanes.relative |= 1u << l;
+            L->rot_lanes.q[l] = kiln__dec(L, j, 3);
+            L->rot_lanes.node[l] = i;
+            for (int c = 0; c < 4; c++) L->rot_lanes.rest[c][l] = L->node[i].rest[3 + c];
+        }
         if (p >= 0) { /* listed before i: its step is set */
             int own_p = blk == UINT32_MAX || L->node_block[p] == blk;
-            st->pl = L->local[own_p && !commit ? 1 - L->l_bank[p] : L->l_bank[p]] + p;
+            st->ps_cand = (uint8_t)(own_p && cand_s);
+            st->ps = st->ps_cand ? L->cand_scale + L->node[p].joint % KILN_SOA_WIDTH : L->scale + p;
+            if (same_steps) continue;
             st->pw = L->world + p;
             if (L->measure[p] && !commit) { /* its place: the list is in node order */
                 uint32_t lo = 0, hi = m;
@@ -694,27 +868,45 @@ double kiln__lossy_measure(kiln__lossy *L, uint32_t blk, const double *allowed, 
         err2[L->steps[m].node] = e;
         if (e > worst) worst = e;
     }
-    if (commit)
+    if (commit) {
         for (uint32_t m = 0; m < L->listed; m++) L->w_valid[L->list[m]] = 1;
+        if (blk == UINT32_MAX) L->locals_made = 1, memset(L->block_stale, 0, L->blocks);
+    }
     if (early) { /* passed: the block's next candidates try the tightest frames first */
         /* the order is total (ties by frame), so sorting the last one, nearly in order already,
          * gives the same frames as sorting 0..n-1 */
         if (border[0] == UINT32_MAX)
             for (uint32_t f = 0; f < L->n; f++) border[f] = f;
-        kiln__sort_frames(border, L->n, L->score);
+        kiln__lossy_sort_frames(border, L->n, L->score);
     }
     return worst;
 }
 
-/* A measured candidate passed: the cache takes the locals of block blk's joints from its bank
- * (kiln__lossy_measure's l_new), the node's bank number flips, the previous one takes the next
- * candidate; the cached worlds of the measured nodes are stale. */
+/* A measured candidate passed: the cache takes the parts of the locals of block blk's joints it
+ * recomputed (cand_kind); the cached worlds of the measured nodes are stale. */
 void kiln__lossy_keep(kiln__lossy *L, uint32_t blk)
 {
     for (uint32_t m = 0; m < L->listed; m++) {
         uint32_t i = L->list[m];
         L->w_valid[i] = 0;
-        if (L->node_block[i] == blk) L->l_bank[i] ^= 1u;
+        if (L->node_block[i] != blk) continue;
+        const kiln__loc *from = L->cand + L->node[i].joint % KILN_SOA_WIDTH;
+        kiln__loc *to = L->local + i;
+        size_t fs = L->cand_lanes, ts = L->nodes;
+        uint32_t n = L->n;
+        const kiln__scl *from_s = L->cand_scale + (from - L->cand);
+        kiln__scl *to_s = L->scale + i;
+        if (L->cand_kind == KILN__CAND_ALL)
+            for (uint32_t r = 0; r < n; r++) to[r * ts] = from[r * fs], to_s[r * ts] = from_s[r * fs];
+        else if (L->cand_kind == KILN__CAND_T)
+            for (uint32_t r = 0; r < n; r++) memcpy(to[r * ts].t, from[r * fs].t, sizeof to->t);
+        else if (L->cand_kind == KILN__CAND_RS)
+            for (uint32_t r = 0; r < n; r++) memcpy(to[r * ts].rs, from[r * fs].rs, sizeof to->rs);
+        else
+            for (uint32_t r = 0; r < n; r++) {
+                memcpy(to[r * ts].rs, from[r * fs].rs, sizeof to->rs);
+                to_s[r * ts] = from_s[r * fs];
+            }
     }
 }
 
@@ -725,9 +917,11 @@ void kiln__lossy_raw_worlds(kiln__lossy *L)
         kiln__wxf *rw = L->raw_world + (size_t)r * L->nodes;
         for (uint32_t i = 0; i < L->nodes; i++) {
             int32_t p = L->node[i].parent;
-            kiln__loc *scratch = L->local[1]; /* free before the first measurement */
-            kiln__local_xf(L, i, r, 0, &scratch[i]);
-            kiln__compose(L, i, &scratch[i], p >= 0 ? &rw[p] : NULL, p >= 0 ? &scratch[p] : NULL, &rw[i]);
+            kiln__loc *scratch = L->cand; /* free before the first measurement, at least nodes */
+            kiln__scl *scratch_s = L->cand_scale;
+            kiln__local_xf(L, i, r, 0, &scratch[i], &scratch_s[i]);
+            kiln__compose(L, i, scratch[i].rs, scratch[i].t, p >= 0 ? &rw[p] : NULL, p >= 0 ? scratch_s[p].s : NULL,
+                          &rw[i]);
         }
     }
 }
@@ -737,6 +931,7 @@ void kiln__lossy_raw_worlds(kiln__lossy *L)
 void kiln__lossy_select(kiln__lossy *L, uint32_t blk)
 {
     L->listed = 0;
+    L->steps_blk = UINT32_MAX; /* the steps are made again */
     for (uint32_t i = 0; i < L->nodes; i++) {
         uint32_t j = L->node[i].joint;
         int own = blk == UINT32_MAX || (j != UINT32_MAX && j / KILN_SOA_WIDTH == blk);
