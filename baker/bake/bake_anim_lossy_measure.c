@@ -641,6 +641,7 @@ static inline int kiln__frame(kiln__lossy *L, const kiln__pass *P, uint32_t r, d
                               int allowed)
 {
     double score = *score_out;
+    const double distance = L->distance; /* in a register: the stores below may alias L */
     size_t at = (size_t)r * L->nodes, at_cand = (size_t)r * L->cand_lanes;
     int keep_rot = P->keep_rot, keep_ts = P->keep_ts, commit = P->commit;
     unsigned lazy_c = L->lazy_c;
@@ -692,15 +693,15 @@ static inline int kiln__frame(kiln__lossy *L, const kiln__pass *P, uint32_t r, d
 #if KILN__WORLD_AVX2
         if (avx2) {
             if (pw && !st->ssc) {
-                e2 = kiln__world_mul_error_avx2(pw, lm, lt, w, raw, L->distance);
+                e2 = kiln__world_mul_error_avx2(pw, lm, lt, w, raw, distance);
             } else {
                 kiln__compose(L, i, lm, lt, pw, ps, w);
-                e2 = kiln__point_error2_avx2(raw, w, L->distance);
+                e2 = kiln__point_error2_avx2(raw, w, distance);
             }
         } else
 #endif
         {
-            (void)avx2;
+            (void)avx2, (void)distance;
             kiln__compose(L, i, lm, lt, pw, ps, w);
             e2 = kiln__point_error2(L, raw, w);
         }
