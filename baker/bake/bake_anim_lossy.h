@@ -154,6 +154,7 @@ typedef struct kiln__lossy {
     float *lazy_d[KILN_SOA_WIDTH];
     uint32_t lazy_vmask[KILN_SOA_WIDTH], lazy_dmask[KILN_SOA_WIDTH];
     float lazy_sink[KILN_SOA_WIDTH];
+    int lazy_full;         /* every lane has a track (its masks are all ones) */
     uint8_t *lazy_done;
     /* Per block and frame: the rotation matrices of its joints as the encoding stands (9
      * doubles per lane), for its scale candidates, which leave the rotations as they are; made

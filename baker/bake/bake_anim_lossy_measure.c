@@ -91,8 +91,10 @@ void kiln__lossy_lazy_lanes(kiln__lossy *L, uint32_t blk, unsigned c)
         L->lazy_step[l] = L->lazy_lane[l].step;
         L->lazy_lanes = l + 1;
     }
+    L->lazy_full = 1;
     for (unsigned l = 0; l < KILN_SOA_WIDTH; l++) {
         int track = l < L->lazy_lanes && L->lazy_lane[l].v;
+        L->lazy_full &= track;
         L->lazy_v[l] = track ? L->lazy_lane[l].v : &L->lazy_lo[l];
         L->lazy_vmask[l] = track ? UINT32_MAX : 0u;
         L->lazy_d[l] = l < L->lazy_lanes ? L->lazy_lane[l].d : &L->lazy_sink[l];
@@ -185,12 +187,20 @@ int kiln__lossy_decode_avx2(const float x[8], const float lo[8], const float ext
 KILN__AVX2 __attribute__((flatten)) static void kiln__decode_lazy_avx2(kiln__lossy *L, uint32_t r, uint32_t w)
 {
     const float *const *v = L->lazy_v;
-    const uint32_t *vm = L->lazy_vmask, *dm = L->lazy_dmask;
-    float x[KILN_SOA_WIDTH] = {v[0][r & vm[0]], v[1][r & vm[1]], v[2][r & vm[2]], v[3][r & vm[3]],
-                               v[4][r & vm[4]], v[5][r & vm[5]], v[6][r & vm[6]], v[7][r & vm[7]]};
-    float d[KILN_SOA_WIDTH];
-    kiln__decode8_avx2(x, L->lazy_lo, L->lazy_extent, L->lazy_step, w, d);
     float *const *o = L->lazy_d;
+    float x[KILN_SOA_WIDTH], d[KILN_SOA_WIDTH];
+    if (L->lazy_full) { /* eight lanes with tracks: no masks */
+        x[0] = v[0][r], x[1] = v[1][r], x[2] = v[2][r], x[3] = v[3][r];
+        x[4] = v[4][r], x[5] = v[5][r], x[6] = v[6][r], x[7] = v[7][r];
+        kiln__decode8_avx2(x, L->lazy_lo, L->lazy_extent, L->lazy_step, w, d);
+        o[0][r] = d[0], o[1][r] = d[1], o[2][r] = d[2], o[3][r] = d[3];
+        o[4][r] = d[4], o[5][r] = d[5], o[6][r] = d[6], o[7][r] = d[7];
+        return;
+    }
+    const uint32_t *vm = L->lazy_vmask, *dm = L->lazy_dmask;
+    x[0] = v[0][r & vm[0]], x[1] = v[1][r & vm[1]], x[2] = v[2][r & vm[2]], x[3] = v[3][r & vm[3]];
+    x[4] = v[4][r & vm[4]], x[5] = v[5][r & vm[5]], x[6] = v[6][r & vm[6]], x[7] = v[7][r & vm[7]];
+    kiln__decode8_avx2(x, L->lazy_lo, L->lazy_extent, L->lazy_step, w, d);
     o[0][r & dm[0]] = d[0], o[1][r & dm[1]] = d[1], o[2][r & dm[2]] = d[2], o[3][r & dm[3]] = d[3];
     o[4][r & dm[4]] = d[4], o[5][r & dm[5]] = d[5], o[6][r & dm[6]] = d[6], o[7][r & dm[7]] = d[7];
 }
