@@ -38,11 +38,11 @@
 /* The weight scale s of the job, from m, the largest of the threshold and the layer weights:
  * 1 when m is in [2^-16, 2^16) (+inf counting as FLT_MAX), else the power of two that brings m
  * into [1, 2) (a double: up to 2^149); with it the scaled threshold, floored, and the bound on
- * masked bone weights, both in scaled units. Then, for s = 1 and `flat` (no layer with a weight
- * masks its bones, at most KILN__BLEND_FLAT_MAX of them, already in job->flat_pose and
- * flat_w), the uniform blend's weights: the rest pose's share where the layers fall short of
+ * masked bone weights, both in scaled units. Then, for s = 1 and `uniform` (no layer with a
+ * weight masks its bones; the k of them, at most KILN__BLEND_FLAT_MAX, already in job->flat_pose
+ * and flat_w), the uniform blend's weights: the rest pose's share where the layers fall short of
  * the threshold (without a rest pose, the general loop), every weight divided by the sum. */
-static void kiln__blend_prepare(kiln__blend_job *job, float m, int flat, float sum)
+static void kiln__blend_prepare(kiln__blend_job *job, float m, int uniform, unsigned k, float sum)
 {
     m = m < FLT_MAX ? m : FLT_MAX;
     double s = 1.0;
@@ -52,15 +52,14 @@ static void kiln__blend_prepare(kiln__blend_job *job, float m, int flat, float s
         (void)frexp(m, &e); /* m = f·2^e, f in [0.5, 1) */
         s = ldexp(1.0, 1 - e);
         ms = (float)(m * s), t = (float)(job->threshold * s);
-        flat = 0;
+        uniform = 0;
     }
     float lo = KILN__BLEND_MIN_THRESHOLD * ms;
     job->scale = s;
     job->thr = t > lo ? t : lo;
     job->cap = KILN__BLEND_MAX_JOINT_WEIGHT * ms;
     job->flat = 0;
-    if (!flat) return;
-    unsigned k = (unsigned)flat - 1u; /* flat counts the layers plus one */
+    if (!uniform) return;
     if (sum < job->thr) { /* the rest pose fills up to the threshold, in every joint alike */
         if (!job->rest) return;
         float rw = job->thr - sum;
@@ -68,8 +67,7 @@ static void kiln__blend_prepare(kiln__blend_job *job, float m, int flat, float s
         sum += rw;
     }
     const float inv = 1.0f / sum; /* sum >= thr >= 2^-16 · 1e-12: no inf */
-    if (k == 2) job->flat_w[0] *= inv, job->flat_w[1] *= inv; /* the usual two layers, unrolled */
-    else for (unsigned i = 0; i < k; i++) job->flat_w[i] *= inv;
+    for (unsigned i = 0; i < k; i++) job->flat_w[i] *= inv;
     job->flat = k;
 }
 
@@ -85,26 +83,26 @@ kiln_result kiln_pose_blend(const kiln_blend_layer *layers, uint32_t count, cons
     kiln__blend_job job;
     job.layers = layers, job.layer_count = count, job.rest = rest, job.threshold = threshold;
     job.out = out, job.soa_count = soa_count;
-    /* one pass: the pose check, m, and the uniform blend's layers (flat: their count plus one,
-     * 0 once a weighted layer masks its bones or there are too many) */
+    /* one pass: the pose check, m, and the uniform blend's k layers (uniform until a weighted
+     * layer masks its bones or there are too many) */
     float m = threshold, sum = 0.0f;
-    unsigned flat = 1;
+    unsigned k = 0;
+    int uniform = 1;
     for (uint32_t i = 0; i < count; i++) {
         const kiln_blend_layer *ly = &layers[i];
         if (KILN__UNLIKELY(!ly->pose))
             return kiln__fail(KILN_ERR_INVALID_ARGUMENT, "kiln_pose_blend: layers[].pose", "layer %u has no pose", i);
         float w = ly->weight;
         if (w > m) m = w;
-        if (!(w > 0.0f) || !flat) continue; /* NaN and non-positive layers add nothing */
-        if (ly->joint_weights || flat > KILN__BLEND_FLAT_MAX) {
-            flat = 0;
+        if (!(w > 0.0f) || !uniform) continue; /* NaN and non-positive layers add nothing */
+        if (ly->joint_weights || k == KILN__BLEND_FLAT_MAX) {
+            uniform = 0;
             continue;
         }
-        job.flat_pose[flat - 1] = ly->pose, job.flat_w[flat - 1] = w;
-        flat++;
+        job.flat_pose[k] = ly->pose, job.flat_w[k++] = w;
         sum += w; /* in the general loop's order */
     }
-    kiln__blend_prepare(&job, m, (int)flat, sum);
+    kiln__blend_prepare(&job, m, uniform, k, sum);
     kiln__kernels_get()->blend(&job);
     return KILN_OK;
 }

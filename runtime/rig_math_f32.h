@@ -211,41 +211,6 @@ static inline kiln__f4 kiln__f4_with_w(kiln__f4 a, float w)
 {
     return _mm_shuffle_ps(a, _mm_unpackhi_ps(a, _mm_set1_ps(w)), _MM_SHUFFLE(1, 0, 1, 0));
 }
-/* every lane a's lane k (k a constant) */
-static inline kiln__f4 kiln__f4_splat(kiln__f4 a, int k)
-{
-    switch (k) {
-    case 0: return glmm_splat(a, 0);
-    case 1: return glmm_splat(a, 1);
-    case 2: return glmm_splat(a, 2);
-    default: return glmm_splat(a, 3);
-    }
-}
-/* The rotation matrix of q (as stored, not normalised) times the scales, as pose_model.c's
- * kiln__local_matrix spells it: column j is (±2 (p + p') or 1 - 2 (p + p')) s_j, with each
- * product p of two components rounded. */
-static inline void kiln__f4_qmat3(kiln__f4 q, float sx, float sy, float sz, kiln__f4 col[3])
-{
-    const __m128 one = _mm_set1_ps(1.0f);
-    const __m128 d0 = _mm_castsi128_ps(_mm_setr_epi32(-1, 0, 0, 0)), d1 = _mm_castsi128_ps(_mm_setr_epi32(0, -1, 0, 0));
-    const __m128 d2 = _mm_castsi128_ps(_mm_setr_epi32(0, 0, -1, 0));
-    /* (yy, xy, xz) + (zz, wz, -wy), (xy, xx, yz) + (-wz, zz, wx), (xz, yz, xx) + (wy, -wx, yy) */
-    __m128 s0 = _mm_add_ps(_mm_mul_ps(glmm_shuff1(q, 3, 0, 0, 1), glmm_shuff1(q, 3, 2, 1, 1)),
-                           _mm_xor_ps(_mm_mul_ps(glmm_shuff1(q, 3, 3, 3, 2), glmm_shuff1(q, 3, 1, 2, 2)),
-                                      _mm_setr_ps(0.0f, 0.0f, -0.0f, 0.0f)));
-    __m128 s1 = _mm_add_ps(_mm_mul_ps(glmm_shuff1(q, 3, 1, 0, 0), glmm_shuff1(q, 3, 2, 0, 1)),
-                           _mm_xor_ps(_mm_mul_ps(glmm_shuff1(q, 3, 3, 2, 3), glmm_shuff1(q, 3, 0, 2, 2)),
-                                      _mm_setr_ps(-0.0f, 0.0f, 0.0f, 0.0f)));
-    __m128 s2 = _mm_add_ps(_mm_mul_ps(glmm_shuff1(q, 3, 0, 1, 0), glmm_shuff1(q, 3, 0, 2, 2)),
-                           _mm_xor_ps(_mm_mul_ps(glmm_shuff1(q, 3, 1, 3, 3), glmm_shuff1(q, 3, 1, 0, 1)),
-                                      _mm_setr_ps(0.0f, -0.0f, 0.0f, 0.0f)));
-    s0 = _mm_add_ps(s0, s0), s1 = _mm_add_ps(s1, s1), s2 = _mm_add_ps(s2, s2);
-    s0 = _mm_or_ps(_mm_and_ps(d0, _mm_sub_ps(one, s0)), _mm_andnot_ps(d0, s0));
-    s1 = _mm_or_ps(_mm_and_ps(d1, _mm_sub_ps(one, s1)), _mm_andnot_ps(d1, s1));
-    s2 = _mm_or_ps(_mm_and_ps(d2, _mm_sub_ps(one, s2)), _mm_andnot_ps(d2, s2));
-    col[0] = _mm_mul_ps(s0, _mm_set1_ps(sx)), col[1] = _mm_mul_ps(s1, _mm_set1_ps(sy));
-    col[2] = _mm_mul_ps(s2, _mm_set1_ps(sz));
-}
 /* glm_quat_mul_sse2(p, q) */
 static inline kiln__f4 kiln__f4_qmul(kiln__f4 p, kiln__f4 q)
 {
@@ -320,20 +285,6 @@ static inline kiln__f4 kiln__f4_with_w(kiln__f4 a, float w)
 {
     a.v[3] = w;
     return a;
-}
-static inline kiln__f4 kiln__f4_splat(kiln__f4 a, int k)
-{
-    kiln__f4 r = {{a.v[k], a.v[k], a.v[k], a.v[k]}};
-    return r;
-}
-static inline void kiln__f4_qmat3(kiln__f4 q, float sx, float sy, float sz, kiln__f4 col[3])
-{
-    float qx = q.v[0], qy = q.v[1], qz = q.v[2], qw = q.v[3];
-    float xx = qx * qx, yy = qy * qy, zz = qz * qz, xy = qx * qy, xz = qx * qz, yz = qy * qz;
-    float wx = qw * qx, wy = qw * qy, wz = qw * qz;
-    col[0] = kiln__f4_set((1.0f - 2.0f * (yy + zz)) * sx, 2.0f * (xy + wz) * sx, 2.0f * (xz - wy) * sx, 0.0f);
-    col[1] = kiln__f4_set(2.0f * (xy - wz) * sy, (1.0f - 2.0f * (xx + zz)) * sy, 2.0f * (yz + wx) * sy, 0.0f);
-    col[2] = kiln__f4_set(2.0f * (xz + wy) * sz, 2.0f * (yz - wx) * sz, (1.0f - 2.0f * (xx + yy)) * sz, 0.0f);
 }
 static inline kiln__f4 kiln__f4_qmul(kiln__f4 p, kiln__f4 q)
 {

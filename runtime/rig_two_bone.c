@@ -7,6 +7,7 @@
 #include <stddef.h>
 #include <string.h>
 
+#include "anim_internal.h"
 #include "rig_internal.h"
 
 #define KILN__IK3S(name) name

@@ -142,8 +142,8 @@ KILN__IK3S_FN kiln__f4 kiln__local_rotation_f4(const kiln__rig *r, uint32_t b)
 }
 
 /* Writes bone b's local rotation: q normalised, or slerp(fk, q, w) with bone b's unit local
- * rotation fk for w < 1. Returns what it wrote. */
-KILN__IK3S_FN kiln__f4 kiln__set_rotation_f(kiln__rig *r, uint32_t b, kiln__f4 uq, float w)
+ * rotation fk for w < 1. */
+KILN__IK3S_FN void kiln__set_rotation_f(kiln__rig *r, uint32_t b, kiln__f4 uq, float w)
 {
     if (w < 1.0f) {
         versor fk, q;
@@ -159,35 +159,6 @@ KILN__IK3S_FN kiln__f4 kiln__set_rotation_f(kiln__rig *r, uint32_t b, kiln__f4 u
     kiln_soa_xform *x = &r->local[b / KILN_SOA_WIDTH];
     unsigned l = b % KILN_SOA_WIDTH;
     x->qx[l] = q[0], x->qy[l] = q[1], x->qz[l] = q[2], x->qw[l] = q[3];
-    return uq;
-}
-
-/* The model matrix of chain joint b, whose local rotation is q (as stored), composed with p:
- * kiln__bone_to_model's arithmetic operation for operation (pose_model.c; the batch kernels'
- * kiln__ik3v_compose), so that it is the matrix kiln__rig_update would compute. */
-KILN__IK3S_FN void kiln__ik3_compose(const kiln__rig *r, uint32_t b, kiln__f4 q, const float *p, float *out)
-{
-    const kiln_soa_xform *x = &r->local[b / KILN_SOA_WIDTH];
-    unsigned l = b % KILN_SOA_WIDTH;
-    kiln__f4 m[3];
-    kiln__f4_qmat3(q, x->sx[l], x->sy[l], x->sz[l], m);
-    kiln__f4 c0 = kiln__f4_ld(p), c1 = kiln__f4_ld(p + 4), c2 = kiln__f4_ld(p + 8), s0 = c0, s1 = c1, s2 = c2;
-    int32_t parent = r->bones[b].parent;
-    if (parent >= 0 && (uint32_t)parent < b && (r->bones[b].flags & KILN_BONE_SEGMENT_SCALE_COMPENSATE)) {
-        /* P's first three columns divided by the parent's local scale */
-        const kiln_soa_xform *px = &r->local[(uint32_t)parent / KILN_SOA_WIDTH];
-        unsigned pl = (uint32_t)parent % KILN_SOA_WIDTH;
-        s0 = kiln__f4_scale(c0, 1.0f / px->sx[pl]);
-        s1 = kiln__f4_scale(c1, 1.0f / px->sy[pl]);
-        s2 = kiln__f4_scale(c2, 1.0f / px->sz[pl]);
-    }
-    for (int c = 0; c < 3; c++) {
-        kiln__f4 col = kiln__f4_mul(s0, kiln__f4_splat(m[c], 0));
-        col = kiln__f4_add(col, kiln__f4_mul(s1, kiln__f4_splat(m[c], 1)));
-        kiln__f4_st(out + 4 * c, kiln__f4_add(col, kiln__f4_mul(s2, kiln__f4_splat(m[c], 2))));
-    }
-    kiln__f4 t = kiln__f4_muladds(kiln__f4_muladds(kiln__f4_scale(c0, x->tx[l]), c1, x->ty[l]), c2, x->tz[l]);
-    kiln__f4_st(out + 12, kiln__f4_add(t, kiln__f4_ld(p + 12)));
 }
 
 KILN__IK3S_KERNEL void KILN__IK3S(kiln__ik_two_bone_solve)(kiln__rig *r, const kiln_blob_ik_handle *h, const uint32_t chain[3], double weight)
@@ -232,19 +203,18 @@ KILN__IK3S_KERNEL void KILN__IK3S(kiln__ik_two_bone_solve)(kiln__rig *r, const k
         kiln__ik3_toward(&c, g, !(kiln__f4_dot3(ag, ag) > KILN__RIG_EPS2_F));
         kiln__ik3_pole(&c, r, h, g, tw, 0);
     }
-    kiln__f4 q0 = kiln__set_rotation_f(r, chain[0], kiln__f4_qmul(kiln__f4_qconj(frame), c.rot[0]), w);
-    kiln__f4 q1 = kiln__set_rotation_f(r, chain[1], kiln__f4_qmul(kiln__f4_qconj(c.rot[0]), c.rot[1]), w);
-    kiln__f4 q2 = h->flags & KILN_IK_USE_TARGET_ROTATION
-                      ? kiln__set_rotation_f(r, chain[2], kiln__f4_qmul(kiln__f4_qconj(c.rot[1]), kiln__f4_qfrom_matrix(tm)), w)
-                      : kiln__local_rotation_f4(r, chain[2]);
-    /* the chain's model matrices from those locals, the start keeping its position bit for bit
-     * (kiln__rig_update), then the bones below */
+    kiln__set_rotation_f(r, chain[0], kiln__f4_qmul(kiln__f4_qconj(frame), c.rot[0]), w);
+    kiln__set_rotation_f(r, chain[1], kiln__f4_qmul(kiln__f4_qconj(c.rot[0]), c.rot[1]), w);
+    if (h->flags & KILN_IK_USE_TARGET_ROTATION)
+        kiln__set_rotation_f(r, chain[2], kiln__f4_qmul(kiln__f4_qconj(c.rot[1]), kiln__f4_qfrom_matrix(tm)), w);
+    /* the chain's model matrices from those locals, as kiln__rig_update makes them (the start
+     * keeping its position bit for bit when no translation moved), then the bones below */
     float *m0 = r->model + (size_t)chain[0] * 16u, *m1 = r->model + (size_t)chain[1] * 16u;
-    kiln__f4 keep = kiln__f4_ld(m0 + 12);
-    kiln__ik3_compose(r, chain[0], q0, kiln__rig_parent_matrix(r, chain[0]), m0);
-    if (!r->moved) kiln__f4_st(m0 + 12, kiln__f4_with_w(keep, m0[15]));
-    kiln__ik3_compose(r, chain[1], q1, m0, m1);
-    kiln__ik3_compose(r, chain[2], q2, m1, r->model + (size_t)chain[2] * 16u);
+    const float *p0 = kiln__rig_parent_matrix(r, chain[0]);
+    if (r->moved) kiln__bone_to_model(r->local, r->bones, chain[0], p0, m0);
+    else kiln__bone_to_model_linear(r->local, r->bones, chain[0], p0, m0);
+    kiln__bone_to_model(r->local, r->bones, chain[1], m0, m1);
+    kiln__bone_to_model(r->local, r->bones, chain[2], m1, r->model + (size_t)chain[2] * 16u);
     for (int i = 0; i < 3; i++) r->stamp[chain[i]] = r->epoch;
     kiln__rig_update_below(r, chain);
 
