@@ -18,7 +18,9 @@
  *   frame_threads   the frame case on 1 and on 2 threads (more with --threads N), each thread
  *                   playing its own share of the 256 instances (its own contexts, poses and
  *                   matrices) from the one blob and the two bindings they all share; best path
- *                   only. "ns_per_joint" is wall time per instance frame / 80, "speedup" the
+ *                   only. The threads are started once and released together for each
+ *                   repetition, as a job system's workers are, so thread start and wake-up are
+ *                   not timed. "ns_per_joint" is wall time per instance frame / 80, "speedup" the
  *                   1-thread wall time over this one for the same work (target: >= 1.8 on 2
  *                   threads, on a machine with 2 idle cores)
  * Figures are ns per joint (ns per call / 80), best of 40 short repetitions (5 with --quick),
@@ -27,6 +29,8 @@
  */
 #include <math.h>
 #include <pthread.h>
+#include <sched.h>
+#include <stdatomic.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -231,7 +235,6 @@ typedef struct frame_worker {
     int first, count; /* instances [first, first + count) */
     int steps, rep;
     double cpu_ns; /* the thread's CPU time for its share */
-    pthread_t thread;
 } frame_worker;
 
 static double thread_cpu_ns(void)
@@ -243,9 +246,8 @@ static double thread_cpu_ns(void)
 
 /* One thread's share of a repetition of the frame case: only its own instances' contexts,
  * poses and matrices are written; the blob, the bindings and the rest pose are shared. */
-static void *frame_worker_run(void *arg)
+static void frame_worker_run(frame_worker *w)
 {
-    frame_worker *w = (frame_worker *)arg;
     instances *in = w->in;
     double c0 = thread_cpu_ns();
     kiln_sample_desc d;
@@ -265,28 +267,91 @@ static void *frame_worker_run(void *arg)
             kiln_pose_local_to_object(w->skel, 0, in->pose[i][2], NULL, in->model[i], J);
         }
     w->cpu_ns = thread_cpu_ns() - c0;
-    return NULL;
 }
 
-/* One repetition of the frame case split over `threads` threads (started after the clock, the
- * calling thread playing the first share): wall time per instance frame, NaN when a thread
- * could not be started; *cpu_out: the threads' CPU time per instance frame, added up. */
-static double frame_threads_rep(instances *in, const kiln_blob *skel, const kiln_soa_xform *rest, int threads,
-                                int steps, int rep, frame_worker *w, double *cpu_out)
+/* The worker threads, started once for all repetitions and released together for each, as
+ * an engine's job workers are: thread start and wake-up stay outside the timed region. The
+ * workers wait spinning (yielding to anything else runnable), so that each keeps its own core
+ * between repetitions. A repetition announces itself (`generation`, `active` threads, the
+ * calling thread playing the first share), waits until its workers are ready, starts the clock
+ * and releases them (`go`); the clock stops when the last share is done. */
+typedef struct frame_pool {
+    atomic_int generation; /* of the current repetition; -1 stops the workers */
+    atomic_int active, ready, done, go; /* ready/done: workers of this repetition; go: its generation */
+    frame_worker *w;       /* one per thread; w[0] the calling thread's */
+    pthread_t *threads;    /* threads[k - 1] plays w[k] */
+    int started;           /* worker threads running */
+} frame_pool;
+
+typedef struct frame_pool_slot {
+    frame_pool *pool;
+    int index;
+} frame_pool_slot;
+
+static void *frame_pool_worker(void *arg)
 {
-    double t0 = bench_now();
-    int started = 0;
+    frame_pool_slot *slot = (frame_pool_slot *)arg;
+    frame_pool *p = slot->pool;
+    int seen = 0;
+    for (;;) {
+        int g;
+        while ((g = atomic_load_explicit(&p->generation, memory_order_acquire)) == seen) sched_yield();
+        if (g < 0) return NULL;
+        seen = g;
+        if (slot->index >= atomic_load(&p->active)) continue;
+        atomic_fetch_add(&p->ready, 1);
+        while (atomic_load_explicit(&p->go, memory_order_acquire) != seen) sched_yield();
+        frame_worker_run(&p->w[slot->index]);
+        atomic_fetch_add_explicit(&p->done, 1, memory_order_release);
+    }
+}
+
+/* Starts up to `threads` - 1 workers; p->started says how many run. 0 when nothing could be
+ * set up at all. */
+static int frame_pool_start(frame_pool *p, int threads, frame_pool_slot *slots)
+{
+    memset(p, 0, sizeof *p);
+    atomic_init(&p->generation, 0), atomic_init(&p->active, 0);
+    atomic_init(&p->ready, 0), atomic_init(&p->done, 0), atomic_init(&p->go, 0);
+    p->w = calloc((size_t)threads, sizeof *p->w);
+    p->threads = calloc((size_t)threads, sizeof *p->threads);
+    if (!p->w || !p->threads) return free(p->w), free(p->threads), 0;
+    for (int k = 1; k < threads; k++) {
+        slots[k] = (frame_pool_slot){p, k};
+        if (pthread_create(&p->threads[k - 1], NULL, frame_pool_worker, &slots[k]) != 0) break;
+        p->started = k;
+    }
+    return 1;
+}
+
+static void frame_pool_stop(frame_pool *p)
+{
+    atomic_store(&p->generation, -1);
+    for (int k = 0; k < p->started; k++) pthread_join(p->threads[k], NULL);
+    free(p->w), free(p->threads);
+}
+
+/* One repetition of the frame case split over `threads` threads: wall time per instance
+ * frame from the release to the end of the last share, NaN when the pool lacks the threads;
+ * *cpu_out: the threads' CPU time per instance frame, added up. */
+static double frame_threads_rep(frame_pool *p, instances *in, const kiln_blob *skel, const kiln_soa_xform *rest,
+                                int threads, int steps, int rep, double *cpu_out)
+{
+    if (threads - 1 > p->started) return NAN;
     for (int k = 0; k < threads; k++) {
         int first = INSTANCES * k / threads;
-        w[k] = (frame_worker){in, skel, rest, first, INSTANCES * (k + 1) / threads - first, steps, rep, 0, 0};
-        if (k > 0 && pthread_create(&w[k].thread, NULL, frame_worker_run, &w[k]) != 0) break;
-        started = k;
+        p->w[k] = (frame_worker){in, skel, rest, first, INSTANCES * (k + 1) / threads - first, steps, rep, 0};
     }
-    frame_worker_run(&w[0]);
-    for (int k = 1; k <= started; k++) pthread_join(w[k].thread, NULL);
-    if (started != threads - 1) return NAN;
+    atomic_store(&p->ready, 0), atomic_store(&p->done, 0), atomic_store(&p->active, threads);
+    int generation = atomic_load(&p->generation) + 1;
+    atomic_store_explicit(&p->generation, generation, memory_order_release);
+    while (atomic_load(&p->ready) < threads - 1) sched_yield();
+    double t0 = bench_now();
+    atomic_store_explicit(&p->go, generation, memory_order_release);
+    frame_worker_run(&p->w[0]);
+    while (atomic_load_explicit(&p->done, memory_order_acquire) < threads - 1) sched_yield();
     double wall = (bench_now() - t0) * 1e9 / ((double)steps * INSTANCES), cpu = 0;
-    for (int k = 0; k < threads; k++) cpu += w[k].cpu_ns;
+    for (int k = 0; k < threads; k++) cpu += p->w[k].cpu_ns;
     *cpu_out = cpu / ((double)steps * INSTANCES);
     return wall;
 }
@@ -297,17 +362,20 @@ static double frame_threads_rep(instances *in, const kiln_blob *skel, const kiln
 static void run_frame_threads(instances *in, const kiln_blob *skel, const kiln_soa_xform *rest, int max_threads,
                               int steps, int reps, result *out, double *cpu)
 {
-    frame_worker *w = calloc((size_t)max_threads, sizeof *w);
-    for (int n = 0; n < max_threads; n++) out[n] = (result){w ? 1e30 : NAN, 0};
-    if (!w) return;
+    frame_pool pool;
+    frame_pool_slot *slots = calloc((size_t)max_threads, sizeof *slots);
+    int ok = slots && frame_pool_start(&pool, max_threads, slots);
+    for (int n = 0; n < max_threads; n++) out[n] = (result){ok ? 1e30 : NAN, 0};
+    if (!ok) return free(slots);
     for (int r = 0; r < reps; r++)
         for (int n = 1; n <= max_threads; n++) {
-            double c = NAN, ns = frame_threads_rep(in, skel, rest, n, steps, r, w, &c);
+            double c = NAN, ns = frame_threads_rep(&pool, in, skel, rest, n, steps, r, &c);
             if (!(ns >= out[n - 1].ns_per_call)) out[n - 1].ns_per_call = ns, cpu[n - 1] = c; /* NaN sticks */
             out[n - 1].iters += (long)steps * INSTANCES;
         }
     bench_sink += in->model[0][12];
-    free(w);
+    frame_pool_stop(&pool);
+    free(slots);
 }
 
 /* `one`: the 1-thread wall time; `cpu`, `cpu_one`: CPU time per instance frame, all threads
