@@ -90,17 +90,16 @@ static void kiln__orient(kiln__rig *r, const kiln_blob_constraint *c, const vers
 {
     versor frame, tr, off = {c->offset[0], c->offset[1], c->offset[2], c->offset[3]};
     kiln__rig_frame_cache *f = kiln__frame_of(r, c->bone);
+    /* kiln__qfrom_matrix_f's rotations in four-lane vectors (the same bits) */
     if (!f) {
-        kiln__qfrom_matrix_f(kiln__rig_parent_matrix(r, c->bone), frame);
+        kiln__f4_st(frame, kiln__f4_qfrom_matrix(kiln__rig_parent_matrix(r, c->bone)));
     } else if (!f->has_q) {
-        /* into the local first: reading f->q back as one vector right after its four float
-         * stores would stall */
-        kiln__qfrom_matrix_f(kiln__rig_parent_matrix(r, c->bone), frame);
-        glm_vec4_copy(frame, f->q), f->has_q = 1;
+        kiln__f4 v = kiln__f4_qfrom_matrix(kiln__rig_parent_matrix(r, c->bone));
+        kiln__f4_st(frame, v), kiln__f4_st(f->q, v), f->has_q = 1;
     } else {
         glm_vec4_copy(f->q, frame);
     }
-    kiln__qfrom_matrix_f(r->model + (size_t)c->target * 16u, tr);
+    kiln__f4_st(tr, kiln__f4_qfrom_matrix(r->model + (size_t)c->target * 16u));
     kiln__qnorm_f(off);
     kiln__qconj_mul_f(frame, tr, out);
     kiln__qmul_f(out, off, out);
