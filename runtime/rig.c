@@ -70,16 +70,16 @@ const kiln_blob_constraint *kiln_rig_constraints(const kiln_blob *blob, uint32_t
 /* ---- scratch -------------------------------------------------------------------------------- */
 static size_t kiln__round8(size_t n) { return (n + 7u) & ~(size_t)7u; }
 
-/* Byte offsets of the scratch arrays for `bones` bones, chains of up to `depth` joints and `nik`
- * IK handles. */
+/* Byte offsets of the scratch arrays for `bones` bones, chains of up to `depth` joints, `nik`
+ * IK handles and `ncn` constraints. */
 typedef struct kiln__rig_layout {
-    size_t stamp, last, chain, pos, work, bend, rot, len, batch, batch_chain, size;
+    size_t stamp, last, chain, pos, work, bend, rot, len, batch, batch_chain, cn, size;
 } kiln__rig_layout;
 
 /* What kiln_rig_prepare derives from the blob once and kiln_rig_solve reads (at the start of
  * the scratch): the skeleton's records, the scratch layout, every bone's subtree end (the
- * `last` array) and, for every IK handle, the two-bone batch that starts at it when every
- * weight is 1. */
+ * `last` array), for every IK handle the two-bone batch that starts at it when every weight
+ * is 1, and every constraint's checks and constants (kiln__constraint_plan). */
 #define KILN__RIG_PLAN_MAGIC 0x4b524750u /* "PGRK" */
 typedef struct kiln__rig_plan {
     uint32_t magic, skeleton, bone_count, soa_count, depth, nik, ncn;
@@ -90,7 +90,9 @@ typedef struct kiln__rig_plan {
     kiln__rig_layout layout;
 } kiln__rig_plan;
 
-static kiln__rig_layout kiln__layout(uint32_t bones, uint32_t depth, uint32_t nik)
+_Static_assert(sizeof(kiln__constraint_plan) == 32, "kiln_rig_scratch_size's documentation counts 32 bytes per constraint");
+
+static kiln__rig_layout kiln__layout(uint32_t bones, uint32_t depth, uint32_t nik, uint32_t ncn)
 {
     kiln__rig_layout l;
     l.stamp = kiln__round8(sizeof(kiln__rig_plan));
@@ -103,7 +105,8 @@ static kiln__rig_layout kiln__layout(uint32_t bones, uint32_t depth, uint32_t ni
     l.len = l.rot + (size_t)depth * 32u;
     l.batch = l.len + (size_t)depth * 8u;
     l.batch_chain = l.batch + kiln__round8((size_t)nik * 4u);
-    l.size = (l.batch_chain + (size_t)nik * 12u + 63u) & ~(size_t)63u;
+    l.cn = kiln__round8(l.batch_chain + (size_t)nik * 12u);
+    l.size = (l.cn + (size_t)ncn * sizeof(kiln__constraint_plan) + 63u) & ~(size_t)63u;
     return l;
 }
 
@@ -112,9 +115,10 @@ size_t kiln_rig_scratch_size(const kiln_blob *blob, uint32_t skeleton)
     const kiln_blob_skeleton *sk;
     const kiln_blob_bone *bones;
     if (kiln__skeleton_bones(blob, skeleton, UINT32_MAX, &sk, &bones) != KILN_OK) return 0;
-    uint32_t depth = sk->depth < sk->bone_count ? sk->depth : sk->bone_count, nik = 0;
+    uint32_t depth = sk->depth < sk->bone_count ? sk->depth : sk->bone_count, nik = 0, ncn = 0;
     kiln_rig_ik_handles(blob, skeleton, &nik);
-    return kiln__layout(sk->bone_count, depth, nik).size;
+    kiln_rig_constraints(blob, skeleton, &ncn);
+    return kiln__layout(sk->bone_count, depth, nik, ncn).size;
 }
 
 /* ---- pose access ---------------------------------------------------------------------------- */
@@ -267,9 +271,10 @@ static kiln_result kiln__rig_scratch_check(const char *where, const char *where_
         return kiln__fail(KILN_ERR_BLOB_MISALIGNED, where, "scratch %p is not 8-byte aligned", scratch);
     kiln_result res = kiln__skeleton_bones(blob, skeleton, UINT32_MAX, sk, bones);
     if (res != KILN_OK) return res;
-    uint32_t depth = (*sk)->depth < (*sk)->bone_count ? (*sk)->depth : (*sk)->bone_count, nik = 0;
+    uint32_t depth = (*sk)->depth < (*sk)->bone_count ? (*sk)->depth : (*sk)->bone_count, nik = 0, ncn = 0;
     kiln_rig_ik_handles(blob, skeleton, &nik);
-    *l = kiln__layout((*sk)->bone_count, depth, nik);
+    kiln_rig_constraints(blob, skeleton, &ncn);
+    *l = kiln__layout((*sk)->bone_count, depth, nik, ncn);
     if (scratch_size < l->size)
         return kiln__fail(KILN_ERR_BUFFER_TOO_SMALL, where_size,
                           "scratch_size %zu is below kiln_rig_scratch_size() = %zu", scratch_size, (size_t)l->size);
@@ -277,8 +282,8 @@ static kiln_result kiln__rig_scratch_check(const char *where, const char *where_
 }
 
 /* Writes the plan of the skeleton (sk, bones) of `blob` into the scratch (layout l): its
- * records, every bone's subtree end, and the batches (derived now when `batches`, else marked
- * KILN__RIG_UNPLANNED). */
+ * records, every bone's subtree end, the constraints' plans, and the batches (derived now when
+ * `batches`, else marked KILN__RIG_UNPLANNED). */
 static void kiln__rig_plan_write(unsigned char *s, const kiln__rig_layout *l, const kiln_blob *blob, uint32_t skeleton,
                                  const kiln_blob_skeleton *sk, const kiln_blob_bone *bones, int batches)
 {
@@ -308,6 +313,12 @@ static void kiln__rig_plan_write(unsigned char *s, const kiln__rig_layout *l, co
     r.batch_chain = (uint32_t(*)[3])(void *)(s + l->batch_chain);
     for (uint32_t i = 0; i < plan->nik; i++)
         r.batch[i] = batches ? kiln__ik_plan_batch(&r, skeleton, plan->iks, plan->nik, i) : KILN__RIG_UNPLANNED;
+    kiln__constraint_plan *cp = (kiln__constraint_plan *)(void *)(s + l->cn);
+    for (uint32_t i = 0; i < plan->ncn; i++) {
+        kiln__constraint_plan_of(&plan->cns[i], nb, &cp[i]);
+        /* a record of another skeleton only turns up in unverified (trusted) blobs */
+        if (plan->cns[i].skeleton != skeleton) cp[i].own = 0.0;
+    }
 }
 
 kiln_result kiln_rig_prepare(const kiln_blob *blob, uint32_t skeleton, void *scratch, size_t scratch_size)
@@ -427,12 +438,10 @@ kiln_result kiln_rig_solve(const kiln_rig_desc *d)
             kiln__ik_two_bone_batch(&r, r.batch_handles, (const uint32_t(*)[3])(r.batch_chain + i), n, batch, &lanes);
             i += n - 1;
         }
+        const kiln__constraint_plan *cp = (const kiln__constraint_plan *)(const void *)(s + l->cn);
         for (uint32_t i = 0; i < ncn; i++) {
-            double own = cns[i].weight > 0.0f ? (cns[i].weight < 1.0f ? (double)cns[i].weight : 1.0) : 0.0;
-            double w = cns[i].skeleton == d->skeleton
-                           ? kiln__weight(d->constraint_weights, d->constraint_weight_count, i, own)
-                           : 0.0;
-            if (w > 0.0) kiln__constraint_apply(&r, &cns[i], w);
+            double w = kiln__weight(d->constraint_weights, d->constraint_weight_count, i, cp[i].own);
+            if (w > 0.0 && cp[i].kind != KILN__CONSTRAINT_INVALID) kiln__constraint_apply(&r, &cns[i], &cp[i], w);
             else report.constraints_skipped++;
         }
     }

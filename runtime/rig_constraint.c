@@ -16,6 +16,8 @@
  */
 #include "rig_math_f32.h"
 
+#include <string.h>
+
 #include "anim_internal.h"
 #include "rig_internal.h"
 
@@ -86,9 +88,10 @@ static kiln__rig_frame_cache *kiln__frame_of(kiln__rig *r, uint32_t bone)
 }
 
 /* Orient: q_des = conj(R(parent frame)) ⊗ R(target) ⊗ offset, skipped XYZ Euler angles from FK. */
-static void kiln__orient(kiln__rig *r, const kiln_blob_constraint *c, const versor fk, versor out)
+static void kiln__orient(kiln__rig *r, const kiln_blob_constraint *c, const kiln__constraint_plan *pl,
+                         const versor fk, versor out)
 {
-    versor frame, tr, off = {c->offset[0], c->offset[1], c->offset[2], c->offset[3]};
+    versor frame, tr, off = {pl->off[0], pl->off[1], pl->off[2], pl->off[3]};
     kiln__rig_frame_cache *f = kiln__frame_of(r, c->bone);
     /* kiln__qfrom_matrix_f's rotations in four-lane vectors (the same bits) */
     if (!f) {
@@ -100,7 +103,6 @@ static void kiln__orient(kiln__rig *r, const kiln_blob_constraint *c, const vers
         glm_vec4_copy(f->q, frame);
     }
     kiln__f4_st(tr, kiln__f4_qfrom_matrix(r->model + (size_t)c->target * 16u));
-    kiln__qnorm_f(off);
     kiln__qconj_mul_f(frame, tr, out);
     kiln__qmul_f(out, off, out);
     kiln__qnorm_f(out);
@@ -114,21 +116,27 @@ static void kiln__orient(kiln__rig *r, const kiln_blob_constraint *c, const vers
     kiln__qfrom_euler_cs_f(ed, out);
 }
 
-void kiln__constraint_apply(kiln__rig *r, const kiln_blob_constraint *c, double weight)
+void kiln__constraint_plan_of(const kiln_blob_constraint *c, uint32_t bone_count, kiln__constraint_plan *p)
+{
+    memset(p, 0, sizeof *p);
+    p->kind = c->type;
+    if (c->bone >= bone_count || c->target >= bone_count || c->bone == c->target || c->type > KILN_CONSTRAINT_SCALE)
+        p->kind = KILN__CONSTRAINT_INVALID;
+    p->own = c->weight > 0.0f ? (c->weight < 1.0f ? (double)c->weight : 1.0) : 0.0;
+    memcpy(p->off, c->offset, sizeof p->off);
+    if (p->kind == KILN_CONSTRAINT_ORIENT) kiln__qnorm_f(p->off);
+}
+
+void kiln__constraint_apply(kiln__rig *r, const kiln_blob_constraint *c, const kiln__constraint_plan *pl, double weight)
 {
     kiln_rig_report *rep = r->report;
-    if (c->bone >= r->bone_count || c->target >= r->bone_count || c->bone == c->target ||
-        c->type > KILN_CONSTRAINT_SCALE) {
-        rep->constraints_skipped++;
-        return;
-    }
     kiln_soa_xform *x = &r->local[c->bone / KILN_SOA_WIDTH];
     unsigned l = c->bone % KILN_SOA_WIDTH;
     float w = (float)weight;
-    if (c->type == KILN_CONSTRAINT_ORIENT) {
+    if (pl->kind == KILN_CONSTRAINT_ORIENT) {
         versor q = {x->qx[l], x->qy[l], x->qz[l], x->qw[l]}, want;
         kiln__qnorm_f(q);
-        kiln__orient(r, c, q, want);
+        kiln__orient(r, c, pl, q, want);
         if (w < 1.0f) {
             kiln__qslerp_f(q, want, w, q);
         } else {
@@ -141,7 +149,7 @@ void kiln__constraint_apply(kiln__rig *r, const kiln_blob_constraint *c, double 
     } else {
         double want[3];
         float *fk[3];
-        if (c->type == KILN_CONSTRAINT_POINT) {
+        if (pl->kind == KILN_CONSTRAINT_POINT) {
             /* the target's position in the owner's parent space: the local translation that puts
              * the owner there, whatever the parent's scale and the owner's SSC (translation is
              * composed before either) */
@@ -174,7 +182,7 @@ void kiln__constraint_apply(kiln__rig *r, const kiln_blob_constraint *c, double 
             if (!(c->flags & (1u << k))) *fk[k] = (float)(*fk[k] + weight * (want[k] - *fk[k]));
     }
     const uint32_t b = c->bone;
-    const int moved = c->type == KILN_CONSTRAINT_POINT;
+    const int moved = pl->kind == KILN_CONSTRAINT_POINT;
     r->stamp[b] = r->epoch;
     if (r->last[b] == b) {
         /* a leaf, as most owners are: kiln__rig_update's first case without the call */

@@ -172,8 +172,21 @@ int kiln__ik3_batchable(const kiln__rig *r, const kiln_blob_ik_handle *h, uint32
 void kiln__ik_two_bone_batch(kiln__rig *r, const kiln_blob_ik_handle *const *hs, const uint32_t (*chains)[3],
                              uint32_t n, kiln__ik3_batch_fn fn, kiln__ik3_batch *b);
 
-/* Applies one constraint with total weight w in (0, 1] and updates the model matrices. */
-void kiln__constraint_apply(kiln__rig *r, const kiln_blob_constraint *c, double w);
+/* What the plan (rig.c) keeps of one constraint record, derived once by kiln__constraint_plan
+ * (rig_constraint.c) so that a solve neither checks nor converts it again. */
+#define KILN__CONSTRAINT_INVALID UINT32_MAX
+typedef struct kiln__constraint_plan {
+    float off[4];   /* ORIENT: the offset quaternion normalised (kiln__qnorm_f); else as recorded */
+    double own;     /* the record's weight clamped to [0, 1] (NaN: 0) */
+    uint32_t kind;  /* the record's KILN_CONSTRAINT_* type, or KILN__CONSTRAINT_INVALID: a bone out
+                       of range, the target the owner, or an unknown type (never applied) */
+    uint32_t pad;
+} kiln__constraint_plan;
+void kiln__constraint_plan_of(const kiln_blob_constraint *c, uint32_t bone_count, kiln__constraint_plan *p);
+
+/* Applies constraint c (planned as p, not KILN__CONSTRAINT_INVALID) with total weight w in
+ * (0, 1] and updates the model matrices. */
+void kiln__constraint_apply(kiln__rig *r, const kiln_blob_constraint *c, const kiln__constraint_plan *p, double w);
 
 /* ---- vectors and quaternions: contract/math_f64.h ------------------------------------------ */
 /* The shortest rotation taking direction a to direction b (any lengths); the identity when
