@@ -315,7 +315,7 @@ static void kiln__rig_plan_write(unsigned char *s, const kiln__rig_layout *l, co
         r.batch[i] = batches ? kiln__ik_plan_batch(&r, skeleton, plan->iks, plan->nik, i) : KILN__RIG_UNPLANNED;
     kiln__constraint_plan *cp = (kiln__constraint_plan *)(void *)(s + l->cn);
     for (uint32_t i = 0; i < plan->ncn; i++) {
-        kiln__constraint_plan_of(&plan->cns[i], nb, &cp[i]);
+        kiln__constraint_plan_of(&plan->cns[i], bones, nb, &cp[i]);
         /* a record of another skeleton only turns up in unverified (trusted) blobs */
         if (plan->cns[i].skeleton != skeleton) cp[i].own = 0.0;
     }

@@ -72,13 +72,12 @@ static void kiln__qfrom_euler_cs_f(const float cs[3][2], versor q)
     kiln__qnorm_f(q);
 }
 
-/* The owner's parent frame as the cache holds it for bone c->bone, refreshed when its parent
- * matrix changed since it was read (its stamp reached the epoch of the reading); NULL for a
- * root owner (its frame is the root matrix, read each time). */
-static kiln__rig_frame_cache *kiln__frame_of(kiln__rig *r, uint32_t bone)
+/* The owner's parent frame as the cache holds it for parent bone p (>= 0), refreshed when the
+ * parent matrix changed since it was read (its stamp reached the epoch of the reading); a root
+ * owner has none (its frame is the root matrix, read each time). */
+static kiln__rig_frame_cache *kiln__frame_of(kiln__rig *r, int32_t p)
 {
-    int32_t p = r->bones[bone].parent;
-    if (!(p >= 0 && (uint32_t)p < bone)) return NULL;
+    if (p < 0) return NULL;
     kiln__rig_frame_cache *f = &r->frame;
     if (f->bone != (uint32_t)p || r->stamp[p] >= f->epoch) {
         f->bone = (uint32_t)p, f->epoch = r->epoch;
@@ -89,15 +88,15 @@ static kiln__rig_frame_cache *kiln__frame_of(kiln__rig *r, uint32_t bone)
 
 /* Orient: q_des = conj(R(parent frame)) ⊗ R(target) ⊗ offset, skipped XYZ Euler angles from FK. */
 static void kiln__orient(kiln__rig *r, const kiln_blob_constraint *c, const kiln__constraint_plan *pl,
-                         const versor fk, versor out)
+                         const float *pm, const versor fk, versor out)
 {
     versor frame, tr, off = {pl->off[0], pl->off[1], pl->off[2], pl->off[3]};
-    kiln__rig_frame_cache *f = kiln__frame_of(r, c->bone);
+    kiln__rig_frame_cache *f = kiln__frame_of(r, pl->parent);
     /* kiln__qfrom_matrix_f's rotations in four-lane vectors (the same bits) */
     if (!f) {
-        kiln__f4_st(frame, kiln__f4_qfrom_matrix(kiln__rig_parent_matrix(r, c->bone)));
+        kiln__f4_st(frame, kiln__f4_qfrom_matrix(pm));
     } else if (!f->has_q) {
-        kiln__f4 v = kiln__f4_qfrom_matrix(kiln__rig_parent_matrix(r, c->bone));
+        kiln__f4 v = kiln__f4_qfrom_matrix(pm);
         kiln__f4_st(frame, v), kiln__f4_st(f->q, v), f->has_q = 1;
     } else {
         glm_vec4_copy(f->q, frame);
@@ -116,12 +115,15 @@ static void kiln__orient(kiln__rig *r, const kiln_blob_constraint *c, const kiln
     kiln__qfrom_euler_cs_f(ed, out);
 }
 
-void kiln__constraint_plan_of(const kiln_blob_constraint *c, uint32_t bone_count, kiln__constraint_plan *p)
+void kiln__constraint_plan_of(const kiln_blob_constraint *c, const kiln_blob_bone *bones, uint32_t bone_count,
+                              kiln__constraint_plan *p)
 {
     memset(p, 0, sizeof *p);
-    p->kind = c->type;
+    p->kind = c->type, p->parent = -1;
     if (c->bone >= bone_count || c->target >= bone_count || c->bone == c->target || c->type > KILN_CONSTRAINT_SCALE)
         p->kind = KILN__CONSTRAINT_INVALID;
+    else if (bones[c->bone].parent >= 0 && (uint32_t)bones[c->bone].parent < c->bone)
+        p->parent = bones[c->bone].parent; /* anything else is a root, as kiln__rig_parent_matrix has it */
     p->own = c->weight > 0.0f ? (c->weight < 1.0f ? (double)c->weight : 1.0) : 0.0;
     memcpy(p->off, c->offset, sizeof p->off);
     if (p->kind == KILN_CONSTRAINT_ORIENT) kiln__qnorm_f(p->off);
@@ -133,10 +135,11 @@ void kiln__constraint_apply(kiln__rig *r, const kiln_blob_constraint *c, const k
     kiln_soa_xform *x = &r->local[c->bone / KILN_SOA_WIDTH];
     unsigned l = c->bone % KILN_SOA_WIDTH;
     float w = (float)weight;
+    const float *pm = pl->parent >= 0 ? r->model + (size_t)pl->parent * 16u : r->root; /* the owner's frame */
     if (pl->kind == KILN_CONSTRAINT_ORIENT) {
         versor q = {x->qx[l], x->qy[l], x->qz[l], x->qw[l]}, want;
         kiln__qnorm_f(q);
-        kiln__orient(r, c, pl, q, want);
+        kiln__orient(r, c, pl, pm, q, want);
         if (w < 1.0f) {
             kiln__qslerp_f(q, want, w, q);
         } else {
@@ -155,13 +158,13 @@ void kiln__constraint_apply(kiln__rig *r, const kiln_blob_constraint *c, const k
              * composed before either) */
             const float *tm = r->model + (size_t)c->target * 16u;
             double p[3] = {tm[12], tm[13], tm[14]};
-            kiln__rig_frame_cache *f = kiln__frame_of(r, c->bone);
+            kiln__rig_frame_cache *f = kiln__frame_of(r, pl->parent);
             kiln__affine_inv own;
             const kiln__affine_inv *inv = &own;
             if (!f) {
-                kiln__affine_inverse_f(kiln__rig_parent_matrix(r, c->bone), &own);
+                kiln__affine_inverse_f(pm, &own);
             } else {
-                if (!f->has_inv) kiln__affine_inverse_f(kiln__rig_parent_matrix(r, c->bone), &f->inv), f->has_inv = 1;
+                if (!f->has_inv) kiln__affine_inverse_f(pm, &f->inv), f->has_inv = 1;
                 inv = &f->inv;
             }
             if (!inv->ok) {
@@ -187,8 +190,8 @@ void kiln__constraint_apply(kiln__rig *r, const kiln_blob_constraint *c, const k
     if (r->last[b] == b) {
         /* a leaf, as most owners are: kiln__rig_update's first case without the call */
         float *m = r->model + (size_t)b * 16u;
-        if (moved) kiln__bone_to_model(r->local, r->bones, b, kiln__rig_parent_matrix(r, b), m);
-        else kiln__bone_to_model_linear(r->local, r->bones, b, kiln__rig_parent_matrix(r, b), m);
+        if (moved) kiln__bone_to_model(r->local, r->bones, b, pm, m);
+        else kiln__bone_to_model_linear(r->local, r->bones, b, pm, m);
         r->epoch++;
     } else {
         r->moved = moved;

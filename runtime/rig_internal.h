@@ -180,9 +180,11 @@ typedef struct kiln__constraint_plan {
     double own;     /* the record's weight clamped to [0, 1] (NaN: 0) */
     uint32_t kind;  /* the record's KILN_CONSTRAINT_* type, or KILN__CONSTRAINT_INVALID: a bone out
                        of range, the target the owner, or an unknown type (never applied) */
-    uint32_t pad;
+    int32_t parent; /* the owner's parent, or -1 when the owner is a root (the root matrix is its
+                       frame, as kiln__rig_parent_matrix has it) */
 } kiln__constraint_plan;
-void kiln__constraint_plan_of(const kiln_blob_constraint *c, uint32_t bone_count, kiln__constraint_plan *p);
+void kiln__constraint_plan_of(const kiln_blob_constraint *c, const kiln_blob_bone *bones, uint32_t bone_count,
+                              kiln__constraint_plan *p);
 
 /* Applies constraint c (planned as p, not KILN__CONSTRAINT_INVALID) with total weight w in
  * (0, 1] and updates the model matrices. */
