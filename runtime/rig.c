@@ -261,20 +261,30 @@ static uint32_t kiln__ik_plan_batch(kiln__rig *r, uint32_t skeleton, const kiln_
     return n;
 }
 
-/* The checks of kiln_rig_solve and kiln_rig_prepare on the skeleton and the scratch. */
+/* The skeleton's records the plan refers to (found by kiln__rig_scratch_check). */
+typedef struct kiln__rig_records {
+    const kiln_blob_skeleton *sk;
+    const kiln_blob_bone *bones;
+    const kiln_blob_ik_handle *iks;
+    const kiln_blob_constraint *cns;
+    uint32_t nik, ncn;
+} kiln__rig_records;
+
+/* The checks of kiln_rig_solve and kiln_rig_prepare on the skeleton and the scratch; finds the
+ * skeleton's records (rec) and lays out the scratch (l). */
 static kiln_result kiln__rig_scratch_check(const char *where, const char *where_size, const kiln_blob *blob,
-                                           uint32_t skeleton, void *scratch, size_t scratch_size,
-                                           const kiln_blob_skeleton **sk, const kiln_blob_bone **bones,
+                                           uint32_t skeleton, void *scratch, size_t scratch_size, kiln__rig_records *rec,
                                            kiln__rig_layout *l)
 {
     if ((uintptr_t)scratch % 8u)
         return kiln__fail(KILN_ERR_BLOB_MISALIGNED, where, "scratch %p is not 8-byte aligned", scratch);
-    kiln_result res = kiln__skeleton_bones(blob, skeleton, UINT32_MAX, sk, bones);
+    kiln_result res = kiln__skeleton_bones(blob, skeleton, UINT32_MAX, &rec->sk, &rec->bones);
     if (res != KILN_OK) return res;
-    uint32_t depth = (*sk)->depth < (*sk)->bone_count ? (*sk)->depth : (*sk)->bone_count, nik = 0, ncn = 0;
-    kiln_rig_ik_handles(blob, skeleton, &nik);
-    kiln_rig_constraints(blob, skeleton, &ncn);
-    *l = kiln__layout((*sk)->bone_count, depth, nik, ncn);
+    const kiln_blob_skeleton *sk = rec->sk;
+    uint32_t depth = sk->depth < sk->bone_count ? sk->depth : sk->bone_count;
+    rec->iks = kiln_rig_ik_handles(blob, skeleton, &rec->nik);
+    rec->cns = kiln_rig_constraints(blob, skeleton, &rec->ncn);
+    *l = kiln__layout(sk->bone_count, depth, rec->nik, rec->ncn);
     if (scratch_size < l->size)
         return kiln__fail(KILN_ERR_BUFFER_TOO_SMALL, where_size,
                           "scratch_size %zu is below kiln_rig_scratch_size() = %zu", scratch_size, (size_t)l->size);
@@ -285,16 +295,18 @@ static kiln_result kiln__rig_scratch_check(const char *where, const char *where_
  * records, every bone's subtree end, the constraints' plans, and the batches (derived now when
  * `batches`, else marked KILN__RIG_UNPLANNED). */
 static void kiln__rig_plan_write(unsigned char *s, const kiln__rig_layout *l, const kiln_blob *blob, uint32_t skeleton,
-                                 const kiln_blob_skeleton *sk, const kiln_blob_bone *bones, int batches)
+                                 const kiln__rig_records *rec, int batches)
 {
+    const kiln_blob_skeleton *sk = rec->sk;
+    const kiln_blob_bone *bones = rec->bones;
     kiln__rig_plan *plan = (kiln__rig_plan *)(void *)s;
     memset(plan, 0, sizeof *plan);
     plan->magic = KILN__RIG_PLAN_MAGIC;
     plan->blob = blob, plan->skeleton = skeleton, plan->bones = bones;
     plan->bone_count = sk->bone_count, plan->soa_count = sk->soa_count;
     plan->depth = sk->depth < sk->bone_count ? sk->depth : sk->bone_count;
-    plan->iks = kiln_rig_ik_handles(blob, skeleton, &plan->nik);
-    plan->cns = kiln_rig_constraints(blob, skeleton, &plan->ncn);
+    plan->iks = rec->iks, plan->nik = rec->nik;
+    plan->cns = rec->cns, plan->ncn = rec->ncn;
     plan->layout = *l;
     /* last descendant of every bone: children come after their parent, so one backward pass
      * carries each subtree's end up to its root */
@@ -325,13 +337,12 @@ kiln_result kiln_rig_prepare(const kiln_blob *blob, uint32_t skeleton, void *scr
 {
     if (!blob || !scratch)
         return kiln__fail(KILN_ERR_INVALID_ARGUMENT, "kiln_rig_prepare", "blob or scratch is NULL");
-    const kiln_blob_skeleton *sk;
-    const kiln_blob_bone *bones;
+    kiln__rig_records rec;
     kiln__rig_layout l;
     kiln_result res = kiln__rig_scratch_check("kiln_rig_prepare: scratch", "kiln_rig_prepare: scratch_size", blob,
-                                              skeleton, scratch, scratch_size, &sk, &bones, &l);
+                                              skeleton, scratch, scratch_size, &rec, &l);
     if (res != KILN_OK) return res;
-    kiln__rig_plan_write((unsigned char *)scratch, &l, blob, skeleton, sk, bones, 1);
+    kiln__rig_plan_write((unsigned char *)scratch, &l, blob, skeleton, &rec, 1);
     return KILN_OK;
 }
 
@@ -359,13 +370,12 @@ kiln_result kiln_rig_solve(const kiln_rig_desc *d)
                               "scratch_size %zu is below kiln_rig_scratch_size() = %zu", d->scratch_size,
                               (size_t)plan->layout.size);
     } else {
-        const kiln_blob_skeleton *sk;
-        const kiln_blob_bone *bones;
+        kiln__rig_records rec;
         kiln__rig_layout lw;
         kiln_result res = kiln__rig_scratch_check("kiln_rig_solve: desc->scratch", "kiln_rig_solve: desc->scratch_size",
-                                                  d->blob, d->skeleton, d->scratch, d->scratch_size, &sk, &bones, &lw);
+                                                  d->blob, d->skeleton, d->scratch, d->scratch_size, &rec, &lw);
         if (res != KILN_OK) return res;
-        kiln__rig_plan_write(s, &lw, d->blob, d->skeleton, sk, bones, 0);
+        kiln__rig_plan_write(s, &lw, d->blob, d->skeleton, &rec, 0);
     }
     const kiln__rig_layout *l = &plan->layout; /* written by either */
     const uint32_t nb = plan->bone_count;

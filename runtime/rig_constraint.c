@@ -118,7 +118,6 @@ static void kiln__orient(kiln__rig *r, const kiln_blob_constraint *c, const kiln
 void kiln__constraint_plan_of(const kiln_blob_constraint *c, const kiln_blob_bone *bones, uint32_t bone_count,
                               kiln__constraint_plan *p)
 {
-    memset(p, 0, sizeof *p);
     p->kind = c->type, p->parent = -1;
     if (c->bone >= bone_count || c->target >= bone_count || c->bone == c->target || c->type > KILN_CONSTRAINT_SCALE)
         p->kind = KILN__CONSTRAINT_INVALID;
