@@ -449,9 +449,16 @@ kiln_result kiln_rig_solve(const kiln_rig_desc *d)
             i += n - 1;
         }
         const kiln__constraint_plan *cp = (const kiln__constraint_plan *)(const void *)(s + l->cn);
+#if KILN__SIMD_AVX2
+        void (*apply)(kiln__rig *, const kiln_blob_constraint *, const kiln__constraint_plan *, double) =
+            simd->path >= KILN_SIMD_AVX2 ? kiln__constraint_apply_avx2 : kiln__constraint_apply;
+#else
+        void (*apply)(kiln__rig *, const kiln_blob_constraint *, const kiln__constraint_plan *, double) =
+            kiln__constraint_apply;
+#endif
         for (uint32_t i = 0; i < ncn; i++) {
             double w = kiln__weight(d->constraint_weights, d->constraint_weight_count, i, cp[i].own);
-            if (w > 0.0 && cp[i].kind != KILN__CONSTRAINT_INVALID) kiln__constraint_apply(&r, &cns[i], &cp[i], w);
+            if (w > 0.0 && cp[i].kind != KILN__CONSTRAINT_INVALID) apply(&r, &cns[i], &cp[i], w);
             else report.constraints_skipped++;
         }
     }

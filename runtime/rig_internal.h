@@ -187,8 +187,11 @@ void kiln__constraint_plan_of(const kiln_blob_constraint *c, const kiln_blob_bon
                               kiln__constraint_plan *p);
 
 /* Applies constraint c (planned as p, not KILN__CONSTRAINT_INVALID) with total weight w in
- * (0, 1] and updates the model matrices. */
+ * (0, 1] and updates the model matrices (rig_constraint.c). */
 void kiln__constraint_apply(kiln__rig *r, const kiln_blob_constraint *c, const kiln__constraint_plan *p, double w);
+/* The same step compiled for AVX2 (rig_constraint_avx2.c): the same results, bit for bit. */
+void kiln__constraint_apply_avx2(kiln__rig *r, const kiln_blob_constraint *c, const kiln__constraint_plan *p,
+                                 double w);
 
 /* ---- vectors and quaternions: contract/math_f64.h ------------------------------------------ */
 /* The shortest rotation taking direction a to direction b (any lengths); the identity when
