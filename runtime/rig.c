@@ -73,7 +73,7 @@ static size_t kiln__round8(size_t n) { return (n + 7u) & ~(size_t)7u; }
 /* Byte offsets of the scratch arrays for `bones` bones, chains of up to `depth` joints, `nik`
  * IK handles and `ncn` constraints. */
 typedef struct kiln__rig_layout {
-    size_t stamp, last, chain, pos, work, bend, rot, len, batch, batch_chain, cn, size;
+    size_t stamp, last, chain, pos, work, bend, rot, len, batch, batch_chain, cn, tq, size;
 } kiln__rig_layout;
 
 /* What kiln_rig_prepare derives from the blob once and kiln_rig_solve reads (at the start of
@@ -83,6 +83,7 @@ typedef struct kiln__rig_layout {
 #define KILN__RIG_PLAN_MAGIC 0x4b524750u /* "PGRK" */
 typedef struct kiln__rig_plan {
     uint32_t magic, skeleton, bone_count, soa_count, depth, nik, ncn;
+    uint32_t early; /* constraints planned `early` (0 or at least 2) */
     const kiln_blob *blob;
     const kiln_blob_bone *bones;
     const kiln_blob_ik_handle *iks;
@@ -90,7 +91,8 @@ typedef struct kiln__rig_plan {
     kiln__rig_layout layout;
 } kiln__rig_plan;
 
-_Static_assert(sizeof(kiln__constraint_plan) == 32, "kiln_rig_scratch_size's documentation counts 32 bytes per constraint");
+_Static_assert(sizeof(kiln__constraint_plan) + 16 == 48,
+               "kiln_rig_scratch_size's documentation counts 48 bytes per constraint");
 
 static kiln__rig_layout kiln__layout(uint32_t bones, uint32_t depth, uint32_t nik, uint32_t ncn)
 {
@@ -106,7 +108,8 @@ static kiln__rig_layout kiln__layout(uint32_t bones, uint32_t depth, uint32_t ni
     l.batch = l.len + (size_t)depth * 8u;
     l.batch_chain = l.batch + kiln__round8((size_t)nik * 4u);
     l.cn = kiln__round8(l.batch_chain + (size_t)nik * 12u);
-    l.size = (l.cn + (size_t)ncn * sizeof(kiln__constraint_plan) + 63u) & ~(size_t)63u;
+    l.tq = l.cn + (size_t)ncn * sizeof(kiln__constraint_plan);
+    l.size = (l.tq + (size_t)ncn * 16u + 63u) & ~(size_t)63u;
     return l;
 }
 
@@ -326,11 +329,27 @@ static void kiln__rig_plan_write(unsigned char *s, const kiln__rig_layout *l, co
     for (uint32_t i = 0; i < plan->nik; i++)
         r.batch[i] = batches ? kiln__ik_plan_batch(&r, skeleton, plan->iks, plan->nik, i) : KILN__RIG_UNPLANNED;
     kiln__constraint_plan *cp = (kiln__constraint_plan *)(void *)(s + l->cn);
+    const kiln_blob_constraint *cns = plan->cns;
+    uint32_t nearly = 0;
     for (uint32_t i = 0; i < plan->ncn; i++) {
-        kiln__constraint_plan_of(&plan->cns[i], bones, nb, &cp[i]);
+        kiln__constraint_plan_of(&cns[i], bones, nb, &cp[i]);
         /* a record of another skeleton only turns up in unverified (trusted) blobs */
-        if (plan->cns[i].skeleton != skeleton) cp[i].own = 0.0;
+        if (cns[i].skeleton != skeleton) cp[i].own = 0.0;
+        if (!batches || cp[i].kind != KILN_CONSTRAINT_ORIENT) continue;
+        /* an orient constraint's target rotation can be taken before the first step when no
+         * earlier step recomputes the target's matrix: the target lies outside every earlier
+         * owner's subtree range (the prepared plan only: quadratic in the constraints) */
+        uint32_t t = cns[i].target;
+        int early = 1;
+        for (uint32_t j = 0; j < i && early; j++)
+            if (cp[j].kind != KILN__CONSTRAINT_INVALID) early = !(t >= cns[j].bone && t <= last[cns[j].bone]);
+        cp[i].early = (uint16_t)early;
+        nearly += (uint32_t)early;
     }
+    /* one alone has nothing to overlap with: it is taken in its step, as without a plan */
+    if (nearly == 1)
+        for (uint32_t i = 0; i < plan->ncn; i++) cp[i].early = 0;
+    plan->early = nearly > 1 ? nearly : 0;
 }
 
 kiln_result kiln_rig_prepare(const kiln_blob *blob, uint32_t skeleton, void *scratch, size_t scratch_size)
@@ -449,17 +468,23 @@ kiln_result kiln_rig_solve(const kiln_rig_desc *d)
             i += n - 1;
         }
         const kiln__constraint_plan *cp = (const kiln__constraint_plan *)(const void *)(s + l->cn);
+        r.tq = (float(*)[4])(void *)(s + l->tq);
 #if KILN__SIMD_AVX2
-        void (*apply)(kiln__rig *, const kiln_blob_constraint *, const kiln__constraint_plan *, double) =
-            simd->path >= KILN_SIMD_AVX2 ? kiln__constraint_apply_avx2 : kiln__constraint_apply;
+        const int avx2 = simd->path >= KILN_SIMD_AVX2;
+        void (*apply)(kiln__rig *, const kiln_blob_constraint *, const kiln__constraint_plan *, const float *, double) =
+            avx2 ? kiln__constraint_apply_avx2 : kiln__constraint_apply;
+        if (ncn && plan->early) (avx2 ? kiln__constraint_targets_avx2 : kiln__constraint_targets)(&r, cns, cp, ncn);
 #else
-        void (*apply)(kiln__rig *, const kiln_blob_constraint *, const kiln__constraint_plan *, double) =
+        void (*apply)(kiln__rig *, const kiln_blob_constraint *, const kiln__constraint_plan *, const float *, double) =
             kiln__constraint_apply;
+        if (ncn && plan->early) kiln__constraint_targets(&r, cns, cp, ncn);
 #endif
         for (uint32_t i = 0; i < ncn; i++) {
             double w = kiln__weight(d->constraint_weights, d->constraint_weight_count, i, cp[i].own);
-            if (w > 0.0 && cp[i].kind != KILN__CONSTRAINT_INVALID) apply(&r, &cns[i], &cp[i], w);
-            else report.constraints_skipped++;
+            if (w > 0.0 && cp[i].kind != KILN__CONSTRAINT_INVALID)
+                apply(&r, &cns[i], &cp[i], cp[i].early ? r.tq[i] : NULL, w);
+            else
+                report.constraints_skipped++;
         }
     }
     if (d->report) *d->report = report;

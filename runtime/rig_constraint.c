@@ -30,7 +30,7 @@
 void kiln__constraint_plan_of(const kiln_blob_constraint *c, const kiln_blob_bone *bones, uint32_t bone_count,
                               kiln__constraint_plan *p)
 {
-    p->kind = c->type, p->parent = -1;
+    p->kind = (uint16_t)c->type, p->early = 0, p->parent = -1;
     if (c->bone >= bone_count || c->target >= bone_count || c->bone == c->target || c->type > KILN_CONSTRAINT_SCALE)
         p->kind = KILN__CONSTRAINT_INVALID;
     else if (bones[c->bone].parent >= 0 && (uint32_t)bones[c->bone].parent < c->bone)

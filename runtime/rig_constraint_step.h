@@ -77,7 +77,7 @@ KILN__CN_FN kiln__rig_frame_cache *KILN__CN(kiln__frame_of)(kiln__rig *r, int32_
 
 /* Orient: q_des = conj(R(parent frame)) ⊗ R(target) ⊗ offset, skipped XYZ Euler angles from FK. */
 KILN__CN_FN void KILN__CN(kiln__orient)(kiln__rig *r, const kiln_blob_constraint *c, const kiln__constraint_plan *pl,
-                         const float *pm, const versor fk, versor out)
+                                        const float *pm, const float *early, const versor fk, versor out)
 {
     versor frame, tr, off = {pl->off[0], pl->off[1], pl->off[2], pl->off[3]};
     kiln__rig_frame_cache *f = KILN__CN(kiln__frame_of)(r, pl->parent);
@@ -90,7 +90,8 @@ KILN__CN_FN void KILN__CN(kiln__orient)(kiln__rig *r, const kiln_blob_constraint
     } else {
         glm_vec4_copy(f->q, frame);
     }
-    kiln__f4_st(tr, kiln__f4_qfrom_matrix(r->model + (size_t)c->target * 16u));
+    if (early) glm_vec4_copy((float *)early, tr);
+    else kiln__f4_st(tr, kiln__f4_qfrom_matrix(r->model + (size_t)c->target * 16u));
     kiln__qconj_mul_f(frame, tr, out);
     kiln__qmul_f(out, off, out);
     kiln__qnorm_f(out);
@@ -104,8 +105,15 @@ KILN__CN_FN void KILN__CN(kiln__orient)(kiln__rig *r, const kiln_blob_constraint
     KILN__CN(kiln__qfrom_euler_cs_f)(ed, out);
 }
 
+KILN__CN_ENTRY void KILN__CN(kiln__constraint_targets)(kiln__rig *r, const kiln_blob_constraint *c,
+                                                       const kiln__constraint_plan *p, uint32_t n)
+{
+    for (uint32_t i = 0; i < n; i++)
+        if (p[i].early) kiln__f4_st(r->tq[i], kiln__f4_qfrom_matrix(r->model + (size_t)c[i].target * 16u));
+}
+
 KILN__CN_ENTRY void KILN__CN(kiln__constraint_apply)(kiln__rig *r, const kiln_blob_constraint *c,
-                                                     const kiln__constraint_plan *pl, double weight)
+                                                     const kiln__constraint_plan *pl, const float *tr, double weight)
 {
     kiln_rig_report *rep = r->report;
     kiln_soa_xform *x = &r->local[c->bone / KILN_SOA_WIDTH];
@@ -115,7 +123,7 @@ KILN__CN_ENTRY void KILN__CN(kiln__constraint_apply)(kiln__rig *r, const kiln_bl
     if (pl->kind == KILN_CONSTRAINT_ORIENT) {
         versor q = {x->qx[l], x->qy[l], x->qz[l], x->qw[l]}, want;
         kiln__qnorm_f(q);
-        KILN__CN(kiln__orient)(r, c, pl, pm, q, want);
+        KILN__CN(kiln__orient)(r, c, pl, pm, tr, q, want);
         if (w < 1.0f) {
             kiln__qslerp_f(q, want, w, q);
         } else {

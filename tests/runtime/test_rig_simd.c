@@ -461,8 +461,8 @@ Test(rig_simd, the_single_solve_gives_the_same_bits_on_every_path)
 /* Constraint steps of every type, with skipped axes, offsets and weights below 1, on leaf and
  * non-leaf owners under a scaled parent (with and without segment scale compensation) and under
  * the root, over poses whose drivers move: every path (the AVX2 one runs the step's
- * VEX-compiled copy) gives the scalar path's local pose, model matrices and report bit for
- * bit. */
+ * VEX-compiled copy), unprepared and from a prepared plan, gives the unprepared scalar solve's
+ * local pose and model matrices bit for bit. */
 Test(rig_simd, constraint_steps_give_the_same_bits_on_every_path)
 {
     enum { CB = 16, CN = 14, CPOSES = 24 };
@@ -497,6 +497,7 @@ Test(rig_simd, constraint_steps_give_the_same_bits_on_every_path)
         if (type == KILN_CONSTRAINT_POINT && i % 2) c[i].offset[0] = 0.25f, c[i].offset[2] = -0.5f;
         if (type == KILN_CONSTRAINT_SCALE && i % 2) c[i].offset[1] = 1.5f;
     }
+    c[13].target = 5; /* an orient whose target an earlier step moves */
     size_t size;
     af_skel skel = {CB, b};
     unsigned char *mem = rf_build(&skel, c, CN, NULL, 0, &size);
@@ -525,20 +526,36 @@ Test(rig_simd, constraint_steps_give_the_same_bits_on_every_path)
         }
         cr_assert_eq(kiln_pose_local_to_object(blob, 0, l, NULL, start_model + (size_t)k * 16 * CB, CB), KILN_OK);
     }
+    /* a scratch holding kiln_rig_prepare's plan (its steps take the orient targets' rotations
+     * before the first step) beside the fixture's, which each unprepared solve plans anew */
+    void *prepared = aligned_alloc(64, p.scratch_size);
+    cr_assert(prepared);
+    cr_assert_eq(kiln_rig_prepare(blob, 0, prepared, p.scratch_size), KILN_OK);
     static const kiln_simd paths[] = {KILN_SIMD_SCALAR, KILN_SIMD_SSE2, KILN_SIMD_AVX2, KILN_SIMD_AVX512};
     uint32_t compared = 0, others = 0;
     for (size_t pi = 0; pi < sizeof paths / sizeof *paths; pi++) {
         if (kiln_simd_force(paths[pi]) != paths[pi]) continue;
-        others += pi > 0;
-        for (uint32_t k = 0; k < CPOSES; k++) {
-            memcpy(p.local, start_local + (size_t)k * soa, sizeof *p.local * soa);
-            memcpy(p.model, start_model + (size_t)k * 16 * CB, sizeof(float) * 16 * CB);
+        others += 1;
+        for (uint32_t k = 0; k < CPOSES * 2; k++) {
+            /* every pose unprepared (the first CPOSES), then prepared */
+            const int prep = k >= CPOSES;
+            const uint32_t pk = k % CPOSES;
+            memcpy(p.local, start_local + (size_t)pk * soa, sizeof *p.local * soa);
+            memcpy(p.model, start_model + (size_t)pk * 16 * CB, sizeof(float) * 16 * CB);
             kiln_rig_report rep;
-            cr_assert_eq(rf_solve(&p, &rep), KILN_OK);
+            if (prep) {
+                kiln_rig_desc d;
+                memset(&d, 0, sizeof d);
+                d.blob = blob, d.local = p.local, d.soa_count = soa, d.object = p.model, d.bone_count = CB;
+                d.scratch = prepared, d.scratch_size = p.scratch_size, d.prepared = 1, d.report = &rep;
+                cr_assert_eq(kiln_rig_solve(&d), KILN_OK);
+            } else {
+                cr_assert_eq(rf_solve(&p, &rep), KILN_OK);
+            }
             cr_assert_eq(rep.constraints_applied, CN, "%s pose %u", kiln_simd_name(paths[pi]), k);
-            kiln_soa_xform *rl = ref_local + (size_t)k * soa;
-            float *rm = ref_model + (size_t)k * 16 * CB;
-            if (pi == 0) {
+            kiln_soa_xform *rl = ref_local + (size_t)pk * soa;
+            float *rm = ref_model + (size_t)pk * 16 * CB;
+            if (pi == 0 && !prep) {
                 /* the steps did something: the owners left their start */
                 cr_assert(memcmp(p.local, start_local + (size_t)k * soa, sizeof *p.local * soa) != 0);
                 memcpy(rl, p.local, sizeof *rl * soa);
@@ -551,8 +568,10 @@ Test(rig_simd, constraint_steps_give_the_same_bits_on_every_path)
         }
     }
     kiln_simd_force(KILN_SIMD_AUTO);
-    /* a KILN_FORCE_SCALAR build has the scalar path alone */
-    cr_assert_eq(compared, others * CPOSES);
+    /* every path prepared, and the others unprepared too (a KILN_FORCE_SCALAR build has the
+     * scalar path alone) */
+    cr_assert_eq(compared, (2 * others - 1) * CPOSES);
+    free(prepared);
     free(start_local), free(ref_local), free(start_model), free(ref_model);
     rf_pose_free(&p);
     free(mem);
