@@ -70,19 +70,20 @@ const kiln_blob_constraint *kiln_rig_constraints(const kiln_blob *blob, uint32_t
 /* ---- scratch -------------------------------------------------------------------------------- */
 static size_t kiln__round8(size_t n) { return (n + 7u) & ~(size_t)7u; }
 
-/* Byte offsets of the scratch arrays for `bones` bones, chains of up to `depth` joints and `nik`
- * IK handles. */
+/* Byte offsets of the scratch arrays for `bones` bones, chains of up to `depth` joints, `nik`
+ * IK handles and `ncn` constraints. */
 typedef struct kiln__rig_layout {
-    size_t stamp, last, chain, pos, work, bend, rot, len, batch, batch_chain, size;
+    size_t stamp, last, chain, pos, work, bend, rot, len, batch, batch_chain, cn, tq, size;
 } kiln__rig_layout;
 
 /* What kiln_rig_prepare derives from the blob once and kiln_rig_solve reads (at the start of
  * the scratch): the skeleton's records, the scratch layout, every bone's subtree end (the
- * `last` array) and, for every IK handle, the two-bone batch that starts at it when every
- * weight is 1. */
+ * `last` array), for every IK handle the two-bone batch that starts at it when every weight
+ * is 1, and every constraint's checks and constants (kiln__constraint_plan). */
 #define KILN__RIG_PLAN_MAGIC 0x4b524750u /* "PGRK" */
 typedef struct kiln__rig_plan {
     uint32_t magic, skeleton, bone_count, soa_count, depth, nik, ncn;
+    uint32_t early; /* constraints planned `early` (0 or at least 2) */
     const kiln_blob *blob;
     const kiln_blob_bone *bones;
     const kiln_blob_ik_handle *iks;
@@ -90,7 +91,10 @@ typedef struct kiln__rig_plan {
     kiln__rig_layout layout;
 } kiln__rig_plan;
 
-static kiln__rig_layout kiln__layout(uint32_t bones, uint32_t depth, uint32_t nik)
+_Static_assert(sizeof(kiln__constraint_plan) + 16 == 48,
+               "kiln_rig_scratch_size's documentation counts 48 bytes per constraint");
+
+static kiln__rig_layout kiln__layout(uint32_t bones, uint32_t depth, uint32_t nik, uint32_t ncn)
 {
     kiln__rig_layout l;
     l.stamp = kiln__round8(sizeof(kiln__rig_plan));
@@ -103,7 +107,9 @@ static kiln__rig_layout kiln__layout(uint32_t bones, uint32_t depth, uint32_t ni
     l.len = l.rot + (size_t)depth * 32u;
     l.batch = l.len + (size_t)depth * 8u;
     l.batch_chain = l.batch + kiln__round8((size_t)nik * 4u);
-    l.size = (l.batch_chain + (size_t)nik * 12u + 63u) & ~(size_t)63u;
+    l.cn = kiln__round8(l.batch_chain + (size_t)nik * 12u);
+    l.tq = l.cn + (size_t)ncn * sizeof(kiln__constraint_plan);
+    l.size = (l.tq + (size_t)ncn * 16u + 63u) & ~(size_t)63u;
     return l;
 }
 
@@ -112,9 +118,10 @@ size_t kiln_rig_scratch_size(const kiln_blob *blob, uint32_t skeleton)
     const kiln_blob_skeleton *sk;
     const kiln_blob_bone *bones;
     if (kiln__skeleton_bones(blob, skeleton, UINT32_MAX, &sk, &bones) != KILN_OK) return 0;
-    uint32_t depth = sk->depth < sk->bone_count ? sk->depth : sk->bone_count, nik = 0;
+    uint32_t depth = sk->depth < sk->bone_count ? sk->depth : sk->bone_count, nik = 0, ncn = 0;
     kiln_rig_ik_handles(blob, skeleton, &nik);
-    return kiln__layout(sk->bone_count, depth, nik).size;
+    kiln_rig_constraints(blob, skeleton, &ncn);
+    return kiln__layout(sk->bone_count, depth, nik, ncn).size;
 }
 
 /* ---- pose access ---------------------------------------------------------------------------- */
@@ -257,19 +264,30 @@ static uint32_t kiln__ik_plan_batch(kiln__rig *r, uint32_t skeleton, const kiln_
     return n;
 }
 
-/* The checks of kiln_rig_solve and kiln_rig_prepare on the skeleton and the scratch. */
+/* The skeleton's records the plan refers to (found by kiln__rig_scratch_check). */
+typedef struct kiln__rig_records {
+    const kiln_blob_skeleton *sk;
+    const kiln_blob_bone *bones;
+    const kiln_blob_ik_handle *iks;
+    const kiln_blob_constraint *cns;
+    uint32_t nik, ncn;
+} kiln__rig_records;
+
+/* The checks of kiln_rig_solve and kiln_rig_prepare on the skeleton and the scratch; finds the
+ * skeleton's records (rec) and lays out the scratch (l). */
 static kiln_result kiln__rig_scratch_check(const char *where, const char *where_size, const kiln_blob *blob,
-                                           uint32_t skeleton, void *scratch, size_t scratch_size,
-                                           const kiln_blob_skeleton **sk, const kiln_blob_bone **bones,
+                                           uint32_t skeleton, void *scratch, size_t scratch_size, kiln__rig_records *rec,
                                            kiln__rig_layout *l)
 {
     if ((uintptr_t)scratch % 8u)
         return kiln__fail(KILN_ERR_BLOB_MISALIGNED, where, "scratch %p is not 8-byte aligned", scratch);
-    kiln_result res = kiln__skeleton_bones(blob, skeleton, UINT32_MAX, sk, bones);
+    kiln_result res = kiln__skeleton_bones(blob, skeleton, UINT32_MAX, &rec->sk, &rec->bones);
     if (res != KILN_OK) return res;
-    uint32_t depth = (*sk)->depth < (*sk)->bone_count ? (*sk)->depth : (*sk)->bone_count, nik = 0;
-    kiln_rig_ik_handles(blob, skeleton, &nik);
-    *l = kiln__layout((*sk)->bone_count, depth, nik);
+    const kiln_blob_skeleton *sk = rec->sk;
+    uint32_t depth = sk->depth < sk->bone_count ? sk->depth : sk->bone_count;
+    rec->iks = kiln_rig_ik_handles(blob, skeleton, &rec->nik);
+    rec->cns = kiln_rig_constraints(blob, skeleton, &rec->ncn);
+    *l = kiln__layout(sk->bone_count, depth, rec->nik, rec->ncn);
     if (scratch_size < l->size)
         return kiln__fail(KILN_ERR_BUFFER_TOO_SMALL, where_size,
                           "scratch_size %zu is below kiln_rig_scratch_size() = %zu", scratch_size, (size_t)l->size);
@@ -277,19 +295,21 @@ static kiln_result kiln__rig_scratch_check(const char *where, const char *where_
 }
 
 /* Writes the plan of the skeleton (sk, bones) of `blob` into the scratch (layout l): its
- * records, every bone's subtree end, and the batches (derived now when `batches`, else marked
- * KILN__RIG_UNPLANNED). */
+ * records, every bone's subtree end, the constraints' plans, and the batches (derived now when
+ * `batches`, else marked KILN__RIG_UNPLANNED). */
 static void kiln__rig_plan_write(unsigned char *s, const kiln__rig_layout *l, const kiln_blob *blob, uint32_t skeleton,
-                                 const kiln_blob_skeleton *sk, const kiln_blob_bone *bones, int batches)
+                                 const kiln__rig_records *rec, int batches)
 {
+    const kiln_blob_skeleton *sk = rec->sk;
+    const kiln_blob_bone *bones = rec->bones;
     kiln__rig_plan *plan = (kiln__rig_plan *)(void *)s;
     memset(plan, 0, sizeof *plan);
     plan->magic = KILN__RIG_PLAN_MAGIC;
     plan->blob = blob, plan->skeleton = skeleton, plan->bones = bones;
     plan->bone_count = sk->bone_count, plan->soa_count = sk->soa_count;
     plan->depth = sk->depth < sk->bone_count ? sk->depth : sk->bone_count;
-    plan->iks = kiln_rig_ik_handles(blob, skeleton, &plan->nik);
-    plan->cns = kiln_rig_constraints(blob, skeleton, &plan->ncn);
+    plan->iks = rec->iks, plan->nik = rec->nik;
+    plan->cns = rec->cns, plan->ncn = rec->ncn;
     plan->layout = *l;
     /* last descendant of every bone: children come after their parent, so one backward pass
      * carries each subtree's end up to its root */
@@ -308,19 +328,40 @@ static void kiln__rig_plan_write(unsigned char *s, const kiln__rig_layout *l, co
     r.batch_chain = (uint32_t(*)[3])(void *)(s + l->batch_chain);
     for (uint32_t i = 0; i < plan->nik; i++)
         r.batch[i] = batches ? kiln__ik_plan_batch(&r, skeleton, plan->iks, plan->nik, i) : KILN__RIG_UNPLANNED;
+    kiln__constraint_plan *cp = (kiln__constraint_plan *)(void *)(s + l->cn);
+    const kiln_blob_constraint *cns = plan->cns;
+    uint32_t nearly = 0;
+    for (uint32_t i = 0; i < plan->ncn; i++) {
+        kiln__constraint_plan_of(&cns[i], bones, nb, &cp[i]);
+        /* a record of another skeleton only turns up in unverified (trusted) blobs */
+        if (cns[i].skeleton != skeleton) cp[i].own = 0.0;
+        if (!batches || cp[i].kind != KILN_CONSTRAINT_ORIENT) continue;
+        /* an orient constraint's target rotation can be taken before the first step when no
+         * earlier step recomputes the target's matrix: the target lies outside every earlier
+         * owner's subtree range (the prepared plan only: quadratic in the constraints) */
+        uint32_t t = cns[i].target;
+        int early = 1;
+        for (uint32_t j = 0; j < i && early; j++)
+            if (cp[j].kind != KILN__CONSTRAINT_INVALID) early = !(t >= cns[j].bone && t <= last[cns[j].bone]);
+        cp[i].early = (uint16_t)early;
+        nearly += (uint32_t)early;
+    }
+    /* one alone has nothing to overlap with: it is taken in its step, as without a plan */
+    if (nearly == 1)
+        for (uint32_t i = 0; i < plan->ncn; i++) cp[i].early = 0;
+    plan->early = nearly > 1 ? nearly : 0;
 }
 
 kiln_result kiln_rig_prepare(const kiln_blob *blob, uint32_t skeleton, void *scratch, size_t scratch_size)
 {
     if (!blob || !scratch)
         return kiln__fail(KILN_ERR_INVALID_ARGUMENT, "kiln_rig_prepare", "blob or scratch is NULL");
-    const kiln_blob_skeleton *sk;
-    const kiln_blob_bone *bones;
+    kiln__rig_records rec;
     kiln__rig_layout l;
     kiln_result res = kiln__rig_scratch_check("kiln_rig_prepare: scratch", "kiln_rig_prepare: scratch_size", blob,
-                                              skeleton, scratch, scratch_size, &sk, &bones, &l);
+                                              skeleton, scratch, scratch_size, &rec, &l);
     if (res != KILN_OK) return res;
-    kiln__rig_plan_write((unsigned char *)scratch, &l, blob, skeleton, sk, bones, 1);
+    kiln__rig_plan_write((unsigned char *)scratch, &l, blob, skeleton, &rec, 1);
     return KILN_OK;
 }
 
@@ -348,13 +389,12 @@ kiln_result kiln_rig_solve(const kiln_rig_desc *d)
                               "scratch_size %zu is below kiln_rig_scratch_size() = %zu", d->scratch_size,
                               (size_t)plan->layout.size);
     } else {
-        const kiln_blob_skeleton *sk;
-        const kiln_blob_bone *bones;
+        kiln__rig_records rec;
         kiln__rig_layout lw;
         kiln_result res = kiln__rig_scratch_check("kiln_rig_solve: desc->scratch", "kiln_rig_solve: desc->scratch_size",
-                                                  d->blob, d->skeleton, d->scratch, d->scratch_size, &sk, &bones, &lw);
+                                                  d->blob, d->skeleton, d->scratch, d->scratch_size, &rec, &lw);
         if (res != KILN_OK) return res;
-        kiln__rig_plan_write(s, &lw, d->blob, d->skeleton, sk, bones, 0);
+        kiln__rig_plan_write(s, &lw, d->blob, d->skeleton, &rec, 0);
     }
     const kiln__rig_layout *l = &plan->layout; /* written by either */
     const uint32_t nb = plan->bone_count;
@@ -427,13 +467,24 @@ kiln_result kiln_rig_solve(const kiln_rig_desc *d)
             kiln__ik_two_bone_batch(&r, r.batch_handles, (const uint32_t(*)[3])(r.batch_chain + i), n, batch, &lanes);
             i += n - 1;
         }
+        const kiln__constraint_plan *cp = (const kiln__constraint_plan *)(const void *)(s + l->cn);
+        r.tq = (float(*)[4])(void *)(s + l->tq);
+#if KILN__SIMD_AVX2
+        const int avx2 = simd->path >= KILN_SIMD_AVX2;
+        void (*apply)(kiln__rig *, const kiln_blob_constraint *, const kiln__constraint_plan *, const float *, double) =
+            avx2 ? kiln__constraint_apply_avx2 : kiln__constraint_apply;
+        if (ncn && plan->early) (avx2 ? kiln__constraint_targets_avx2 : kiln__constraint_targets)(&r, cns, cp, ncn);
+#else
+        void (*apply)(kiln__rig *, const kiln_blob_constraint *, const kiln__constraint_plan *, const float *, double) =
+            kiln__constraint_apply;
+        if (ncn && plan->early) kiln__constraint_targets(&r, cns, cp, ncn);
+#endif
         for (uint32_t i = 0; i < ncn; i++) {
-            double own = cns[i].weight > 0.0f ? (cns[i].weight < 1.0f ? (double)cns[i].weight : 1.0) : 0.0;
-            double w = cns[i].skeleton == d->skeleton
-                           ? kiln__weight(d->constraint_weights, d->constraint_weight_count, i, own)
-                           : 0.0;
-            if (w > 0.0) kiln__constraint_apply(&r, &cns[i], w);
-            else report.constraints_skipped++;
+            double w = kiln__weight(d->constraint_weights, d->constraint_weight_count, i, cp[i].own);
+            if (w > 0.0 && cp[i].kind != KILN__CONSTRAINT_INVALID)
+                apply(&r, &cns[i], &cp[i], cp[i].early ? r.tq[i] : NULL, w);
+            else
+                report.constraints_skipped++;
         }
     }
     if (d->report) *d->report = report;

@@ -16,176 +16,26 @@
  */
 #include "rig_math_f32.h"
 
+#include <string.h>
+
 #include "anim_internal.h"
+#include "pose_bone_model.h"
 #include "rig_internal.h"
 
-/* XYZ Euler angles (R = Rz(c) · Ry(b) · Rx(a)) of a unit quaternion, each as the (cos, sin)
- * pair atan2 would take (any positive multiple): R20 = -sin b, R21 = cos b sin a,
- * R22 = cos b cos a, R10 = cos b sin c, R00 = cos b cos c; at cos b = 0 only a - c (or a + c)
- * is defined, and c = 0 is chosen: then R11 = cos a, R12 = -sin a (kiln__qto_euler_xyz, which
- * returns the atan2 of these pairs). */
-static void kiln__qto_euler_cs_f(const versor q, float cs[3][2])
-{
-    float x = q[0], y = q[1], z = q[2], w = q[3];
-    float r00 = 1.0f - 2.0f * (y * y + z * z), r10 = 2.0f * (x * y + w * z), r20 = 2.0f * (x * z - w * y);
-    float cb = sqrtf(r00 * r00 + r10 * r10);
-    cs[1][0] = cb, cs[1][1] = -r20;
-    if (cb > 1e-6f) {
-        cs[0][0] = 1.0f - 2.0f * (x * x + y * y), cs[0][1] = 2.0f * (y * z + w * x);
-        cs[2][0] = r00, cs[2][1] = r10;
-    } else {
-        cs[0][0] = 1.0f - 2.0f * (x * x + z * z), cs[0][1] = -2.0f * (y * z - w * x);
-        cs[2][0] = 1.0f, cs[2][1] = 0.0f;
-    }
-}
+#define KILN__CN(name) name
+#define KILN__CN_FN static
+#define KILN__CN_ENTRY
+#include "rig_constraint_step.h"
 
-/* (sin, cos) of half the angle atan2(s, c), or of that angle plus 2 pi (the same rotation up to
- * the quaternion's sign), without cancellation: (s, h + c) or (h - c, s), h = |(c, s)|,
- * normalised; (0, 0) gives the zero angle (as atan2 does). */
-static void kiln__half_angle_f(const float cs[2], float *sh, float *ch)
+void kiln__constraint_plan_of(const kiln_blob_constraint *c, const kiln_blob_bone *bones, uint32_t bone_count,
+                              kiln__constraint_plan *p)
 {
-    float c = cs[0], s = cs[1], h = sqrtf(c * c + s * s), a, b;
-    if (c >= 0.0f) a = s, b = h + c;
-    else a = h - c, b = s;
-    float n = sqrtf(a * a + b * b);
-    if (!(n > 0.0f)) {
-        *sh = 0.0f, *ch = 1.0f;
-        return;
-    }
-    *sh = a / n, *ch = b / n;
-}
-
-/* The unit quaternion of XYZ Euler angles given as (cos, sin) pairs (kiln__qfrom_euler_xyz). */
-static void kiln__qfrom_euler_cs_f(const float cs[3][2], versor q)
-{
-    float sa, ca, sb, cb, sc, cc;
-    kiln__half_angle_f(cs[0], &sa, &ca);
-    kiln__half_angle_f(cs[1], &sb, &cb);
-    kiln__half_angle_f(cs[2], &sc, &cc);
-    /* Rz ⊗ Ry ⊗ Rx multiplied out */
-    q[0] = cc * cb * sa - sc * sb * ca;
-    q[1] = cc * sb * ca + sc * cb * sa;
-    q[2] = sc * cb * ca - cc * sb * sa;
-    q[3] = cc * cb * ca + sc * sb * sa;
-    kiln__qnorm_f(q);
-}
-
-/* The owner's parent frame as the cache holds it for bone c->bone, refreshed when its parent
- * matrix changed since it was read (its stamp reached the epoch of the reading); NULL for a
- * root owner (its frame is the root matrix, read each time). */
-static kiln__rig_frame_cache *kiln__frame_of(kiln__rig *r, uint32_t bone)
-{
-    int32_t p = r->bones[bone].parent;
-    if (!(p >= 0 && (uint32_t)p < bone)) return NULL;
-    kiln__rig_frame_cache *f = &r->frame;
-    if (f->bone != (uint32_t)p || r->stamp[p] >= f->epoch) {
-        f->bone = (uint32_t)p, f->epoch = r->epoch;
-        f->has_q = f->has_inv = 0;
-    }
-    return f;
-}
-
-/* Orient: q_des = conj(R(parent frame)) ⊗ R(target) ⊗ offset, skipped XYZ Euler angles from FK. */
-static void kiln__orient(kiln__rig *r, const kiln_blob_constraint *c, const versor fk, versor out)
-{
-    versor frame, tr, off = {c->offset[0], c->offset[1], c->offset[2], c->offset[3]};
-    kiln__rig_frame_cache *f = kiln__frame_of(r, c->bone);
-    if (!f) {
-        kiln__qfrom_matrix_f(kiln__rig_parent_matrix(r, c->bone), frame);
-    } else if (!f->has_q) {
-        /* into the local first: reading f->q back as one vector right after its four float
-         * stores would stall */
-        kiln__qfrom_matrix_f(kiln__rig_parent_matrix(r, c->bone), frame);
-        glm_vec4_copy(frame, f->q), f->has_q = 1;
-    } else {
-        glm_vec4_copy(f->q, frame);
-    }
-    kiln__qfrom_matrix_f(r->model + (size_t)c->target * 16u, tr);
-    kiln__qnorm_f(off);
-    kiln__qconj_mul_f(frame, tr, out);
-    kiln__qmul_f(out, off, out);
-    kiln__qnorm_f(out);
-    uint32_t skip = c->flags & (KILN_CONSTRAINT_SKIP_X | KILN_CONSTRAINT_SKIP_Y | KILN_CONSTRAINT_SKIP_Z);
-    if (!skip) return; /* no round trip through angles when nothing is skipped */
-    float ef[3][2], ed[3][2];
-    kiln__qto_euler_cs_f(fk, ef);
-    kiln__qto_euler_cs_f(out, ed);
-    for (int k = 0; k < 3; k++)
-        if (skip & (1u << k)) ed[k][0] = ef[k][0], ed[k][1] = ef[k][1];
-    kiln__qfrom_euler_cs_f(ed, out);
-}
-
-void kiln__constraint_apply(kiln__rig *r, const kiln_blob_constraint *c, double weight)
-{
-    kiln_rig_report *rep = r->report;
-    if (c->bone >= r->bone_count || c->target >= r->bone_count || c->bone == c->target ||
-        c->type > KILN_CONSTRAINT_SCALE) {
-        rep->constraints_skipped++;
-        return;
-    }
-    kiln_soa_xform *x = &r->local[c->bone / KILN_SOA_WIDTH];
-    unsigned l = c->bone % KILN_SOA_WIDTH;
-    float w = (float)weight;
-    if (c->type == KILN_CONSTRAINT_ORIENT) {
-        versor q = {x->qx[l], x->qy[l], x->qz[l], x->qw[l]}, want;
-        kiln__qnorm_f(q);
-        kiln__orient(r, c, q, want);
-        if (w < 1.0f) {
-            kiln__qslerp_f(q, want, w, q);
-        } else {
-            /* slerp at 1: the target on the FK rotation's side of the sphere */
-            float s = glm_vec4_dot(q, want) < 0.0f ? -1.0f : 1.0f;
-            glm_vec4_scale(want, s, q);
-            kiln__qnorm_f(q);
-        }
-        x->qx[l] = q[0], x->qy[l] = q[1], x->qz[l] = q[2], x->qw[l] = q[3];
-    } else {
-        double want[3];
-        float *fk[3];
-        if (c->type == KILN_CONSTRAINT_POINT) {
-            /* the target's position in the owner's parent space: the local translation that puts
-             * the owner there, whatever the parent's scale and the owner's SSC (translation is
-             * composed before either) */
-            const float *tm = r->model + (size_t)c->target * 16u;
-            double p[3] = {tm[12], tm[13], tm[14]};
-            kiln__rig_frame_cache *f = kiln__frame_of(r, c->bone);
-            kiln__affine_inv own;
-            const kiln__affine_inv *inv = &own;
-            if (!f) {
-                kiln__affine_inverse_f(kiln__rig_parent_matrix(r, c->bone), &own);
-            } else {
-                if (!f->has_inv) kiln__affine_inverse_f(kiln__rig_parent_matrix(r, c->bone), &f->inv), f->has_inv = 1;
-                inv = &f->inv;
-            }
-            if (!inv->ok) {
-                rep->constraints_skipped++;
-                return;
-            }
-            kiln__affine_apply(inv, p, want);
-            for (int k = 0; k < 3; k++) want[k] += c->offset[k];
-            fk[0] = &x->tx[l], fk[1] = &x->ty[l], fk[2] = &x->tz[l];
-        } else {
-            const kiln_soa_xform *tx = &r->local[c->target / KILN_SOA_WIDTH];
-            unsigned tl = c->target % KILN_SOA_WIDTH;
-            want[0] = (double)tx->sx[tl] * c->offset[0], want[1] = (double)tx->sy[tl] * c->offset[1];
-            want[2] = (double)tx->sz[tl] * c->offset[2];
-            fk[0] = &x->sx[l], fk[1] = &x->sy[l], fk[2] = &x->sz[l];
-        }
-        for (int k = 0; k < 3; k++)
-            if (!(c->flags & (1u << k))) *fk[k] = (float)(*fk[k] + weight * (want[k] - *fk[k]));
-    }
-    const uint32_t b = c->bone;
-    const int moved = c->type == KILN_CONSTRAINT_POINT;
-    r->stamp[b] = r->epoch;
-    if (r->last[b] == b) {
-        /* a leaf, as most owners are: kiln__rig_update's first case without the call */
-        float *m = r->model + (size_t)b * 16u;
-        if (moved) kiln__bone_to_model(r->local, r->bones, b, kiln__rig_parent_matrix(r, b), m);
-        else kiln__bone_to_model_linear(r->local, r->bones, b, kiln__rig_parent_matrix(r, b), m);
-        r->epoch++;
-    } else {
-        r->moved = moved;
-        kiln__rig_update(r, b);
-    }
-    rep->constraints_applied++;
+    p->kind = (uint16_t)c->type, p->early = 0, p->parent = -1;
+    if (c->bone >= bone_count || c->target >= bone_count || c->bone == c->target || c->type > KILN_CONSTRAINT_SCALE)
+        p->kind = KILN__CONSTRAINT_INVALID;
+    else if (bones[c->bone].parent >= 0 && (uint32_t)bones[c->bone].parent < c->bone)
+        p->parent = bones[c->bone].parent; /* anything else is a root, as kiln__rig_parent_matrix has it */
+    p->own = c->weight > 0.0f ? (c->weight < 1.0f ? (double)c->weight : 1.0) : 0.0;
+    memcpy(p->off, c->offset, sizeof p->off);
+    if (p->kind == KILN_CONSTRAINT_ORIENT) kiln__qnorm_f(p->off);
 }

@@ -84,6 +84,7 @@ struct kiln__rig {
     uint32_t            (*batch_chain)[3];
     const kiln_blob_ik_handle *batch_handles[KILN__IK3_LANES];
     kiln__rig_frame_cache frame; /* the constraints' (bone UINT32_MAX at the start of a solve) */
+    float               (*tq)[4];  /* per constraint: an `early` ORIENT's target rotation */
     kiln__ik3_single_fn   two_bone; /* the single two-bone solve of the SIMD path in use */
 };
 
@@ -172,8 +173,37 @@ int kiln__ik3_batchable(const kiln__rig *r, const kiln_blob_ik_handle *h, uint32
 void kiln__ik_two_bone_batch(kiln__rig *r, const kiln_blob_ik_handle *const *hs, const uint32_t (*chains)[3],
                              uint32_t n, kiln__ik3_batch_fn fn, kiln__ik3_batch *b);
 
-/* Applies one constraint with total weight w in (0, 1] and updates the model matrices. */
-void kiln__constraint_apply(kiln__rig *r, const kiln_blob_constraint *c, double w);
+/* What the plan (rig.c) keeps of one constraint record, derived once by kiln__constraint_plan
+ * (rig_constraint.c) so that a solve neither checks nor converts it again. */
+#define KILN__CONSTRAINT_INVALID 0xffffu
+typedef struct kiln__constraint_plan {
+    float off[4];   /* ORIENT: the offset quaternion normalised (kiln__qnorm_f); else as recorded */
+    double own;     /* the record's weight clamped to [0, 1] (NaN: 0) */
+    uint16_t kind;  /* the record's KILN_CONSTRAINT_* type, or KILN__CONSTRAINT_INVALID: a bone out
+                       of range, the target the owner, or an unknown type (never applied) */
+    uint16_t early; /* 1: an ORIENT whose target's model matrix no earlier constraint can change
+                       (kiln_rig_prepare's plans only): its rotation is taken before the first
+                       step (kiln__constraint_targets) */
+    int32_t parent; /* the owner's parent, or -1 when the owner is a root (the root matrix is its
+                       frame, as kiln__rig_parent_matrix has it) */
+} kiln__constraint_plan;
+void kiln__constraint_plan_of(const kiln_blob_constraint *c, const kiln_blob_bone *bones, uint32_t bone_count,
+                              kiln__constraint_plan *p);
+
+/* Applies constraint c (planned as p, not KILN__CONSTRAINT_INVALID) with total weight w in
+ * (0, 1] and updates the model matrices (rig_constraint.c); tr: the target's rotation as
+ * kiln__constraint_targets took it for an `early` ORIENT, else NULL. */
+void kiln__constraint_apply(kiln__rig *r, const kiln_blob_constraint *c, const kiln__constraint_plan *p,
+                            const float *tr, double w);
+/* The target rotations (kiln__qfrom_matrix_f of the target's model matrix) of the n constraints
+ * c planned `early` in p, into r->tq, before the first step: they do not depend on one another,
+ * so their chains of square roots and divisions overlap. */
+void kiln__constraint_targets(kiln__rig *r, const kiln_blob_constraint *c, const kiln__constraint_plan *p, uint32_t n);
+/* The same compiled for AVX2 (rig_constraint_avx2.c): the same results, bit for bit. */
+void kiln__constraint_apply_avx2(kiln__rig *r, const kiln_blob_constraint *c, const kiln__constraint_plan *p,
+                                 const float *tr, double w);
+void kiln__constraint_targets_avx2(kiln__rig *r, const kiln_blob_constraint *c, const kiln__constraint_plan *p,
+                                   uint32_t n);
 
 /* ---- vectors and quaternions: contract/math_f64.h ------------------------------------------ */
 /* The shortest rotation taking direction a to direction b (any lengths); the identity when

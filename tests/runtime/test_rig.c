@@ -1095,6 +1095,61 @@ Test(rig_constraint, solve_arguments_are_checked)
     rig_free(&r);
 }
 
+/* Records the load checks would reject reach the solver only from a trusted load: the plan marks
+ * them, and each solve skips them (and the records of weight 0) while applying the others,
+ * prepared or not. */
+Test(rig_constraint, trusted_bad_records_are_skipped)
+{
+    af_bone b[K_COUNT];
+    cn_bones(b);
+    kiln_blob_constraint c[] = {
+        rf_constraint(KILN_CONSTRAINT_ORIENT, 0, K_OWNER, K_OWNER),     /* the target is the owner */
+        rf_constraint(7u, 0, K_OWNER, K_TARGET),                        /* unknown type */
+        rf_constraint(KILN_CONSTRAINT_POINT, 0, K_COUNT + 3, K_TARGET), /* no such owner */
+        rf_constraint(KILN_CONSTRAINT_SCALE, 0, K_OWNER, 999u),         /* no such target */
+        rf_constraint(KILN_CONSTRAINT_ORIENT, 0, K_OWNER, K_TARGET),    /* weight 0 */
+        rf_constraint(KILN_CONSTRAINT_POINT, 0, K_OWNER, K_TARGET),     /* the one applied */
+    };
+    const uint32_t n = sizeof c / sizeof c[0];
+    c[4].weight = 0.0f;
+    for (uint32_t i = 0; i < n; i++) c[i].order = i;
+    size_t size;
+    af_skel skel = {K_COUNT, b};
+    unsigned char *mem = rf_build(&skel, c, n, NULL, 0, &size);
+    const kiln_blob *blob = NULL;
+    cr_assert_eq(kiln_blob_load(mem, size, 0, &blob, NULL), KILN_ERR_BLOB_BAD_RECORD, "the verified load accepts them");
+    cr_assert_eq(kiln_blob_load(mem, size, KILN_BLOB_LOAD_TRUSTED, &blob, NULL), KILN_OK);
+    rf_pose fk, pose[2];
+    rf_pose_init(&fk, blob, 0);
+    cr_assert_eq(rf_forward(&fk), KILN_OK);
+    for (int prepared = 0; prepared < 2; prepared++) {
+        rf_pose *p = &pose[prepared];
+        rf_pose_init(p, blob, 0);
+        cr_assert_eq(rf_forward(p), KILN_OK);
+        kiln_rig_report rep;
+        kiln_rig_desc d;
+        memset(&d, 0, sizeof d);
+        d.blob = blob, d.local = p->local, d.soa_count = p->soa_count, d.object = p->model;
+        d.bone_count = p->bone_count, d.scratch = p->scratch, d.scratch_size = p->scratch_size, d.report = &rep;
+        if (prepared) cr_assert_eq(kiln_rig_prepare(blob, 0, p->scratch, p->scratch_size), KILN_OK);
+        d.prepared = prepared;
+        cr_assert_eq(kiln_rig_solve(&d), KILN_OK);
+        cr_assert_eq(rep.constraints_applied, 1u, "prepared %d", prepared);
+        cr_assert_eq(rep.constraints_skipped, n - 1, "prepared %d", prepared);
+        /* the owner sits on the target; its rotation and scale are FK's (no other record ran) */
+        double o[3], t[3], q[4], qf[4], sc[3], sf[3], tt[3];
+        rf_position(p, K_OWNER, o), rf_position(p, K_TARGET, t);
+        cr_assert(rf_dist(o, t) <= 1e-5, "owner (%g %g %g), target (%g %g %g)", o[0], o[1], o[2], t[0], t[1], t[2]);
+        rf_get(p, K_OWNER, tt, q, sc), rf_get(&fk, K_OWNER, tt, qf, sf);
+        for (int k = 0; k < 4; k++) cr_assert_eq(q[k], qf[k], "rotation lane %d changed", k);
+        for (int k = 0; k < 3; k++) cr_assert_eq(sc[k], sf[k], "scale lane %d changed", k);
+    }
+    cr_assert_eq(memcmp(pose[0].local, pose[1].local, sizeof *pose[0].local * pose[0].soa_count), 0);
+    cr_assert_eq(memcmp(pose[0].model, pose[1].model, sizeof(float) * 16u * pose[0].bone_count), 0);
+    rf_pose_free(&fk), rf_pose_free(&pose[0]), rf_pose_free(&pose[1]);
+    free(mem);
+}
+
 /* ---- loading: the CNST and IKHD checks --------------------------------------------------------- */
 /* Builds the leg with one constraint and one handle after `edit` changed them (and the blob,
  * through `patch`, after layout), and loads it: returns the code, err.path in `path`. */

@@ -457,3 +457,122 @@ Test(rig_simd, the_single_solve_gives_the_same_bits_on_every_path)
     free(ref_local), free(ref_model);
     legs_free(&L);
 }
+
+/* Constraint steps of every type, with skipped axes, offsets and weights below 1, on leaf and
+ * non-leaf owners under a scaled parent (with and without segment scale compensation) and under
+ * the root, over poses whose drivers move: every path (the AVX2 one runs the step's
+ * VEX-compiled copy), unprepared and from a prepared plan, gives the unprepared scalar solve's
+ * local pose and model matrices bit for bit. */
+Test(rig_simd, constraint_steps_give_the_same_bits_on_every_path)
+{
+    enum { CB = 16, CN = 14, CPOSES = 24 };
+    static char names[CB][8];
+    af_bone b[CB];
+    for (uint32_t i = 0; i < CB; i++) snprintf(names[i], sizeof names[i], "b%u", i);
+    uint32_t st = 7;
+    b[0] = af_bone_at(names[0], -1, 0, 0, 0);
+    b[1] = af_bone_at(names[1], 0, 1.0f, 0.5f, 0.0f); /* a scaled parent */
+    b[1].s[0] = 1.5f, b[1].s[1] = 0.75f, b[1].s[2] = 2.0f;
+    af_axis_angle(0.3, 1, 0.2, 0.7, b[1].r);
+    for (uint32_t i = 2; i < CB; i++) {
+        /* 2..4 drivers under the root; 5..9 under the scaled parent (7 without compensation);
+         * 10 under the root with a child (11); the rest under the root */
+        int32_t parent = i >= 5 && i <= 9 ? 1 : i == 11 ? 10 : 0;
+        b[i] = af_bone_at(names[i], parent, (float)af_rand(&st, -1, 1), (float)af_rand(&st, -1, 1),
+                          (float)af_rand(&st, -1, 1));
+        af_axis_angle(af_rand(&st, -1, 1), af_rand(&st, -1, 1), af_rand(&st, -1, 1) + 0.01, af_rand(&st, -3, 3), b[i].r);
+    }
+    b[7].ssc = 0;
+    b[3].s[0] = 1.25f, b[3].s[1] = 0.5f, b[3].s[2] = 1.75f;
+    kiln_blob_constraint c[CN];
+    static const uint32_t owner[CN] = {5, 6, 7, 8, 9, 10, 12, 13, 14, 15, 5, 6, 9, 10};
+    for (uint32_t i = 0; i < CN; i++) {
+        uint32_t type = i % 3, target = 2 + i % 3;
+        c[i] = rf_constraint(type, 0, owner[i], target);
+        c[i].order = i;
+        if (i % 4 == 1) c[i].flags = KILN_CONSTRAINT_SKIP_Y;
+        if (i % 5 == 3) c[i].flags = KILN_CONSTRAINT_SKIP_X | KILN_CONSTRAINT_SKIP_Z;
+        if (i % 5 == 2) c[i].weight = 0.5f;
+        if (type == KILN_CONSTRAINT_ORIENT && i % 2) af_axis_angle(1, 0.5, 0.25, 0.4, c[i].offset); /* maintain offset */
+        if (type == KILN_CONSTRAINT_POINT && i % 2) c[i].offset[0] = 0.25f, c[i].offset[2] = -0.5f;
+        if (type == KILN_CONSTRAINT_SCALE && i % 2) c[i].offset[1] = 1.5f;
+    }
+    c[13].target = 5; /* an orient whose target an earlier step moves */
+    size_t size;
+    af_skel skel = {CB, b};
+    unsigned char *mem = rf_build(&skel, c, CN, NULL, 0, &size);
+    const kiln_blob *blob = af_load(mem, size);
+    cr_assert(blob);
+    rf_pose p;
+    rf_pose_init(&p, blob, 0);
+    const uint32_t soa = p.soa_count;
+    /* the poses: the drivers turned, moved and scaled; their model matrices from the scalar
+     * forward pass, so that every path starts from the same bytes */
+    kiln_soa_xform *start_local = malloc(sizeof *start_local * soa * CPOSES);
+    kiln_soa_xform *ref_local = malloc(sizeof *ref_local * soa * CPOSES);
+    float *start_model = malloc(sizeof(float) * 16 * CB * CPOSES), *ref_model = malloc(sizeof(float) * 16 * CB * CPOSES);
+    cr_assert(start_local && ref_local && start_model && ref_model);
+    cr_assert_eq(kiln_simd_force(KILN_SIMD_SCALAR), KILN_SIMD_SCALAR);
+    uint32_t ps = 99;
+    for (uint32_t k = 0; k < CPOSES; k++) {
+        kiln_soa_xform *l = start_local + (size_t)k * soa;
+        memcpy(l, p.local, sizeof *l * soa);
+        for (uint32_t d = 2; d <= 4; d++) {
+            float q[4];
+            af_axis_angle(af_rand(&ps, -1, 1), af_rand(&ps, -1, 1), af_rand(&ps, -1, 1) + 0.01, af_rand(&ps, -3, 3), q);
+            for (unsigned j = 0; j < 4; j++) *rf_lane(l, d, 3 + j) = q[j];
+            for (unsigned j = 0; j < 3; j++) *rf_lane(l, d, j) += af_rand(&ps, -0.5f, 0.5f);
+            for (unsigned j = 0; j < 3; j++) *rf_lane(l, d, 7 + j) *= af_rand(&ps, 0.5f, 1.5f);
+        }
+        cr_assert_eq(kiln_pose_local_to_object(blob, 0, l, NULL, start_model + (size_t)k * 16 * CB, CB), KILN_OK);
+    }
+    /* a scratch holding kiln_rig_prepare's plan (its steps take the orient targets' rotations
+     * before the first step) beside the fixture's, which each unprepared solve plans anew */
+    void *prepared = aligned_alloc(64, p.scratch_size);
+    cr_assert(prepared);
+    cr_assert_eq(kiln_rig_prepare(blob, 0, prepared, p.scratch_size), KILN_OK);
+    static const kiln_simd paths[] = {KILN_SIMD_SCALAR, KILN_SIMD_SSE2, KILN_SIMD_AVX2, KILN_SIMD_AVX512};
+    uint32_t compared = 0, others = 0;
+    for (size_t pi = 0; pi < sizeof paths / sizeof *paths; pi++) {
+        if (kiln_simd_force(paths[pi]) != paths[pi]) continue;
+        others += 1;
+        for (uint32_t k = 0; k < CPOSES * 2; k++) {
+            /* every pose unprepared (the first CPOSES), then prepared */
+            const int prep = k >= CPOSES;
+            const uint32_t pk = k % CPOSES;
+            memcpy(p.local, start_local + (size_t)pk * soa, sizeof *p.local * soa);
+            memcpy(p.model, start_model + (size_t)pk * 16 * CB, sizeof(float) * 16 * CB);
+            kiln_rig_report rep;
+            if (prep) {
+                kiln_rig_desc d;
+                memset(&d, 0, sizeof d);
+                d.blob = blob, d.local = p.local, d.soa_count = soa, d.object = p.model, d.bone_count = CB;
+                d.scratch = prepared, d.scratch_size = p.scratch_size, d.prepared = 1, d.report = &rep;
+                cr_assert_eq(kiln_rig_solve(&d), KILN_OK);
+            } else {
+                cr_assert_eq(rf_solve(&p, &rep), KILN_OK);
+            }
+            cr_assert_eq(rep.constraints_applied, CN, "%s pose %u", kiln_simd_name(paths[pi]), k);
+            kiln_soa_xform *rl = ref_local + (size_t)pk * soa;
+            float *rm = ref_model + (size_t)pk * 16 * CB;
+            if (pi == 0 && !prep) {
+                /* the steps did something: the owners left their start */
+                cr_assert(memcmp(p.local, start_local + (size_t)k * soa, sizeof *p.local * soa) != 0);
+                memcpy(rl, p.local, sizeof *rl * soa);
+                memcpy(rm, p.model, sizeof(float) * 16 * CB);
+                continue;
+            }
+            cr_assert(memcmp(rl, p.local, sizeof *rl * soa) == 0, "%s pose %u: local", kiln_simd_name(paths[pi]), k);
+            cr_assert(memcmp(rm, p.model, sizeof(float) * 16 * CB) == 0, "%s pose %u: model", kiln_simd_name(paths[pi]), k);
+            compared++;
+        }
+    }
+    kiln_simd_force(KILN_SIMD_AUTO);
+    /* every path prepared, and the others unprepared too (a KILN_FORCE_SCALAR build has the
+     * scalar path alone) */
+    cr_assert_eq(compared, (2 * others - 1) * CPOSES);
+    free(prepared);
+    free(start_local), free(ref_local), free(start_model), free(ref_model);
+    rf_pose_free(&p);
+    free(mem);
+}

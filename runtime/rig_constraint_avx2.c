@@ -1,0 +1,23 @@
+/* Constraint steps compiled for AVX2 (rig_constraint_step.h): kiln__constraint_apply's
+ * operations VEX-encoded, selected with the AVX2 path (kiln_rig_solve), the same bits. */
+/* No product is fused into a sum, here nor in the inline helpers of the headers below, which
+ * the step inlines: the target is AVX2 without FMA (GCC 12's vectoriser fuses a product into
+ * an alternating add/subtract, vfmaddsub, whatever the contraction mode), and Clang's
+ * contraction is off besides. */
+#if defined(__clang__)
+#pragma clang fp contract(off)
+#endif
+#include "rig_math_f32.h"
+
+#include <string.h>
+
+#include "anim_internal.h"
+#include "pose_bone_model.h"
+#include "rig_internal.h"
+
+#if KILN__SIMD_AVX2
+#define KILN__CN(name) name##_avx2
+#define KILN__CN_FN static __attribute__((target("avx2")))
+#define KILN__CN_ENTRY __attribute__((target("avx2")))
+#include "rig_constraint_step.h"
+#endif
