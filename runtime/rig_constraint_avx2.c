@@ -1,9 +1,8 @@
 /* Constraint steps compiled for AVX2 (rig_constraint_step.h): kiln__constraint_apply's
  * operations VEX-encoded, selected with the AVX2 path (kiln_rig_solve), the same bits. */
 /* No product is fused into a sum, here nor in the inline helpers of the headers below, which
- * the step inlines: the target is AVX2 without FMA (GCC 12's vectoriser fuses a product into
- * an alternating add/subtract, vfmaddsub, whatever the contraction mode), and Clang's
- * contraction is off besides. */
+ * the step inlines: the target is AVX2 without FMA (KILN__TARGET_AVX2_NOFMA, simd.h), and
+ * Clang's contraction is off besides. */
 #if defined(__clang__)
 #pragma clang fp contract(off)
 #endif
@@ -17,7 +16,7 @@
 
 #if KILN__SIMD_AVX2
 #define KILN__CN(name) name##_avx2
-#define KILN__CN_FN static __attribute__((target("avx2")))
-#define KILN__CN_ENTRY __attribute__((target("avx2")))
+#define KILN__CN_FN static KILN__TARGET_AVX2_NOFMA
+#define KILN__CN_ENTRY KILN__TARGET_AVX2_NOFMA
 #include "rig_constraint_step.h"
 #endif

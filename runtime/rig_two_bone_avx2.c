@@ -3,7 +3,7 @@
  * cpuid (simd_dispatch.c). */
 /* No product is fused into a sum, here nor in the inline helpers of the headers below, which
  * the single solve inlines: Clang fuses within an expression by default once FMA is enabled,
- * GCC does not in C11 mode. */
+ * hence its pragma; the single solve targets AVX2 without FMA (KILN__TARGET_AVX2_NOFMA, simd.h). */
 #if defined(__clang__)
 #pragma clang fp contract(off)
 #endif
@@ -21,7 +21,7 @@
  * see above). */
 #if KILN__SIMD_AVX2
 #define KILN__IK3S(name) name##_avx2
-#define KILN__IK3S_FN static KILN__TARGET_AVX2
-#define KILN__IK3S_KERNEL KILN__TARGET_AVX2
+#define KILN__IK3S_FN static KILN__TARGET_AVX2_NOFMA
+#define KILN__IK3S_KERNEL KILN__TARGET_AVX2_NOFMA
 #include "rig_two_bone_single.h"
 #endif

@@ -25,9 +25,13 @@
 #if KILN__SIMD_SSE2 && (defined(__GNUC__) || defined(__clang__))
 #define KILN__SIMD_AVX2 1
 #define KILN__TARGET_AVX2 __attribute__((target("avx2,fma")))
+/* For code that must give the scalar path's bits: GCC's vectoriser fuses a product into an
+ * alternating add/subtract (vfmaddsub) once FMA is enabled, whatever the contraction mode. */
+#define KILN__TARGET_AVX2_NOFMA __attribute__((target("avx2")))
 #else
 #define KILN__SIMD_AVX2 0
 #define KILN__TARGET_AVX2
+#define KILN__TARGET_AVX2_NOFMA
 #endif
 
 /* AVX-512 (F, VL, DQ, BW; a superset of the AVX2 target): only the skinning kernels have a
