@@ -116,32 +116,38 @@ KILN__FN void KILN__SFX(kiln__fetch_rows)(const kiln_anim_binding *b, const kiln
     *bb = KILN__SFX(kiln__fetch_xf)(b, cb, cst, h, row1);
 }
 
-/* A cursor over the stored components of a KILN__BLK_PACKED block in one row (s0) or two
- * (s0, s1), walking them in order: their widths, tracks and precomputed steps. */
+/* The stored components of a KILN__BLK_PACKED block in one row (s0) or two (s0, s1): their
+ * widths, tracks, precomputed steps and row offsets (the binding's offset[] of each component:
+ * one load per component, not a running sum of the widths before it). */
 typedef struct KILN__SFX(kiln__packed_cursor) {
     const kiln_blob_anim_track *tr;
     const float *scale;
     const uint8_t *w;
+    const uint32_t *at;
     const unsigned char *s0, *s1;
     unsigned h;
 } KILN__SFX(kiln__packed_cursor);
+
+/* Where stored component q (qw is not stored: 6 and up are sx, sy, sz) starts in a row. */
+KILN__FN uint32_t KILN__SFX(kiln__packed_off)(const KILN__SFX(kiln__packed_cursor) *c, unsigned q)
+{
+    return c->at[q < KILN__QW ? q : q + 1u];
+}
 
 KILN__FN KILN__SFX(kiln__packed_cursor) KILN__SFX(kiln__packed_at)(const kiln_anim_binding *b, uint32_t blk, unsigned h,
                                                                      const unsigned char *row0, const unsigned char *row1)
 {
     const kiln__clip_block *cb = &b->blocks[blk];
     KILN__SFX(kiln__packed_cursor) c = {&b->tracks[cb->track[0]], KILN__SFX(kiln__packed_scale)(b, blk), cb->packed_width,
-                                        row0 + cb->offset[0], row1 + cb->offset[0], h};
+                                        cb->offset, row0, row1, h};
     return c;
 }
 
-/* Stored component q of row 0 alone (decoding one row: the cursor advances past it). */
+/* Stored component q of row 0 alone (decoding one row). */
 KILN__FN kv KILN__SFX(kiln__packed_one)(KILN__SFX(kiln__packed_cursor) *c, unsigned q, int narrow)
 {
-    unsigned w = c->w[q];
-    kv v = KILN__SFX(kiln__fetch_p)(c->scale + q * KILN__LANES, c->tr[q].range_min, w, c->h, c->s0, narrow);
-    c->s0 += kiln__clip_track_bytes(w);
-    return v;
+    return KILN__SFX(kiln__fetch_p)(c->scale + q * KILN__LANES, c->tr[q].range_min, c->w[q], c->h,
+                                    c->s0 + KILN__SFX(kiln__packed_off)(c, q), narrow);
 }
 
 /* Lane group h of one row of packed block blk decoded into d, each component stored as soon
@@ -232,13 +238,13 @@ KILN__FN kv_quat KILN__SFX(kiln__qinterp)(kv_quat a, kv_quat b, kv u, const kv *
     return KILN__SFX(kiln__qnormalize_tree)(r);
 }
 
-/* Stored component q of both rows (components in order: the cursor advances past it). */
+/* Stored component q of both rows. */
 KILN__FN void KILN__SFX(kiln__packed_pair)(KILN__SFX(kiln__packed_cursor) *c, unsigned q, int narrow, kv *a, kv *bq)
 {
     unsigned w = c->w[q];
-    *a = KILN__SFX(kiln__fetch_p)(c->scale + q * KILN__LANES, c->tr[q].range_min, w, c->h, c->s0, narrow);
-    *bq = KILN__SFX(kiln__fetch_p)(c->scale + q * KILN__LANES, c->tr[q].range_min, w, c->h, c->s1, narrow);
-    c->s0 += kiln__clip_track_bytes(w), c->s1 += kiln__clip_track_bytes(w);
+    uint32_t off = KILN__SFX(kiln__packed_off)(c, q);
+    *a = KILN__SFX(kiln__fetch_p)(c->scale + q * KILN__LANES, c->tr[q].range_min, w, c->h, c->s0 + off, narrow);
+    *bq = KILN__SFX(kiln__fetch_p)(c->scale + q * KILN__LANES, c->tr[q].range_min, w, c->h, c->s1 + off, narrow);
 }
 
 KILN__FN kv KILN__SFX(kiln__packed_lerp)(KILN__SFX(kiln__packed_cursor) *c, unsigned q, kv u, int narrow)
