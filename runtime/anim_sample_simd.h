@@ -101,12 +101,6 @@ KILN__FN kv KILN__SFX(kiln__fetch_p)(const float *scale, const float *min, unsig
     return kv_add(kv_mul(kv_ld(scale + o), kv_cvt_u(KILN__SFX(kiln__unpack_w)(src, w, h, narrow))), kv_ld(min + o));
 }
 
-/* The precomputed steps of packed block blk: 9 components x 8 lanes. */
-KILN__FN const float *KILN__SFX(kiln__packed_scale)(const kiln_anim_binding *b, uint32_t blk)
-{
-    return b->packed_scale + (size_t)blk * (KILN_ANIM_COMPONENTS - 1) * KILN__LANES;
-}
-
 /* Both rows of a quantised block, lane group h (packed blocks go through kiln__interp_packed). */
 KILN__FN void KILN__SFX(kiln__fetch_rows)(const kiln_anim_binding *b, const kiln__clip_block *cb,
                                           const kiln_soa_xform *cst, unsigned h, const unsigned char *row0,
@@ -134,12 +128,28 @@ KILN__FN uint32_t KILN__SFX(kiln__packed_off)(const KILN__SFX(kiln__packed_curso
     return c->at[q < KILN__QW ? q : q + 1u];
 }
 
-KILN__FN KILN__SFX(kiln__packed_cursor) KILN__SFX(kiln__packed_at)(const kiln_anim_binding *b, uint32_t blk, unsigned h,
-                                                                     const unsigned char *row0, const unsigned char *row1)
+/* The binding's arrays the packed decoders read, copied out of it once per kernel call: the
+ * kernels' vector stores may alias the binding as far as the compiler knows, so read through
+ * the binding these pointers would be reloaded for every block. */
+typedef struct KILN__SFX(kiln__packed_view) {
+    const kiln__clip_block *blocks;
+    const kiln_blob_anim_track *tracks;
+    const float *scale;
+} KILN__SFX(kiln__packed_view);
+
+KILN__FN KILN__SFX(kiln__packed_view) KILN__SFX(kiln__packed_view_of)(const kiln_anim_binding *b)
 {
-    const kiln__clip_block *cb = &b->blocks[blk];
-    KILN__SFX(kiln__packed_cursor) c = {&b->tracks[cb->track[0]], KILN__SFX(kiln__packed_scale)(b, blk), cb->packed_width,
-                                        cb->offset, row0, row1, h};
+    KILN__SFX(kiln__packed_view) v = {b->blocks, b->tracks, b->packed_scale};
+    return v;
+}
+
+KILN__FN KILN__SFX(kiln__packed_cursor) KILN__SFX(kiln__packed_at)(const KILN__SFX(kiln__packed_view) *v, uint32_t blk,
+                                                                     unsigned h, const unsigned char *row0,
+                                                                     const unsigned char *row1)
+{
+    const kiln__clip_block *cb = &v->blocks[blk];
+    KILN__SFX(kiln__packed_cursor) c = {&v->tracks[cb->track[0]], v->scale + (size_t)blk * (KILN_ANIM_COMPONENTS - 1) * KILN__LANES,
+                                        cb->packed_width, cb->offset, row0, row1, h};
     return c;
 }
 
@@ -152,10 +162,10 @@ KILN__FN kv KILN__SFX(kiln__packed_one)(KILN__SFX(kiln__packed_cursor) *c, unsig
 
 /* Lane group h of one row of packed block blk decoded into d, each component stored as soon
  * as it is decoded (qx, qy, qz stay for the rebuilt qw). */
-KILN__FN void KILN__SFX(kiln__decode_packed)(const kiln_anim_binding *b, uint32_t blk, unsigned h,
+KILN__FN void KILN__SFX(kiln__decode_packed)(const KILN__SFX(kiln__packed_view) *pv, uint32_t blk, unsigned h,
                                              const unsigned char *row, kiln_soa_xform *d, int narrow)
 {
-    KILN__SFX(kiln__packed_cursor) c = KILN__SFX(kiln__packed_at)(b, blk, h, row, row);
+    KILN__SFX(kiln__packed_cursor) c = KILN__SFX(kiln__packed_at)(pv, blk, h, row, row);
     unsigned o = h * KV_W;
     kv_st(d->tx + o, KILN__SFX(kiln__packed_one)(&c, 0, narrow));
     kv_st(d->ty + o, KILN__SFX(kiln__packed_one)(&c, 1, narrow));
@@ -172,14 +182,15 @@ KILN__FN void KILN__SFX(kiln__decode_packed)(const kiln_anim_binding *b, uint32_
 KILN__KERNEL void KILN__SFX(kiln__decode_block)(const kiln_anim_binding *b, uint32_t block, const unsigned char *row0,
                                                 const unsigned char *row1, kiln_soa_xform *d0, kiln_soa_xform *d1)
 {
+    const KILN__SFX(kiln__packed_view) pv = KILN__SFX(kiln__packed_view_of)(b);
     const kiln__clip_block *cb = &b->blocks[block];
     const kiln_soa_xform *cst = (const kiln_soa_xform *)(const void *)b->constants + block;
     if (cb->flags & KILN__BLK_PACKED) {
         for (unsigned h = 0; h < KV_PER_BLOCK; h++) {
-            if (cb->flags & KILN__BLK_NARROW) KILN__SFX(kiln__decode_packed)(b, block, h, row0, d0, 1);
-            else KILN__SFX(kiln__decode_packed)(b, block, h, row0, d0, 0);
-            if (d1 && (cb->flags & KILN__BLK_NARROW)) KILN__SFX(kiln__decode_packed)(b, block, h, row1, d1, 1);
-            else if (d1) KILN__SFX(kiln__decode_packed)(b, block, h, row1, d1, 0);
+            if (cb->flags & KILN__BLK_NARROW) KILN__SFX(kiln__decode_packed)(&pv, block, h, row0, d0, 1);
+            else KILN__SFX(kiln__decode_packed)(&pv, block, h, row0, d0, 0);
+            if (d1 && (cb->flags & KILN__BLK_NARROW)) KILN__SFX(kiln__decode_packed)(&pv, block, h, row1, d1, 1);
+            else if (d1) KILN__SFX(kiln__decode_packed)(&pv, block, h, row1, d1, 0);
         }
         return;
     }
@@ -269,11 +280,11 @@ KILN__FN kv_quat KILN__SFX(kiln__packed_rot)(KILN__SFX(kiln__packed_cursor) *c, 
 /* The key of packed block blk, lane group h, in registers (for composing): each component
  * decoded from both rows and interpolated at once, the same arithmetic as fetch_rows +
  * interp_xf, but with two rows of nine components never live together, so nothing spills. */
-KILN__FN kv_xf KILN__SFX(kiln__interp_packed)(const kiln_anim_binding *b, uint32_t blk, unsigned h,
+KILN__FN kv_xf KILN__SFX(kiln__interp_packed)(const KILN__SFX(kiln__packed_view) *pv, uint32_t blk, unsigned h,
                                               const unsigned char *row0, const unsigned char *row1, kv u, const kv *sq,
                                               int narrow)
 {
-    KILN__SFX(kiln__packed_cursor) c = KILN__SFX(kiln__packed_at)(b, blk, h, row0, row1);
+    KILN__SFX(kiln__packed_cursor) c = KILN__SFX(kiln__packed_at)(pv, blk, h, row0, row1);
     kv_xf k;
     k.tx = KILN__SFX(kiln__packed_lerp)(&c, 0, u, narrow);
     k.ty = KILN__SFX(kiln__packed_lerp)(&c, 1, u, narrow);
@@ -287,11 +298,11 @@ KILN__FN kv_xf KILN__SFX(kiln__interp_packed)(const kiln_anim_binding *b, uint32
 
 /* The same key of an ABSOLUTE packed block stored to out as each component is ready: no key
  * held in registers across the rotation, hence no spills. */
-KILN__FN void KILN__SFX(kiln__interp_packed_abs)(const kiln_anim_binding *b, uint32_t blk, unsigned h,
+KILN__FN void KILN__SFX(kiln__interp_packed_abs)(const KILN__SFX(kiln__packed_view) *pv, uint32_t blk, unsigned h,
                                                  const unsigned char *row0, const unsigned char *row1, kv u,
                                                  const kv *sq, int narrow, kiln_soa_xform *out)
 {
-    KILN__SFX(kiln__packed_cursor) c = KILN__SFX(kiln__packed_at)(b, blk, h, row0, row1);
+    KILN__SFX(kiln__packed_cursor) c = KILN__SFX(kiln__packed_at)(pv, blk, h, row0, row1);
     unsigned o = h * KV_W;
     kv_st(out->tx + o, KILN__SFX(kiln__packed_lerp)(&c, 0, u, narrow));
     kv_st(out->ty + o, KILN__SFX(kiln__packed_lerp)(&c, 1, u, narrow));
@@ -357,12 +368,12 @@ KILN__FN void KILN__SFX(kiln__interp_abs)(const kiln_soa_xform *x0, const kiln_s
 /* kiln__interp_abs for an ABSOLUTE packed block whose row 1 the context does not hold yet
  * (forward playback stepping to the next frame pair): row 1 decoded component by component,
  * stored into the context (d1) and interpolated against row 0 from the context at once. */
-KILN__FN void KILN__SFX(kiln__interp_abs_fill)(const kiln_anim_binding *b, uint32_t blk, unsigned h,
+KILN__FN void KILN__SFX(kiln__interp_abs_fill)(const KILN__SFX(kiln__packed_view) *pv, uint32_t blk, unsigned h,
                                                const kiln_soa_xform *x0, const unsigned char *row1,
                                                kiln_soa_xform *d1, kv u, const kv *sq, int narrow,
                                                kiln_soa_xform *out)
 {
-    KILN__SFX(kiln__packed_cursor) c = KILN__SFX(kiln__packed_at)(b, blk, h, row1, row1);
+    KILN__SFX(kiln__packed_cursor) c = KILN__SFX(kiln__packed_at)(pv, blk, h, row1, row1);
     unsigned o = h * KV_W;
 #define KILN__FILL_ST(comp, q)                                                                            \
     do {                                                                                                  \
@@ -442,6 +453,7 @@ KILN__KERNEL void KILN__SFX(kiln__sample_blocks)(const kiln__sample_job *job, ui
                                                  kiln_soa_xform *out)
 {
     const kiln_anim_binding *b = job->binding;
+    const KILN__SFX(kiln__packed_view) pv = KILN__SFX(kiln__packed_view_of)(b);
     const kv u = kv_set1(job->u);
     kv sq[KILN__SLERP_DEG];
     for (int i = 0; i < KILN__SLERP_DEG; i++) sq[i] = kv_set1(job->slerp_q[i]);
@@ -457,17 +469,17 @@ KILN__KERNEL void KILN__SFX(kiln__sample_blocks)(const kiln__sample_job *job, ui
             const unsigned char *row1 = job->row1;
             kiln_soa_xform *f1 = job->fill1;
             for (; b0 < b1; b0++, out++) {
-                uint32_t flags = b->blocks[b0].flags;
+                uint32_t flags = pv.blocks[b0].flags;
                 const uint32_t want = KILN__BLK_CACHE | KILN__BLK_ABSOLUTE | KILN__BLK_PACKED;
                 if ((flags & (want | KILN__BLK_EXACT)) != want) break;
                 for (unsigned h = 0; h < KV_PER_BLOCK; h++) {
-                    if (flags & KILN__BLK_NARROW) KILN__SFX(kiln__interp_abs_fill)(b, b0, h, d0 + b0, row1, f1 + b0, u, sq, 1, out);
-                    else KILN__SFX(kiln__interp_abs_fill)(b, b0, h, d0 + b0, row1, f1 + b0, u, sq, 0, out);
+                    if (flags & KILN__BLK_NARROW) KILN__SFX(kiln__interp_abs_fill)(&pv, b0, h, d0 + b0, row1, f1 + b0, u, sq, 1, out);
+                    else KILN__SFX(kiln__interp_abs_fill)(&pv, b0, h, d0 + b0, row1, f1 + b0, u, sq, 0, out);
                 }
             }
         } else {
             for (; b0 < b1; b0++, out++) {
-                uint32_t flags = b->blocks[b0].flags;
+                uint32_t flags = pv.blocks[b0].flags;
                 if ((flags & (KILN__BLK_CACHE | KILN__BLK_ABSOLUTE | KILN__BLK_EXACT)) != (KILN__BLK_CACHE | KILN__BLK_ABSOLUTE)) break;
                 for (unsigned h = 0; h < KV_PER_BLOCK; h++) KILN__SFX(kiln__interp_abs)(d0 + b0, d1 + b0, h * KV_W, u, sq, 0, out);
             }
@@ -476,7 +488,7 @@ KILN__KERNEL void KILN__SFX(kiln__sample_blocks)(const kiln__sample_job *job, ui
     }
     if (job->dec0) {
         for (; b0 < b1; b0++, rest++, base++, out++) {
-            uint32_t flags = b->blocks[b0].flags;
+            uint32_t flags = pv.blocks[b0].flags;
             if ((flags & (KILN__BLK_CACHE | KILN__BLK_EXACT)) != KILN__BLK_CACHE) break;
             if (job->fill1) {
                 /* row 1 into the context first, unless decoded below as it is interpolated */
@@ -484,9 +496,9 @@ KILN__KERNEL void KILN__SFX(kiln__sample_blocks)(const kiln__sample_job *job, ui
                     !job->u_zero) {
                     for (unsigned h = 0; h < KV_PER_BLOCK; h++) {
                         if (flags & KILN__BLK_NARROW)
-                            KILN__SFX(kiln__interp_abs_fill)(b, b0, h, job->dec0 + b0, job->row1, job->fill1 + b0, u, sq, 1, out);
+                            KILN__SFX(kiln__interp_abs_fill)(&pv, b0, h, job->dec0 + b0, job->row1, job->fill1 + b0, u, sq, 1, out);
                         else
-                            KILN__SFX(kiln__interp_abs_fill)(b, b0, h, job->dec0 + b0, job->row1, job->fill1 + b0, u, sq, 0, out);
+                            KILN__SFX(kiln__interp_abs_fill)(&pv, b0, h, job->dec0 + b0, job->row1, job->fill1 + b0, u, sq, 0, out);
                     }
                     continue;
                 }
@@ -508,33 +520,33 @@ KILN__KERNEL void KILN__SFX(kiln__sample_blocks)(const kiln__sample_job *job, ui
         const unsigned char *row0 = job->row0, *row1 = job->row1;
         uint32_t start = b0;
         for (; b0 < b1; b0++, out++) {
-            uint32_t flags = b->blocks[b0].flags;
+            uint32_t flags = pv.blocks[b0].flags;
             if ((flags & (KILN__BLK_PACKED | KILN__BLK_EXACT | KILN__BLK_ABSOLUTE)) != (KILN__BLK_PACKED | KILN__BLK_ABSOLUTE)) break;
             for (unsigned h = 0; h < KV_PER_BLOCK; h++) {
-                if (flags & KILN__BLK_NARROW) KILN__SFX(kiln__interp_packed_abs)(b, b0, h, row0, row1, u, sq, 1, out);
-                else KILN__SFX(kiln__interp_packed_abs)(b, b0, h, row0, row1, u, sq, 0, out);
+                if (flags & KILN__BLK_NARROW) KILN__SFX(kiln__interp_packed_abs)(&pv, b0, h, row0, row1, u, sq, 1, out);
+                else KILN__SFX(kiln__interp_packed_abs)(&pv, b0, h, row0, row1, u, sq, 0, out);
             }
         }
         rest += b0 - start, base += b0 - start;
     }
     for (; b0 < b1; b0++, rest++, base++, out++) {
-        const kiln__clip_block *cb = &b->blocks[b0];
+        const kiln__clip_block *cb = &pv.blocks[b0];
         uint32_t flags = cb->flags;
         if ((flags & (KILN__BLK_PACKED | KILN__BLK_EXACT)) != KILN__BLK_PACKED || (job->dec0 && (flags & KILN__BLK_CACHE))) break;
         for (unsigned h = 0; h < KV_PER_BLOCK; h++) {
             if ((flags & (KILN__BLK_ABSOLUTE | KILN__BLK_NARROW)) == (KILN__BLK_ABSOLUTE | KILN__BLK_NARROW)) {
-                KILN__SFX(kiln__interp_packed_abs)(b, b0, h, job->row0, job->row1, u, sq, 1, out);
+                KILN__SFX(kiln__interp_packed_abs)(&pv, b0, h, job->row0, job->row1, u, sq, 1, out);
             } else if (flags & KILN__BLK_ABSOLUTE) {
-                KILN__SFX(kiln__interp_packed_abs)(b, b0, h, job->row0, job->row1, u, sq, 0, out);
+                KILN__SFX(kiln__interp_packed_abs)(&pv, b0, h, job->row0, job->row1, u, sq, 0, out);
             } else {
-                kv_xf k = (flags & KILN__BLK_NARROW) ? KILN__SFX(kiln__interp_packed)(b, b0, h, job->row0, job->row1, u, sq, 1)
-                                                     : KILN__SFX(kiln__interp_packed)(b, b0, h, job->row0, job->row1, u, sq, 0);
+                kv_xf k = (flags & KILN__BLK_NARROW) ? KILN__SFX(kiln__interp_packed)(&pv, b0, h, job->row0, job->row1, u, sq, 1)
+                                                     : KILN__SFX(kiln__interp_packed)(&pv, b0, h, job->row0, job->row1, u, sq, 0);
                 KILN__SFX(kiln__compose)(k, &b->modes[b0], flags, h * KV_W, rest, base, out);
             }
         }
     }
     for (uint32_t blk = b0; blk < b1; blk++, rest++, base++, out++) {
-        const kiln__clip_block *cb = &b->blocks[blk];
+        const kiln__clip_block *cb = &pv.blocks[blk];
         const kiln__modes *m = &b->modes[blk];
         uint32_t flags = cb->flags;
         /* Rows as SoA blocks: in place (dense raw), in the context cache, decoded straight into
@@ -569,7 +581,7 @@ KILN__KERNEL void KILN__SFX(kiln__sample_blocks)(const kiln__sample_job *job, ui
                     k = KILN__SFX(kiln__interp_xf)(kv_xf_load(x0, h * KV_W), kv_xf_load(x1, h * KV_W), u, sq,
                                                    job->u_zero);
                 } else if (flags & KILN__BLK_PACKED) {
-                    k = KILN__SFX(kiln__interp_packed)(b, blk, h, job->row0, job->row1, u, sq, 0);
+                    k = KILN__SFX(kiln__interp_packed)(&pv, blk, h, job->row0, job->row1, u, sq, 0);
                 } else {
                     kv_xf a, bb;
                     KILN__SFX(kiln__fetch_rows)(b, cb, cst, h, job->row0, job->row1, &a, &bb);
