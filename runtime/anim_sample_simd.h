@@ -266,14 +266,20 @@ KILN__FN kv KILN__SFX(kiln__packed_lerp)(KILN__SFX(kiln__packed_cursor) *c, unsi
 }
 
 /* The rotation (stored components 3 to 5, qw rebuilt in both rows), interpolated. */
+/* The rotation keys of both rows (stored components 3 to 5, qw rebuilt). */
+KILN__FN void KILN__SFX(kiln__packed_rot_keys)(KILN__SFX(kiln__packed_cursor) *c, int narrow, kv_quat *qa, kv_quat *qb)
+{
+    KILN__SFX(kiln__packed_pair)(c, 3, narrow, &qa->x, &qb->x);
+    KILN__SFX(kiln__packed_pair)(c, 4, narrow, &qa->y, &qb->y);
+    KILN__SFX(kiln__packed_pair)(c, 5, narrow, &qa->z, &qb->z);
+    qa->w = KILN__SFX(kiln__rebuild_qw)(qa->x, qa->y, qa->z);
+    qb->w = KILN__SFX(kiln__rebuild_qw)(qb->x, qb->y, qb->z);
+}
+
 KILN__FN kv_quat KILN__SFX(kiln__packed_rot)(KILN__SFX(kiln__packed_cursor) *c, kv u, const kv *sq, int narrow)
 {
     kv_quat qa, qb;
-    KILN__SFX(kiln__packed_pair)(c, 3, narrow, &qa.x, &qb.x);
-    KILN__SFX(kiln__packed_pair)(c, 4, narrow, &qa.y, &qb.y);
-    KILN__SFX(kiln__packed_pair)(c, 5, narrow, &qa.z, &qb.z);
-    qa.w = KILN__SFX(kiln__rebuild_qw)(qa.x, qa.y, qa.z);
-    qb.w = KILN__SFX(kiln__rebuild_qw)(qb.x, qb.y, qb.z);
+    KILN__SFX(kiln__packed_rot_keys)(c, narrow, &qa, &qb);
     return KILN__SFX(kiln__qinterp)(qa, qb, u, sq);
 }
 
@@ -312,6 +318,54 @@ KILN__FN void KILN__SFX(kiln__interp_packed_abs)(const KILN__SFX(kiln__packed_vi
     kv_st(out->sx + o, KILN__SFX(kiln__packed_lerp)(&c, 6, u, narrow));
     kv_st(out->sy + o, KILN__SFX(kiln__packed_lerp)(&c, 7, u, narrow));
     kv_st(out->sz + o, KILN__SFX(kiln__packed_lerp)(&c, 8, u, narrow));
+}
+
+/* The first half of kiln__interp_packed_abs: the translation and scale interpolated and
+ * stored to out, the rotation keys of both rows decoded into qa and qb (for kiln__abs_run). */
+KILN__FN void KILN__SFX(kiln__packed_abs_keys)(const KILN__SFX(kiln__packed_view) *pv, uint32_t blk, unsigned h,
+                                               const unsigned char *row0, const unsigned char *row1, kv u, int narrow,
+                                               kiln_soa_xform *out, kv_quat *qa, kv_quat *qb)
+{
+    KILN__SFX(kiln__packed_cursor) c = KILN__SFX(kiln__packed_at)(pv, blk, h, row0, row1);
+    unsigned o = h * KV_W;
+    kv_st(out->tx + o, KILN__SFX(kiln__packed_lerp)(&c, 0, u, narrow));
+    kv_st(out->ty + o, KILN__SFX(kiln__packed_lerp)(&c, 1, u, narrow));
+    kv_st(out->tz + o, KILN__SFX(kiln__packed_lerp)(&c, 2, u, narrow));
+    KILN__SFX(kiln__packed_rot_keys)(&c, narrow, qa, qb);
+    kv_st(out->sx + o, KILN__SFX(kiln__packed_lerp)(&c, 6, u, narrow));
+    kv_st(out->sy + o, KILN__SFX(kiln__packed_lerp)(&c, 7, u, narrow));
+    kv_st(out->sz + o, KILN__SFX(kiln__packed_lerp)(&c, 8, u, narrow));
+}
+
+/* Up to this many ABSOLUTE packed blocks at a time in kiln__abs_run. */
+#define KILN__ABS_RUN 8u
+
+/* ABSOLUTE packed blocks [b0, b0 + n) (n <= KILN__ABS_RUN) from the rows in place (random
+ * access), in two passes: the translations, scales and rotation keys of every block, then
+ * every block's rotation. A rotation (dot, t', lerp, normalise) is one dependent chain of some
+ * 60 cycles in some 50 instructions; after the decode of a whole block (some 270
+ * instructions) the next one started beyond what the core keeps in flight, so the chains ran
+ * one after the other. Back to back they overlap. The same arithmetic per block as
+ * kiln__interp_packed_abs. */
+KILN__FN void KILN__SFX(kiln__abs_run)(const KILN__SFX(kiln__packed_view) *pv, uint32_t b0, uint32_t n,
+                                       const unsigned char *row0, const unsigned char *row1, kv u, const kv *sq,
+                                       kiln_soa_xform *out)
+{
+    kv_quat qa[KILN__ABS_RUN * KV_PER_BLOCK], qb[KILN__ABS_RUN * KV_PER_BLOCK];
+    for (uint32_t i = 0; i < n; i++)
+        for (unsigned h = 0; h < KV_PER_BLOCK; h++) {
+            unsigned g = i * KV_PER_BLOCK + h;
+            if (pv->blocks[b0 + i].flags & KILN__BLK_NARROW)
+                KILN__SFX(kiln__packed_abs_keys)(pv, b0 + i, h, row0, row1, u, 1, out + i, &qa[g], &qb[g]);
+            else
+                KILN__SFX(kiln__packed_abs_keys)(pv, b0 + i, h, row0, row1, u, 0, out + i, &qa[g], &qb[g]);
+        }
+    for (uint32_t i = 0; i < n; i++)
+        for (unsigned h = 0; h < KV_PER_BLOCK; h++) {
+            unsigned g = i * KV_PER_BLOCK, o = h * KV_W;
+            kv_quat r = KILN__SFX(kiln__qinterp)(qa[g + h], qb[g + h], u, sq);
+            kv_st(out[i].qx + o, r.x), kv_st(out[i].qy + o, r.y), kv_st(out[i].qz + o, r.z), kv_st(out[i].qw + o, r.w);
+        }
 }
 
 /* Lanes [o, o + KV_W) of a row whose component c is at p[c]. */
@@ -517,17 +571,14 @@ KILN__KERNEL void KILN__SFX(kiln__sample_blocks)(const kiln__sample_job *job, ui
     }
     if (!job->dec0) {
         /* absolute packed blocks alone first: no rest or base to track */
-        const unsigned char *row0 = job->row0, *row1 = job->row1;
-        uint32_t start = b0;
-        for (; b0 < b1; b0++, out++) {
-            uint32_t flags = pv.blocks[b0].flags;
-            if ((flags & (KILN__BLK_PACKED | KILN__BLK_EXACT | KILN__BLK_ABSOLUTE)) != (KILN__BLK_PACKED | KILN__BLK_ABSOLUTE)) break;
-            for (unsigned h = 0; h < KV_PER_BLOCK; h++) {
-                if (flags & KILN__BLK_NARROW) KILN__SFX(kiln__interp_packed_abs)(&pv, b0, h, row0, row1, u, sq, 1, out);
-                else KILN__SFX(kiln__interp_packed_abs)(&pv, b0, h, row0, row1, u, sq, 0, out);
-            }
+        const uint32_t want = KILN__BLK_PACKED | KILN__BLK_ABSOLUTE;
+        for (;;) {
+            uint32_t n = 0;
+            while (n < KILN__ABS_RUN && b0 + n < b1 && (pv.blocks[b0 + n].flags & (want | KILN__BLK_EXACT)) == want) n++;
+            if (!n) break;
+            KILN__SFX(kiln__abs_run)(&pv, b0, n, job->row0, job->row1, u, sq, out);
+            b0 += n, out += n, rest += n, base += n;
         }
-        rest += b0 - start, base += b0 - start;
     }
     for (; b0 < b1; b0++, rest++, base++, out++) {
         const kiln__clip_block *cb = &pv.blocks[b0];
