@@ -453,6 +453,46 @@ KILN__FN void KILN__SFX(kiln__interp_abs_fill)(const KILN__SFX(kiln__packed_view
 #undef KILN__FILL_ST
 }
 
+/* kiln__interp_abs_fill without the rotation's interpolation: row 1 of an ABSOLUTE packed block
+ * decoded into d1 (qw rebuilt), its translation and scale interpolated against row 0 (x0) and
+ * stored to out. kiln__abs_rot then interpolates the rotation from x0 and d1. */
+KILN__FN void KILN__SFX(kiln__abs_fill_keys)(const KILN__SFX(kiln__packed_view) *pv, uint32_t blk, unsigned h,
+                                             const kiln_soa_xform *x0, const unsigned char *row1, kiln_soa_xform *d1,
+                                             kv u, int narrow, kiln_soa_xform *out)
+{
+    KILN__SFX(kiln__packed_cursor) c = KILN__SFX(kiln__packed_at)(pv, blk, h, row1, row1);
+    unsigned o = h * KV_W;
+#define KILN__FILL_ST(comp, q)                                                                            \
+    do {                                                                                                  \
+        kv a_ = kv_ld(x0->comp + o), b_ = KILN__SFX(kiln__packed_one)(&c, q, narrow);                     \
+        kv_st(d1->comp + o, b_);                                                                          \
+        kv_st(out->comp + o, kv_fma(u, kv_sub(b_, a_), a_));                                              \
+    } while (0)
+    KILN__FILL_ST(tx, 0);
+    KILN__FILL_ST(ty, 1);
+    KILN__FILL_ST(tz, 2);
+    kv_quat bq;
+    bq.x = KILN__SFX(kiln__packed_one)(&c, 3, narrow);
+    bq.y = KILN__SFX(kiln__packed_one)(&c, 4, narrow);
+    bq.z = KILN__SFX(kiln__packed_one)(&c, 5, narrow);
+    bq.w = KILN__SFX(kiln__rebuild_qw)(bq.x, bq.y, bq.z);
+    kv_st(d1->qx + o, bq.x), kv_st(d1->qy + o, bq.y), kv_st(d1->qz + o, bq.z), kv_st(d1->qw + o, bq.w);
+    KILN__FILL_ST(sx, 6);
+    KILN__FILL_ST(sy, 7);
+    KILN__FILL_ST(sz, 8);
+#undef KILN__FILL_ST
+}
+
+/* The rotation of an ABSOLUTE block between two decoded rows in memory, stored to out. */
+KILN__FN void KILN__SFX(kiln__abs_rot)(const kiln_soa_xform *x0, const kiln_soa_xform *x1, unsigned o, kv u,
+                                       const kv *sq, kiln_soa_xform *out)
+{
+    kv_quat a = {kv_ld(x0->qx + o), kv_ld(x0->qy + o), kv_ld(x0->qz + o), kv_ld(x0->qw + o)};
+    kv_quat bq = {kv_ld(x1->qx + o), kv_ld(x1->qy + o), kv_ld(x1->qz + o), kv_ld(x1->qw + o)};
+    kv_quat r = KILN__SFX(kiln__qinterp)(a, bq, u, sq);
+    kv_st(out->qx + o, r.x), kv_st(out->qy + o, r.y), kv_st(out->qz + o, r.z), kv_st(out->qw + o, r.w);
+}
+
 /* Lanes [o, o + KV_W): T = ta·T0 + tb·Tc + tc·k, S = (sa·S0 + sb·Sc + sz)·(sc·k + sd),
  * R = (ra·R0 + rb·Rc + rz·I) ⊗ k'. Every load precedes every store (out may alias base). */
 KILN__FN void KILN__SFX(kiln__compose)(kv_xf k, const kiln__modes *m, uint32_t flags, unsigned o,
@@ -520,16 +560,26 @@ KILN__KERNEL void KILN__SFX(kiln__sample_blocks)(const kiln__sample_job *job, ui
         const kiln_soa_xform *d0 = job->dec0, *d1 = job->dec1;
         uint32_t start = b0;
         if (job->fill1) {
+            /* row 1 decoded into the context with the translations and scales of up to
+             * KILN__ABS_RUN blocks, then their rotations back to back (see kiln__abs_run) */
             const unsigned char *row1 = job->row1;
             kiln_soa_xform *f1 = job->fill1;
-            for (; b0 < b1; b0++, out++) {
-                uint32_t flags = pv.blocks[b0].flags;
-                const uint32_t want = KILN__BLK_CACHE | KILN__BLK_ABSOLUTE | KILN__BLK_PACKED;
-                if ((flags & (want | KILN__BLK_EXACT)) != want) break;
-                for (unsigned h = 0; h < KV_PER_BLOCK; h++) {
-                    if (flags & KILN__BLK_NARROW) KILN__SFX(kiln__interp_abs_fill)(&pv, b0, h, d0 + b0, row1, f1 + b0, u, sq, 1, out);
-                    else KILN__SFX(kiln__interp_abs_fill)(&pv, b0, h, d0 + b0, row1, f1 + b0, u, sq, 0, out);
-                }
+            const uint32_t want = KILN__BLK_CACHE | KILN__BLK_ABSOLUTE | KILN__BLK_PACKED;
+            for (;;) {
+                uint32_t n = 0;
+                while (n < KILN__ABS_RUN && b0 + n < b1 && (pv.blocks[b0 + n].flags & (want | KILN__BLK_EXACT)) == want) n++;
+                if (!n) break;
+                for (uint32_t i = 0; i < n; i++)
+                    for (unsigned h = 0; h < KV_PER_BLOCK; h++) {
+                        if (pv.blocks[b0 + i].flags & KILN__BLK_NARROW)
+                            KILN__SFX(kiln__abs_fill_keys)(&pv, b0 + i, h, d0 + b0 + i, row1, f1 + b0 + i, u, 1, out + i);
+                        else
+                            KILN__SFX(kiln__abs_fill_keys)(&pv, b0 + i, h, d0 + b0 + i, row1, f1 + b0 + i, u, 0, out + i);
+                    }
+                for (uint32_t i = 0; i < n; i++)
+                    for (unsigned h = 0; h < KV_PER_BLOCK; h++)
+                        KILN__SFX(kiln__abs_rot)(d0 + b0 + i, f1 + b0 + i, h * KV_W, u, sq, out + i);
+                b0 += n, out += n;
             }
         } else {
             for (; b0 < b1; b0++, out++) {
