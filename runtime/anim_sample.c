@@ -128,10 +128,11 @@ static kiln__frame_pos kiln__frame_of(const kiln_anim_binding *b, double time_s,
 {
     kiln__frame_pos p;
     double rel = kiln__rel_frame(time_s, b->framerate, b->first_frame, b->frame_count, kiln__wraps(b, loop));
-    double i = floor(rel);
     uint32_t last = b->frame_count - 1u;
-    p.row0 = (uint32_t)i;
-    p.u = (float)(rel - i);
+    /* rel is in [0, last] (last < 2^32): truncation is floor, without the libm call; fabs
+     * keeps u = +0 for rel = -0 (time -0), as rel - floor(rel) gives */
+    p.row0 = (uint32_t)rel;
+    p.u = (float)fabs(rel - (double)p.row0);
     /* A fraction just below 1 rounds to 1.0f: that is the next frame, sampled exactly. */
     if (!(p.u < 1.0f)) p.row0++, p.u = 0.0f;
     if (p.row0 >= last) p.row0 = last, p.u = 0.0f;

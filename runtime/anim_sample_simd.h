@@ -101,12 +101,6 @@ KILN__FN kv KILN__SFX(kiln__fetch_p)(const float *scale, const float *min, unsig
     return kv_add(kv_mul(kv_ld(scale + o), kv_cvt_u(KILN__SFX(kiln__unpack_w)(src, w, h, narrow))), kv_ld(min + o));
 }
 
-/* The precomputed steps of packed block blk: 9 components x 8 lanes. */
-KILN__FN const float *KILN__SFX(kiln__packed_scale)(const kiln_anim_binding *b, uint32_t blk)
-{
-    return b->packed_scale + (size_t)blk * (KILN_ANIM_COMPONENTS - 1) * KILN__LANES;
-}
-
 /* Both rows of a quantised block, lane group h (packed blocks go through kiln__interp_packed). */
 KILN__FN void KILN__SFX(kiln__fetch_rows)(const kiln_anim_binding *b, const kiln__clip_block *cb,
                                           const kiln_soa_xform *cst, unsigned h, const unsigned char *row0,
@@ -116,40 +110,62 @@ KILN__FN void KILN__SFX(kiln__fetch_rows)(const kiln_anim_binding *b, const kiln
     *bb = KILN__SFX(kiln__fetch_xf)(b, cb, cst, h, row1);
 }
 
-/* A cursor over the stored components of a KILN__BLK_PACKED block in one row (s0) or two
- * (s0, s1), walking them in order: their widths, tracks and precomputed steps. */
+/* The stored components of a KILN__BLK_PACKED block in one row (s0) or two (s0, s1): their
+ * widths, tracks, precomputed steps and row offsets (the binding's offset[] of each component:
+ * one load per component, not a running sum of the widths before it). */
 typedef struct KILN__SFX(kiln__packed_cursor) {
     const kiln_blob_anim_track *tr;
     const float *scale;
     const uint8_t *w;
+    const uint32_t *at;
     const unsigned char *s0, *s1;
     unsigned h;
 } KILN__SFX(kiln__packed_cursor);
 
-KILN__FN KILN__SFX(kiln__packed_cursor) KILN__SFX(kiln__packed_at)(const kiln_anim_binding *b, uint32_t blk, unsigned h,
-                                                                     const unsigned char *row0, const unsigned char *row1)
+/* Where stored component q (qw is not stored: 6 and up are sx, sy, sz) starts in a row. */
+KILN__FN uint32_t KILN__SFX(kiln__packed_off)(const KILN__SFX(kiln__packed_cursor) *c, unsigned q)
 {
-    const kiln__clip_block *cb = &b->blocks[blk];
-    KILN__SFX(kiln__packed_cursor) c = {&b->tracks[cb->track[0]], KILN__SFX(kiln__packed_scale)(b, blk), cb->packed_width,
-                                        row0 + cb->offset[0], row1 + cb->offset[0], h};
+    return c->at[q < KILN__QW ? q : q + 1u];
+}
+
+/* The binding's arrays the packed decoders read, copied out of it once per kernel call: the
+ * kernels' vector stores may alias the binding as far as the compiler knows, so read through
+ * the binding these pointers would be reloaded for every block. */
+typedef struct KILN__SFX(kiln__packed_view) {
+    const kiln__clip_block *blocks;
+    const kiln_blob_anim_track *tracks;
+    const float *scale;
+} KILN__SFX(kiln__packed_view);
+
+KILN__FN KILN__SFX(kiln__packed_view) KILN__SFX(kiln__packed_view_of)(const kiln_anim_binding *b)
+{
+    KILN__SFX(kiln__packed_view) v = {b->blocks, b->tracks, b->packed_scale};
+    return v;
+}
+
+KILN__FN KILN__SFX(kiln__packed_cursor) KILN__SFX(kiln__packed_at)(const KILN__SFX(kiln__packed_view) *v, uint32_t blk,
+                                                                     unsigned h, const unsigned char *row0,
+                                                                     const unsigned char *row1)
+{
+    const kiln__clip_block *cb = &v->blocks[blk];
+    KILN__SFX(kiln__packed_cursor) c = {&v->tracks[cb->track[0]], v->scale + (size_t)blk * (KILN_ANIM_COMPONENTS - 1) * KILN__LANES,
+                                        cb->packed_width, cb->offset, row0, row1, h};
     return c;
 }
 
-/* Stored component q of row 0 alone (decoding one row: the cursor advances past it). */
+/* Stored component q of row 0 alone (decoding one row). */
 KILN__FN kv KILN__SFX(kiln__packed_one)(KILN__SFX(kiln__packed_cursor) *c, unsigned q, int narrow)
 {
-    unsigned w = c->w[q];
-    kv v = KILN__SFX(kiln__fetch_p)(c->scale + q * KILN__LANES, c->tr[q].range_min, w, c->h, c->s0, narrow);
-    c->s0 += kiln__clip_track_bytes(w);
-    return v;
+    return KILN__SFX(kiln__fetch_p)(c->scale + q * KILN__LANES, c->tr[q].range_min, c->w[q], c->h,
+                                    c->s0 + KILN__SFX(kiln__packed_off)(c, q), narrow);
 }
 
 /* Lane group h of one row of packed block blk decoded into d, each component stored as soon
  * as it is decoded (qx, qy, qz stay for the rebuilt qw). */
-KILN__FN void KILN__SFX(kiln__decode_packed)(const kiln_anim_binding *b, uint32_t blk, unsigned h,
+KILN__FN void KILN__SFX(kiln__decode_packed)(const KILN__SFX(kiln__packed_view) *pv, uint32_t blk, unsigned h,
                                              const unsigned char *row, kiln_soa_xform *d, int narrow)
 {
-    KILN__SFX(kiln__packed_cursor) c = KILN__SFX(kiln__packed_at)(b, blk, h, row, row);
+    KILN__SFX(kiln__packed_cursor) c = KILN__SFX(kiln__packed_at)(pv, blk, h, row, row);
     unsigned o = h * KV_W;
     kv_st(d->tx + o, KILN__SFX(kiln__packed_one)(&c, 0, narrow));
     kv_st(d->ty + o, KILN__SFX(kiln__packed_one)(&c, 1, narrow));
@@ -166,14 +182,15 @@ KILN__FN void KILN__SFX(kiln__decode_packed)(const kiln_anim_binding *b, uint32_
 KILN__KERNEL void KILN__SFX(kiln__decode_block)(const kiln_anim_binding *b, uint32_t block, const unsigned char *row0,
                                                 const unsigned char *row1, kiln_soa_xform *d0, kiln_soa_xform *d1)
 {
+    const KILN__SFX(kiln__packed_view) pv = KILN__SFX(kiln__packed_view_of)(b);
     const kiln__clip_block *cb = &b->blocks[block];
     const kiln_soa_xform *cst = (const kiln_soa_xform *)(const void *)b->constants + block;
     if (cb->flags & KILN__BLK_PACKED) {
         for (unsigned h = 0; h < KV_PER_BLOCK; h++) {
-            if (cb->flags & KILN__BLK_NARROW) KILN__SFX(kiln__decode_packed)(b, block, h, row0, d0, 1);
-            else KILN__SFX(kiln__decode_packed)(b, block, h, row0, d0, 0);
-            if (d1 && (cb->flags & KILN__BLK_NARROW)) KILN__SFX(kiln__decode_packed)(b, block, h, row1, d1, 1);
-            else if (d1) KILN__SFX(kiln__decode_packed)(b, block, h, row1, d1, 0);
+            if (cb->flags & KILN__BLK_NARROW) KILN__SFX(kiln__decode_packed)(&pv, block, h, row0, d0, 1);
+            else KILN__SFX(kiln__decode_packed)(&pv, block, h, row0, d0, 0);
+            if (d1 && (cb->flags & KILN__BLK_NARROW)) KILN__SFX(kiln__decode_packed)(&pv, block, h, row1, d1, 1);
+            else if (d1) KILN__SFX(kiln__decode_packed)(&pv, block, h, row1, d1, 0);
         }
         return;
     }
@@ -232,13 +249,13 @@ KILN__FN kv_quat KILN__SFX(kiln__qinterp)(kv_quat a, kv_quat b, kv u, const kv *
     return KILN__SFX(kiln__qnormalize_tree)(r);
 }
 
-/* Stored component q of both rows (components in order: the cursor advances past it). */
+/* Stored component q of both rows. */
 KILN__FN void KILN__SFX(kiln__packed_pair)(KILN__SFX(kiln__packed_cursor) *c, unsigned q, int narrow, kv *a, kv *bq)
 {
     unsigned w = c->w[q];
-    *a = KILN__SFX(kiln__fetch_p)(c->scale + q * KILN__LANES, c->tr[q].range_min, w, c->h, c->s0, narrow);
-    *bq = KILN__SFX(kiln__fetch_p)(c->scale + q * KILN__LANES, c->tr[q].range_min, w, c->h, c->s1, narrow);
-    c->s0 += kiln__clip_track_bytes(w), c->s1 += kiln__clip_track_bytes(w);
+    uint32_t off = KILN__SFX(kiln__packed_off)(c, q);
+    *a = KILN__SFX(kiln__fetch_p)(c->scale + q * KILN__LANES, c->tr[q].range_min, w, c->h, c->s0 + off, narrow);
+    *bq = KILN__SFX(kiln__fetch_p)(c->scale + q * KILN__LANES, c->tr[q].range_min, w, c->h, c->s1 + off, narrow);
 }
 
 KILN__FN kv KILN__SFX(kiln__packed_lerp)(KILN__SFX(kiln__packed_cursor) *c, unsigned q, kv u, int narrow)
@@ -249,25 +266,31 @@ KILN__FN kv KILN__SFX(kiln__packed_lerp)(KILN__SFX(kiln__packed_cursor) *c, unsi
 }
 
 /* The rotation (stored components 3 to 5, qw rebuilt in both rows), interpolated. */
+/* The rotation keys of both rows (stored components 3 to 5, qw rebuilt). */
+KILN__FN void KILN__SFX(kiln__packed_rot_keys)(KILN__SFX(kiln__packed_cursor) *c, int narrow, kv_quat *qa, kv_quat *qb)
+{
+    KILN__SFX(kiln__packed_pair)(c, 3, narrow, &qa->x, &qb->x);
+    KILN__SFX(kiln__packed_pair)(c, 4, narrow, &qa->y, &qb->y);
+    KILN__SFX(kiln__packed_pair)(c, 5, narrow, &qa->z, &qb->z);
+    qa->w = KILN__SFX(kiln__rebuild_qw)(qa->x, qa->y, qa->z);
+    qb->w = KILN__SFX(kiln__rebuild_qw)(qb->x, qb->y, qb->z);
+}
+
 KILN__FN kv_quat KILN__SFX(kiln__packed_rot)(KILN__SFX(kiln__packed_cursor) *c, kv u, const kv *sq, int narrow)
 {
     kv_quat qa, qb;
-    KILN__SFX(kiln__packed_pair)(c, 3, narrow, &qa.x, &qb.x);
-    KILN__SFX(kiln__packed_pair)(c, 4, narrow, &qa.y, &qb.y);
-    KILN__SFX(kiln__packed_pair)(c, 5, narrow, &qa.z, &qb.z);
-    qa.w = KILN__SFX(kiln__rebuild_qw)(qa.x, qa.y, qa.z);
-    qb.w = KILN__SFX(kiln__rebuild_qw)(qb.x, qb.y, qb.z);
+    KILN__SFX(kiln__packed_rot_keys)(c, narrow, &qa, &qb);
     return KILN__SFX(kiln__qinterp)(qa, qb, u, sq);
 }
 
 /* The key of packed block blk, lane group h, in registers (for composing): each component
  * decoded from both rows and interpolated at once, the same arithmetic as fetch_rows +
  * interp_xf, but with two rows of nine components never live together, so nothing spills. */
-KILN__FN kv_xf KILN__SFX(kiln__interp_packed)(const kiln_anim_binding *b, uint32_t blk, unsigned h,
+KILN__FN kv_xf KILN__SFX(kiln__interp_packed)(const KILN__SFX(kiln__packed_view) *pv, uint32_t blk, unsigned h,
                                               const unsigned char *row0, const unsigned char *row1, kv u, const kv *sq,
                                               int narrow)
 {
-    KILN__SFX(kiln__packed_cursor) c = KILN__SFX(kiln__packed_at)(b, blk, h, row0, row1);
+    KILN__SFX(kiln__packed_cursor) c = KILN__SFX(kiln__packed_at)(pv, blk, h, row0, row1);
     kv_xf k;
     k.tx = KILN__SFX(kiln__packed_lerp)(&c, 0, u, narrow);
     k.ty = KILN__SFX(kiln__packed_lerp)(&c, 1, u, narrow);
@@ -281,11 +304,11 @@ KILN__FN kv_xf KILN__SFX(kiln__interp_packed)(const kiln_anim_binding *b, uint32
 
 /* The same key of an ABSOLUTE packed block stored to out as each component is ready: no key
  * held in registers across the rotation, hence no spills. */
-KILN__FN void KILN__SFX(kiln__interp_packed_abs)(const kiln_anim_binding *b, uint32_t blk, unsigned h,
+KILN__FN void KILN__SFX(kiln__interp_packed_abs)(const KILN__SFX(kiln__packed_view) *pv, uint32_t blk, unsigned h,
                                                  const unsigned char *row0, const unsigned char *row1, kv u,
                                                  const kv *sq, int narrow, kiln_soa_xform *out)
 {
-    KILN__SFX(kiln__packed_cursor) c = KILN__SFX(kiln__packed_at)(b, blk, h, row0, row1);
+    KILN__SFX(kiln__packed_cursor) c = KILN__SFX(kiln__packed_at)(pv, blk, h, row0, row1);
     unsigned o = h * KV_W;
     kv_st(out->tx + o, KILN__SFX(kiln__packed_lerp)(&c, 0, u, narrow));
     kv_st(out->ty + o, KILN__SFX(kiln__packed_lerp)(&c, 1, u, narrow));
@@ -295,6 +318,54 @@ KILN__FN void KILN__SFX(kiln__interp_packed_abs)(const kiln_anim_binding *b, uin
     kv_st(out->sx + o, KILN__SFX(kiln__packed_lerp)(&c, 6, u, narrow));
     kv_st(out->sy + o, KILN__SFX(kiln__packed_lerp)(&c, 7, u, narrow));
     kv_st(out->sz + o, KILN__SFX(kiln__packed_lerp)(&c, 8, u, narrow));
+}
+
+/* The first half of kiln__interp_packed_abs: the translation and scale interpolated and
+ * stored to out, the rotation keys of both rows decoded into qa and qb (for kiln__abs_run). */
+KILN__FN void KILN__SFX(kiln__packed_abs_keys)(const KILN__SFX(kiln__packed_view) *pv, uint32_t blk, unsigned h,
+                                               const unsigned char *row0, const unsigned char *row1, kv u, int narrow,
+                                               kiln_soa_xform *out, kv_quat *qa, kv_quat *qb)
+{
+    KILN__SFX(kiln__packed_cursor) c = KILN__SFX(kiln__packed_at)(pv, blk, h, row0, row1);
+    unsigned o = h * KV_W;
+    kv_st(out->tx + o, KILN__SFX(kiln__packed_lerp)(&c, 0, u, narrow));
+    kv_st(out->ty + o, KILN__SFX(kiln__packed_lerp)(&c, 1, u, narrow));
+    kv_st(out->tz + o, KILN__SFX(kiln__packed_lerp)(&c, 2, u, narrow));
+    KILN__SFX(kiln__packed_rot_keys)(&c, narrow, qa, qb);
+    kv_st(out->sx + o, KILN__SFX(kiln__packed_lerp)(&c, 6, u, narrow));
+    kv_st(out->sy + o, KILN__SFX(kiln__packed_lerp)(&c, 7, u, narrow));
+    kv_st(out->sz + o, KILN__SFX(kiln__packed_lerp)(&c, 8, u, narrow));
+}
+
+/* Up to this many ABSOLUTE packed blocks at a time in kiln__abs_run. */
+#define KILN__ABS_RUN 8u
+
+/* ABSOLUTE packed blocks [b0, b0 + n) (n <= KILN__ABS_RUN) from the rows in place (random
+ * access), in two passes: the translations, scales and rotation keys of every block, then
+ * every block's rotation. A rotation (dot, t', lerp, normalise) is one dependent chain of some
+ * 60 cycles in some 50 instructions; after the decode of a whole block (some 270
+ * instructions) the next one started beyond what the core keeps in flight, so the chains ran
+ * one after the other. Back to back they overlap. The same arithmetic per block as
+ * kiln__interp_packed_abs. */
+KILN__FN void KILN__SFX(kiln__abs_run)(const KILN__SFX(kiln__packed_view) *pv, uint32_t b0, uint32_t n,
+                                       const unsigned char *row0, const unsigned char *row1, kv u, const kv *sq,
+                                       kiln_soa_xform *out)
+{
+    kv_quat qa[KILN__ABS_RUN * KV_PER_BLOCK], qb[KILN__ABS_RUN * KV_PER_BLOCK];
+    for (uint32_t i = 0; i < n; i++)
+        for (unsigned h = 0; h < KV_PER_BLOCK; h++) {
+            unsigned g = i * KV_PER_BLOCK + h;
+            if (pv->blocks[b0 + i].flags & KILN__BLK_NARROW)
+                KILN__SFX(kiln__packed_abs_keys)(pv, b0 + i, h, row0, row1, u, 1, out + i, &qa[g], &qb[g]);
+            else
+                KILN__SFX(kiln__packed_abs_keys)(pv, b0 + i, h, row0, row1, u, 0, out + i, &qa[g], &qb[g]);
+        }
+    for (uint32_t i = 0; i < n; i++)
+        for (unsigned h = 0; h < KV_PER_BLOCK; h++) {
+            unsigned g = i * KV_PER_BLOCK, o = h * KV_W;
+            kv_quat r = KILN__SFX(kiln__qinterp)(qa[g + h], qb[g + h], u, sq);
+            kv_st(out[i].qx + o, r.x), kv_st(out[i].qy + o, r.y), kv_st(out[i].qz + o, r.z), kv_st(out[i].qw + o, r.w);
+        }
 }
 
 /* Lanes [o, o + KV_W) of a row whose component c is at p[c]. */
@@ -351,12 +422,12 @@ KILN__FN void KILN__SFX(kiln__interp_abs)(const kiln_soa_xform *x0, const kiln_s
 /* kiln__interp_abs for an ABSOLUTE packed block whose row 1 the context does not hold yet
  * (forward playback stepping to the next frame pair): row 1 decoded component by component,
  * stored into the context (d1) and interpolated against row 0 from the context at once. */
-KILN__FN void KILN__SFX(kiln__interp_abs_fill)(const kiln_anim_binding *b, uint32_t blk, unsigned h,
+KILN__FN void KILN__SFX(kiln__interp_abs_fill)(const KILN__SFX(kiln__packed_view) *pv, uint32_t blk, unsigned h,
                                                const kiln_soa_xform *x0, const unsigned char *row1,
                                                kiln_soa_xform *d1, kv u, const kv *sq, int narrow,
                                                kiln_soa_xform *out)
 {
-    KILN__SFX(kiln__packed_cursor) c = KILN__SFX(kiln__packed_at)(b, blk, h, row1, row1);
+    KILN__SFX(kiln__packed_cursor) c = KILN__SFX(kiln__packed_at)(pv, blk, h, row1, row1);
     unsigned o = h * KV_W;
 #define KILN__FILL_ST(comp, q)                                                                            \
     do {                                                                                                  \
@@ -380,6 +451,46 @@ KILN__FN void KILN__SFX(kiln__interp_abs_fill)(const kiln_anim_binding *b, uint3
     KILN__FILL_ST(sy, 7);
     KILN__FILL_ST(sz, 8);
 #undef KILN__FILL_ST
+}
+
+/* kiln__interp_abs_fill without the rotation's interpolation: row 1 of an ABSOLUTE packed block
+ * decoded into d1 (qw rebuilt), its translation and scale interpolated against row 0 (x0) and
+ * stored to out. kiln__abs_rot then interpolates the rotation from x0 and d1. */
+KILN__FN void KILN__SFX(kiln__abs_fill_keys)(const KILN__SFX(kiln__packed_view) *pv, uint32_t blk, unsigned h,
+                                             const kiln_soa_xform *x0, const unsigned char *row1, kiln_soa_xform *d1,
+                                             kv u, int narrow, kiln_soa_xform *out)
+{
+    KILN__SFX(kiln__packed_cursor) c = KILN__SFX(kiln__packed_at)(pv, blk, h, row1, row1);
+    unsigned o = h * KV_W;
+#define KILN__FILL_ST(comp, q)                                                                            \
+    do {                                                                                                  \
+        kv a_ = kv_ld(x0->comp + o), b_ = KILN__SFX(kiln__packed_one)(&c, q, narrow);                     \
+        kv_st(d1->comp + o, b_);                                                                          \
+        kv_st(out->comp + o, kv_fma(u, kv_sub(b_, a_), a_));                                              \
+    } while (0)
+    KILN__FILL_ST(tx, 0);
+    KILN__FILL_ST(ty, 1);
+    KILN__FILL_ST(tz, 2);
+    kv_quat bq;
+    bq.x = KILN__SFX(kiln__packed_one)(&c, 3, narrow);
+    bq.y = KILN__SFX(kiln__packed_one)(&c, 4, narrow);
+    bq.z = KILN__SFX(kiln__packed_one)(&c, 5, narrow);
+    bq.w = KILN__SFX(kiln__rebuild_qw)(bq.x, bq.y, bq.z);
+    kv_st(d1->qx + o, bq.x), kv_st(d1->qy + o, bq.y), kv_st(d1->qz + o, bq.z), kv_st(d1->qw + o, bq.w);
+    KILN__FILL_ST(sx, 6);
+    KILN__FILL_ST(sy, 7);
+    KILN__FILL_ST(sz, 8);
+#undef KILN__FILL_ST
+}
+
+/* The rotation of an ABSOLUTE block between two decoded rows in memory, stored to out. */
+KILN__FN void KILN__SFX(kiln__abs_rot)(const kiln_soa_xform *x0, const kiln_soa_xform *x1, unsigned o, kv u,
+                                       const kv *sq, kiln_soa_xform *out)
+{
+    kv_quat a = {kv_ld(x0->qx + o), kv_ld(x0->qy + o), kv_ld(x0->qz + o), kv_ld(x0->qw + o)};
+    kv_quat bq = {kv_ld(x1->qx + o), kv_ld(x1->qy + o), kv_ld(x1->qz + o), kv_ld(x1->qw + o)};
+    kv_quat r = KILN__SFX(kiln__qinterp)(a, bq, u, sq);
+    kv_st(out->qx + o, r.x), kv_st(out->qy + o, r.y), kv_st(out->qz + o, r.z), kv_st(out->qw + o, r.w);
 }
 
 /* Lanes [o, o + KV_W): T = ta·T0 + tb·Tc + tc·k, S = (sa·S0 + sb·Sc + sz)·(sc·k + sd),
@@ -436,6 +547,7 @@ KILN__KERNEL void KILN__SFX(kiln__sample_blocks)(const kiln__sample_job *job, ui
                                                  kiln_soa_xform *out)
 {
     const kiln_anim_binding *b = job->binding;
+    const KILN__SFX(kiln__packed_view) pv = KILN__SFX(kiln__packed_view_of)(b);
     const kv u = kv_set1(job->u);
     kv sq[KILN__SLERP_DEG];
     for (int i = 0; i < KILN__SLERP_DEG; i++) sq[i] = kv_set1(job->slerp_q[i]);
@@ -448,20 +560,30 @@ KILN__KERNEL void KILN__SFX(kiln__sample_blocks)(const kiln__sample_job *job, ui
         const kiln_soa_xform *d0 = job->dec0, *d1 = job->dec1;
         uint32_t start = b0;
         if (job->fill1) {
+            /* row 1 decoded into the context with the translations and scales of up to
+             * KILN__ABS_RUN blocks, then their rotations back to back (see kiln__abs_run) */
             const unsigned char *row1 = job->row1;
             kiln_soa_xform *f1 = job->fill1;
-            for (; b0 < b1; b0++, out++) {
-                uint32_t flags = b->blocks[b0].flags;
-                const uint32_t want = KILN__BLK_CACHE | KILN__BLK_ABSOLUTE | KILN__BLK_PACKED;
-                if ((flags & (want | KILN__BLK_EXACT)) != want) break;
-                for (unsigned h = 0; h < KV_PER_BLOCK; h++) {
-                    if (flags & KILN__BLK_NARROW) KILN__SFX(kiln__interp_abs_fill)(b, b0, h, d0 + b0, row1, f1 + b0, u, sq, 1, out);
-                    else KILN__SFX(kiln__interp_abs_fill)(b, b0, h, d0 + b0, row1, f1 + b0, u, sq, 0, out);
-                }
+            const uint32_t want = KILN__BLK_CACHE | KILN__BLK_ABSOLUTE | KILN__BLK_PACKED;
+            for (;;) {
+                uint32_t n = 0;
+                while (n < KILN__ABS_RUN && b0 + n < b1 && (pv.blocks[b0 + n].flags & (want | KILN__BLK_EXACT)) == want) n++;
+                if (!n) break;
+                for (uint32_t i = 0; i < n; i++)
+                    for (unsigned h = 0; h < KV_PER_BLOCK; h++) {
+                        if (pv.blocks[b0 + i].flags & KILN__BLK_NARROW)
+                            KILN__SFX(kiln__abs_fill_keys)(&pv, b0 + i, h, d0 + b0 + i, row1, f1 + b0 + i, u, 1, out + i);
+                        else
+                            KILN__SFX(kiln__abs_fill_keys)(&pv, b0 + i, h, d0 + b0 + i, row1, f1 + b0 + i, u, 0, out + i);
+                    }
+                for (uint32_t i = 0; i < n; i++)
+                    for (unsigned h = 0; h < KV_PER_BLOCK; h++)
+                        KILN__SFX(kiln__abs_rot)(d0 + b0 + i, f1 + b0 + i, h * KV_W, u, sq, out + i);
+                b0 += n, out += n;
             }
         } else {
             for (; b0 < b1; b0++, out++) {
-                uint32_t flags = b->blocks[b0].flags;
+                uint32_t flags = pv.blocks[b0].flags;
                 if ((flags & (KILN__BLK_CACHE | KILN__BLK_ABSOLUTE | KILN__BLK_EXACT)) != (KILN__BLK_CACHE | KILN__BLK_ABSOLUTE)) break;
                 for (unsigned h = 0; h < KV_PER_BLOCK; h++) KILN__SFX(kiln__interp_abs)(d0 + b0, d1 + b0, h * KV_W, u, sq, 0, out);
             }
@@ -470,7 +592,7 @@ KILN__KERNEL void KILN__SFX(kiln__sample_blocks)(const kiln__sample_job *job, ui
     }
     if (job->dec0) {
         for (; b0 < b1; b0++, rest++, base++, out++) {
-            uint32_t flags = b->blocks[b0].flags;
+            uint32_t flags = pv.blocks[b0].flags;
             if ((flags & (KILN__BLK_CACHE | KILN__BLK_EXACT)) != KILN__BLK_CACHE) break;
             if (job->fill1) {
                 /* row 1 into the context first, unless decoded below as it is interpolated */
@@ -478,9 +600,9 @@ KILN__KERNEL void KILN__SFX(kiln__sample_blocks)(const kiln__sample_job *job, ui
                     !job->u_zero) {
                     for (unsigned h = 0; h < KV_PER_BLOCK; h++) {
                         if (flags & KILN__BLK_NARROW)
-                            KILN__SFX(kiln__interp_abs_fill)(b, b0, h, job->dec0 + b0, job->row1, job->fill1 + b0, u, sq, 1, out);
+                            KILN__SFX(kiln__interp_abs_fill)(&pv, b0, h, job->dec0 + b0, job->row1, job->fill1 + b0, u, sq, 1, out);
                         else
-                            KILN__SFX(kiln__interp_abs_fill)(b, b0, h, job->dec0 + b0, job->row1, job->fill1 + b0, u, sq, 0, out);
+                            KILN__SFX(kiln__interp_abs_fill)(&pv, b0, h, job->dec0 + b0, job->row1, job->fill1 + b0, u, sq, 0, out);
                     }
                     continue;
                 }
@@ -499,36 +621,33 @@ KILN__KERNEL void KILN__SFX(kiln__sample_blocks)(const kiln__sample_job *job, ui
     }
     if (!job->dec0) {
         /* absolute packed blocks alone first: no rest or base to track */
-        const unsigned char *row0 = job->row0, *row1 = job->row1;
-        uint32_t start = b0;
-        for (; b0 < b1; b0++, out++) {
-            uint32_t flags = b->blocks[b0].flags;
-            if ((flags & (KILN__BLK_PACKED | KILN__BLK_EXACT | KILN__BLK_ABSOLUTE)) != (KILN__BLK_PACKED | KILN__BLK_ABSOLUTE)) break;
-            for (unsigned h = 0; h < KV_PER_BLOCK; h++) {
-                if (flags & KILN__BLK_NARROW) KILN__SFX(kiln__interp_packed_abs)(b, b0, h, row0, row1, u, sq, 1, out);
-                else KILN__SFX(kiln__interp_packed_abs)(b, b0, h, row0, row1, u, sq, 0, out);
-            }
+        const uint32_t want = KILN__BLK_PACKED | KILN__BLK_ABSOLUTE;
+        for (;;) {
+            uint32_t n = 0;
+            while (n < KILN__ABS_RUN && b0 + n < b1 && (pv.blocks[b0 + n].flags & (want | KILN__BLK_EXACT)) == want) n++;
+            if (!n) break;
+            KILN__SFX(kiln__abs_run)(&pv, b0, n, job->row0, job->row1, u, sq, out);
+            b0 += n, out += n, rest += n, base += n;
         }
-        rest += b0 - start, base += b0 - start;
     }
     for (; b0 < b1; b0++, rest++, base++, out++) {
-        const kiln__clip_block *cb = &b->blocks[b0];
+        const kiln__clip_block *cb = &pv.blocks[b0];
         uint32_t flags = cb->flags;
         if ((flags & (KILN__BLK_PACKED | KILN__BLK_EXACT)) != KILN__BLK_PACKED || (job->dec0 && (flags & KILN__BLK_CACHE))) break;
         for (unsigned h = 0; h < KV_PER_BLOCK; h++) {
             if ((flags & (KILN__BLK_ABSOLUTE | KILN__BLK_NARROW)) == (KILN__BLK_ABSOLUTE | KILN__BLK_NARROW)) {
-                KILN__SFX(kiln__interp_packed_abs)(b, b0, h, job->row0, job->row1, u, sq, 1, out);
+                KILN__SFX(kiln__interp_packed_abs)(&pv, b0, h, job->row0, job->row1, u, sq, 1, out);
             } else if (flags & KILN__BLK_ABSOLUTE) {
-                KILN__SFX(kiln__interp_packed_abs)(b, b0, h, job->row0, job->row1, u, sq, 0, out);
+                KILN__SFX(kiln__interp_packed_abs)(&pv, b0, h, job->row0, job->row1, u, sq, 0, out);
             } else {
-                kv_xf k = (flags & KILN__BLK_NARROW) ? KILN__SFX(kiln__interp_packed)(b, b0, h, job->row0, job->row1, u, sq, 1)
-                                                     : KILN__SFX(kiln__interp_packed)(b, b0, h, job->row0, job->row1, u, sq, 0);
+                kv_xf k = (flags & KILN__BLK_NARROW) ? KILN__SFX(kiln__interp_packed)(&pv, b0, h, job->row0, job->row1, u, sq, 1)
+                                                     : KILN__SFX(kiln__interp_packed)(&pv, b0, h, job->row0, job->row1, u, sq, 0);
                 KILN__SFX(kiln__compose)(k, &b->modes[b0], flags, h * KV_W, rest, base, out);
             }
         }
     }
     for (uint32_t blk = b0; blk < b1; blk++, rest++, base++, out++) {
-        const kiln__clip_block *cb = &b->blocks[blk];
+        const kiln__clip_block *cb = &pv.blocks[blk];
         const kiln__modes *m = &b->modes[blk];
         uint32_t flags = cb->flags;
         /* Rows as SoA blocks: in place (dense raw), in the context cache, decoded straight into
@@ -563,7 +682,7 @@ KILN__KERNEL void KILN__SFX(kiln__sample_blocks)(const kiln__sample_job *job, ui
                     k = KILN__SFX(kiln__interp_xf)(kv_xf_load(x0, h * KV_W), kv_xf_load(x1, h * KV_W), u, sq,
                                                    job->u_zero);
                 } else if (flags & KILN__BLK_PACKED) {
-                    k = KILN__SFX(kiln__interp_packed)(b, blk, h, job->row0, job->row1, u, sq, 0);
+                    k = KILN__SFX(kiln__interp_packed)(&pv, blk, h, job->row0, job->row1, u, sq, 0);
                 } else {
                     kv_xf a, bb;
                     KILN__SFX(kiln__fetch_rows)(b, cb, cst, h, job->row0, job->row1, &a, &bb);
