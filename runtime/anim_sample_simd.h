@@ -419,43 +419,10 @@ KILN__FN void KILN__SFX(kiln__interp_abs)(const kiln_soa_xform *x0, const kiln_s
 #undef KILN__LERP_ST
 }
 
-/* kiln__interp_abs for an ABSOLUTE packed block whose row 1 the context does not hold yet
- * (forward playback stepping to the next frame pair): row 1 decoded component by component,
- * stored into the context (d1) and interpolated against row 0 from the context at once. */
-KILN__FN void KILN__SFX(kiln__interp_abs_fill)(const KILN__SFX(kiln__packed_view) *pv, uint32_t blk, unsigned h,
-                                               const kiln_soa_xform *x0, const unsigned char *row1,
-                                               kiln_soa_xform *d1, kv u, const kv *sq, int narrow,
-                                               kiln_soa_xform *out)
-{
-    KILN__SFX(kiln__packed_cursor) c = KILN__SFX(kiln__packed_at)(pv, blk, h, row1, row1);
-    unsigned o = h * KV_W;
-#define KILN__FILL_ST(comp, q)                                                                            \
-    do {                                                                                                  \
-        kv a_ = kv_ld(x0->comp + o), b_ = KILN__SFX(kiln__packed_one)(&c, q, narrow);                     \
-        kv_st(d1->comp + o, b_);                                                                          \
-        kv_st(out->comp + o, kv_fma(u, kv_sub(b_, a_), a_));                                              \
-    } while (0)
-    KILN__FILL_ST(tx, 0);
-    KILN__FILL_ST(ty, 1);
-    KILN__FILL_ST(tz, 2);
-    kv_quat bq;
-    bq.x = KILN__SFX(kiln__packed_one)(&c, 3, narrow);
-    bq.y = KILN__SFX(kiln__packed_one)(&c, 4, narrow);
-    bq.z = KILN__SFX(kiln__packed_one)(&c, 5, narrow);
-    bq.w = KILN__SFX(kiln__rebuild_qw)(bq.x, bq.y, bq.z);
-    kv_st(d1->qx + o, bq.x), kv_st(d1->qy + o, bq.y), kv_st(d1->qz + o, bq.z), kv_st(d1->qw + o, bq.w);
-    kv_quat a = {kv_ld(x0->qx + o), kv_ld(x0->qy + o), kv_ld(x0->qz + o), kv_ld(x0->qw + o)};
-    kv_quat r = KILN__SFX(kiln__qinterp)(a, bq, u, sq);
-    kv_st(out->qx + o, r.x), kv_st(out->qy + o, r.y), kv_st(out->qz + o, r.z), kv_st(out->qw + o, r.w);
-    KILN__FILL_ST(sx, 6);
-    KILN__FILL_ST(sy, 7);
-    KILN__FILL_ST(sz, 8);
-#undef KILN__FILL_ST
-}
-
-/* kiln__interp_abs_fill without the rotation's interpolation: row 1 of an ABSOLUTE packed block
- * decoded into d1 (qw rebuilt), its translation and scale interpolated against row 0 (x0) and
- * stored to out. kiln__abs_rot then interpolates the rotation from x0 and d1. */
+/* Row 1 of an ABSOLUTE packed block that the context does not hold yet (forward playback
+ * stepping to the next frame pair) decoded into the context (d1, qw rebuilt), its translation
+ * and scale interpolated against row 0 (x0, from the context) and stored to out as each
+ * component is decoded. kiln__abs_rot then interpolates the rotation from x0 and d1. */
 KILN__FN void KILN__SFX(kiln__abs_fill_keys)(const KILN__SFX(kiln__packed_view) *pv, uint32_t blk, unsigned h,
                                              const kiln_soa_xform *x0, const unsigned char *row1, kiln_soa_xform *d1,
                                              kv u, int narrow, kiln_soa_xform *out)
@@ -491,6 +458,17 @@ KILN__FN void KILN__SFX(kiln__abs_rot)(const kiln_soa_xform *x0, const kiln_soa_
     kv_quat bq = {kv_ld(x1->qx + o), kv_ld(x1->qy + o), kv_ld(x1->qz + o), kv_ld(x1->qw + o)};
     kv_quat r = KILN__SFX(kiln__qinterp)(a, bq, u, sq);
     kv_st(out->qx + o, r.x), kv_st(out->qy + o, r.y), kv_st(out->qz + o, r.z), kv_st(out->qw + o, r.w);
+}
+
+/* kiln__interp_abs for an ABSOLUTE packed block whose row 1 the context does not hold yet:
+ * row 1 decoded into the context (d1) with its translation and scale, then the rotation. */
+KILN__FN void KILN__SFX(kiln__interp_abs_fill)(const KILN__SFX(kiln__packed_view) *pv, uint32_t blk, unsigned h,
+                                               const kiln_soa_xform *x0, const unsigned char *row1,
+                                               kiln_soa_xform *d1, kv u, const kv *sq, int narrow,
+                                               kiln_soa_xform *out)
+{
+    KILN__SFX(kiln__abs_fill_keys)(pv, blk, h, x0, row1, d1, u, narrow, out);
+    KILN__SFX(kiln__abs_rot)(x0, d1, h * KV_W, u, sq, out);
 }
 
 /* Lanes [o, o + KV_W): T = ta·T0 + tb·Tc + tc·k, S = (sa·S0 + sb·Sc + sz)·(sc·k + sd),
