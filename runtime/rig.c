@@ -434,12 +434,8 @@ kiln_result kiln_rig_solve(const kiln_rig_desc *d)
         r.moved = 0;
         r.frame.bone = UINT32_MAX;
         const kiln__simd_table *simd = kiln__simd_get();
-        kiln__ik3_batch_fn batch = nik > 1 ? simd->rig_two_bone : NULL;
-#if KILN__SIMD_AVX2
-        r.two_bone = simd->path >= KILN_SIMD_AVX2 ? kiln__ik_two_bone_solve_avx2 : kiln__ik_two_bone_solve;
-#else
-        r.two_bone = kiln__ik_two_bone_solve;
-#endif
+        kiln__ik3_batch_fn batch = nik > 1 ? simd->rig.two_bone_batch : NULL;
+        r.two_bone = simd->rig.two_bone;
         for (uint32_t i = 0; i < nik; i++) {
             /* a record of another skeleton only turns up in unverified (trusted) blobs */
             double w = iks[i].skeleton == d->skeleton ? kiln__weight(d->ik_weights, d->ik_weight_count, i, 1.0) : 0.0;
@@ -469,20 +465,11 @@ kiln_result kiln_rig_solve(const kiln_rig_desc *d)
         }
         const kiln__constraint_plan *cp = (const kiln__constraint_plan *)(const void *)(s + l->cn);
         r.tq = (float(*)[4])(void *)(s + l->tq);
-#if KILN__SIMD_AVX2
-        const int avx2 = simd->path >= KILN_SIMD_AVX2;
-        void (*apply)(kiln__rig *, const kiln_blob_constraint *, const kiln__constraint_plan *, const float *, double) =
-            avx2 ? kiln__constraint_apply_avx2 : kiln__constraint_apply;
-        if (ncn && plan->early) (avx2 ? kiln__constraint_targets_avx2 : kiln__constraint_targets)(&r, cns, cp, ncn);
-#else
-        void (*apply)(kiln__rig *, const kiln_blob_constraint *, const kiln__constraint_plan *, const float *, double) =
-            kiln__constraint_apply;
-        if (ncn && plan->early) kiln__constraint_targets(&r, cns, cp, ncn);
-#endif
+        if (ncn && plan->early) simd->rig.constraint_targets(&r, cns, cp, ncn);
         for (uint32_t i = 0; i < ncn; i++) {
             double w = kiln__weight(d->constraint_weights, d->constraint_weight_count, i, cp[i].own);
             if (w > 0.0 && cp[i].kind != KILN__CONSTRAINT_INVALID)
-                apply(&r, &cns[i], &cp[i], cp[i].early ? r.tq[i] : NULL, w);
+                simd->rig.constraint_apply(&r, &cns[i], &cp[i], cp[i].early ? r.tq[i] : NULL, w);
             else
                 report.constraints_skipped++;
         }

@@ -205,6 +205,16 @@ void kiln__constraint_apply_avx2(kiln__rig *r, const kiln_blob_constraint *c, co
 void kiln__constraint_targets_avx2(kiln__rig *r, const kiln_blob_constraint *c, const kiln__constraint_plan *p,
                                    uint32_t n);
 
+/* A path's rig kernels (its column of the kernel table, simd_table.h). */
+typedef struct kiln__rig_kernels {
+    kiln__ik3_batch_fn two_bone_batch; /* independent two-bone handles in lanes; NULL: one at a time */
+    kiln__ik3_single_fn two_bone;      /* one two-bone handle (kiln__ik_two_bone_solve) */
+    void (*constraint_apply)(kiln__rig *r, const kiln_blob_constraint *c, const kiln__constraint_plan *p,
+                             const float *tr, double w);
+    void (*constraint_targets)(kiln__rig *r, const kiln_blob_constraint *c, const kiln__constraint_plan *p,
+                               uint32_t n);
+} kiln__rig_kernels;
+
 /* ---- vectors and quaternions: contract/math_f64.h ------------------------------------------ */
 /* The shortest rotation taking direction a to direction b (any lengths); the identity when
  * either is (near) zero. Opposite directions turn by pi about `fallback` when it is not NULL

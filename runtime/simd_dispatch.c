@@ -3,7 +3,7 @@
  * kiln_simd_force. Adding an instruction set is one row here and its CPU check.
  *
  * Rows reuse a narrower path's kernels where a module has none of their own: the AVX-512 row
- * holds the AVX2 sampling, pose, blend-shape, instance and scanner kernels next to its own
+ * holds the AVX2 sampling, pose, blend-shape, instance, rig and scanner kernels next to its own
  * mesh-skinning ones.
  *
  * The current row is an atomic pointer so that concurrent first calls from several threads are
@@ -32,7 +32,7 @@ static const kiln__simd_table kiln__row_scalar = {
     kiln__instance_world_scalar,
     &kiln__scan_scalar,
     kiln__crc32c_sw,
-    NULL, /* the serial solver */
+    {NULL, kiln__ik_two_bone_solve, kiln__constraint_apply, kiln__constraint_targets}, /* no batches */
 };
 
 #if KILN__SIMD_SSE2 && KILN__X86_DISPATCH
@@ -56,11 +56,15 @@ static const kiln__simd_table kiln__row_sse2 = {
     kiln__instance_world_sse2,
     &KILN__SCAN_SSE2,
     kiln__crc32c_sw, /* SSE2 has no crc32 instruction */
-    kiln__ik3_batch_sse2,
+    {kiln__ik3_batch_sse2, kiln__ik_two_bone_solve, kiln__constraint_apply, kiln__constraint_targets},
 };
 #endif
 
 #if KILN__SIMD_AVX2
+/* the rig kernels of the AVX2 and AVX-512 rows */
+#define KILN__RIG_AVX2 \
+    {kiln__ik3_batch_avx2, kiln__ik_two_bone_solve_avx2, kiln__constraint_apply_avx2, kiln__constraint_targets_avx2}
+
 static const kiln__simd_table kiln__row_avx2 = {
     KILN_SIMD_AVX2,
     "avx2",
@@ -71,7 +75,7 @@ static const kiln__simd_table kiln__row_avx2 = {
     kiln__instance_world_avx2,
     &KILN__SCAN_AVX2,
     KILN__CRC_SSE42,
-    kiln__ik3_batch_avx2,
+    KILN__RIG_AVX2,
 };
 #endif
 
@@ -87,7 +91,7 @@ static const kiln__simd_table kiln__row_avx512 = {
     kiln__instance_world_avx2,
     &KILN__SCAN_AVX2,
     KILN__CRC_SSE42,
-    kiln__ik3_batch_avx2,
+    KILN__RIG_AVX2,
 };
 #endif
 

@@ -3,8 +3,8 @@
  *
  * Private; not installed. Each module asks kiln__simd_get() for the row in use and calls the
  * kernel it needs from it; no module checks the CPU or switches on the path itself, so
- * kiln_simd_force() governs sampling, pose math, skinning, blend shapes, instance matrices and
- * the blob scanners and CRC alike, and a new instruction set is one more row to fill here.
+ * kiln_simd_force() governs sampling, pose math, skinning, blend shapes, instance matrices, the
+ * rig and the blob scanners and CRC alike, and a new instruction set is one more row to fill here.
  *
  * A path whose module has no kernels of its own reuses the narrower path's (the AVX-512 row
  * holds the AVX2 sampling, blend-shape, instance and scanner kernels); the CRC has no SSE2 form
@@ -34,8 +34,7 @@ typedef struct kiln__simd_table {
     void (*instance_world)(const kiln__instance_job *job); /* instance.c */
     const kiln__scan_kernels *scan;                      /* blob payload scanners (blob_scan.c) */
     uint32_t (*crc32c)(uint32_t crc, const void *data, size_t size); /* blob CRC (crc32c.c) */
-    kiln__ik3_batch_fn rig_two_bone;                     /* independent two-bone IK handles in
-                                                            lanes (rig.c); NULL: one at a time */
+    kiln__rig_kernels rig;                               /* IK and constraints (rig.c) */
 } kiln__simd_table;
 
 /* The row in use: chosen on first use (the best path the CPU has), replaced by
