@@ -265,7 +265,6 @@ KILN__FN kv KILN__SFX(kiln__packed_lerp)(KILN__SFX(kiln__packed_cursor) *c, unsi
     return kv_fma(u, kv_sub(bq, a), a);
 }
 
-/* The rotation (stored components 3 to 5, qw rebuilt in both rows), interpolated. */
 /* The rotation keys of both rows (stored components 3 to 5, qw rebuilt). */
 KILN__FN void KILN__SFX(kiln__packed_rot_keys)(KILN__SFX(kiln__packed_cursor) *c, int narrow, kv_quat *qa, kv_quat *qb)
 {
@@ -276,6 +275,7 @@ KILN__FN void KILN__SFX(kiln__packed_rot_keys)(KILN__SFX(kiln__packed_cursor) *c
     qb->w = KILN__SFX(kiln__rebuild_qw)(qb->x, qb->y, qb->z);
 }
 
+/* The rotation of both rows, interpolated. */
 KILN__FN kv_quat KILN__SFX(kiln__packed_rot)(KILN__SFX(kiln__packed_cursor) *c, kv u, const kv *sq, int narrow)
 {
     kv_quat qa, qb;
@@ -302,26 +302,9 @@ KILN__FN kv_xf KILN__SFX(kiln__interp_packed)(const KILN__SFX(kiln__packed_view)
     return k;
 }
 
-/* The same key of an ABSOLUTE packed block stored to out as each component is ready: no key
- * held in registers across the rotation, hence no spills. */
-KILN__FN void KILN__SFX(kiln__interp_packed_abs)(const KILN__SFX(kiln__packed_view) *pv, uint32_t blk, unsigned h,
-                                                 const unsigned char *row0, const unsigned char *row1, kv u,
-                                                 const kv *sq, int narrow, kiln_soa_xform *out)
-{
-    KILN__SFX(kiln__packed_cursor) c = KILN__SFX(kiln__packed_at)(pv, blk, h, row0, row1);
-    unsigned o = h * KV_W;
-    kv_st(out->tx + o, KILN__SFX(kiln__packed_lerp)(&c, 0, u, narrow));
-    kv_st(out->ty + o, KILN__SFX(kiln__packed_lerp)(&c, 1, u, narrow));
-    kv_st(out->tz + o, KILN__SFX(kiln__packed_lerp)(&c, 2, u, narrow));
-    kv_quat r = KILN__SFX(kiln__packed_rot)(&c, u, sq, narrow);
-    kv_st(out->qx + o, r.x), kv_st(out->qy + o, r.y), kv_st(out->qz + o, r.z), kv_st(out->qw + o, r.w);
-    kv_st(out->sx + o, KILN__SFX(kiln__packed_lerp)(&c, 6, u, narrow));
-    kv_st(out->sy + o, KILN__SFX(kiln__packed_lerp)(&c, 7, u, narrow));
-    kv_st(out->sz + o, KILN__SFX(kiln__packed_lerp)(&c, 8, u, narrow));
-}
-
-/* The first half of kiln__interp_packed_abs: the translation and scale interpolated and
- * stored to out, the rotation keys of both rows decoded into qa and qb (for kiln__abs_run). */
+/* Lane group h of an ABSOLUTE packed block decoded from both rows (for kiln__abs_run): the
+ * translation and scale interpolated and stored to out as each component is ready, the
+ * rotation keys of both rows decoded into qa and qb. */
 KILN__FN void KILN__SFX(kiln__packed_abs_keys)(const KILN__SFX(kiln__packed_view) *pv, uint32_t blk, unsigned h,
                                                const unsigned char *row0, const unsigned char *row1, kv u, int narrow,
                                                kiln_soa_xform *out, kv_quat *qa, kv_quat *qb)
@@ -337,16 +320,24 @@ KILN__FN void KILN__SFX(kiln__packed_abs_keys)(const KILN__SFX(kiln__packed_view
     kv_st(out->sz + o, KILN__SFX(kiln__packed_lerp)(&c, 8, u, narrow));
 }
 
-/* Up to this many ABSOLUTE packed blocks at a time in kiln__abs_run. */
+/* Up to this many ABSOLUTE packed blocks at a time in kiln__abs_run and kiln__abs_fill_run. */
 #define KILN__ABS_RUN 8u
+
+/* How many blocks from b0 on (at most KILN__ABS_RUN, none from b1 on) have exactly the flags
+ * `want` among want | KILN__BLK_EXACT. */
+KILN__FN uint32_t KILN__SFX(kiln__run_of)(const KILN__SFX(kiln__packed_view) *pv, uint32_t b0, uint32_t b1, uint32_t want)
+{
+    uint32_t n = 0;
+    while (n < KILN__ABS_RUN && b0 + n < b1 && (pv->blocks[b0 + n].flags & (want | KILN__BLK_EXACT)) == want) n++;
+    return n;
+}
 
 /* ABSOLUTE packed blocks [b0, b0 + n) (n <= KILN__ABS_RUN) from the rows in place (random
  * access), in two passes: the translations, scales and rotation keys of every block, then
  * every block's rotation. A rotation (dot, t', lerp, normalise) is one dependent chain of some
  * 60 cycles in some 50 instructions; after the decode of a whole block (some 270
  * instructions) the next one started beyond what the core keeps in flight, so the chains ran
- * one after the other. Back to back they overlap. The same arithmetic per block as
- * kiln__interp_packed_abs. */
+ * one after the other. Back to back they overlap. */
 KILN__FN void KILN__SFX(kiln__abs_run)(const KILN__SFX(kiln__packed_view) *pv, uint32_t b0, uint32_t n,
                                        const unsigned char *row0, const unsigned char *row1, kv u, const kv *sq,
                                        kiln_soa_xform *out)
@@ -471,6 +462,25 @@ KILN__FN void KILN__SFX(kiln__interp_abs_fill)(const KILN__SFX(kiln__packed_view
     KILN__SFX(kiln__abs_rot)(x0, d1, h * KV_W, u, sq, out);
 }
 
+/* kiln__abs_run for ABSOLUTE packed blocks [b0, b0 + n) whose row 1 the context does not hold
+ * yet: row 1 decoded into the context (f1) with the translations and scales, interpolated
+ * against row 0 from the context (d0), then the rotations back to back. */
+KILN__FN void KILN__SFX(kiln__abs_fill_run)(const KILN__SFX(kiln__packed_view) *pv, uint32_t b0, uint32_t n,
+                                            const kiln_soa_xform *d0, const unsigned char *row1, kiln_soa_xform *f1,
+                                            kv u, const kv *sq, kiln_soa_xform *out)
+{
+    for (uint32_t i = 0; i < n; i++)
+        for (unsigned h = 0; h < KV_PER_BLOCK; h++) {
+            if (pv->blocks[b0 + i].flags & KILN__BLK_NARROW)
+                KILN__SFX(kiln__abs_fill_keys)(pv, b0 + i, h, d0 + b0 + i, row1, f1 + b0 + i, u, 1, out + i);
+            else
+                KILN__SFX(kiln__abs_fill_keys)(pv, b0 + i, h, d0 + b0 + i, row1, f1 + b0 + i, u, 0, out + i);
+        }
+    for (uint32_t i = 0; i < n; i++)
+        for (unsigned h = 0; h < KV_PER_BLOCK; h++)
+            KILN__SFX(kiln__abs_rot)(d0 + b0 + i, f1 + b0 + i, h * KV_W, u, sq, out + i);
+}
+
 /* Lanes [o, o + KV_W): T = ta·T0 + tb·Tc + tc·k, S = (sa·S0 + sb·Sc + sz)·(sc·k + sd),
  * R = (ra·R0 + rb·Rc + rz·I) ⊗ k'. Every load precedes every store (out may alias base). */
 KILN__FN void KILN__SFX(kiln__compose)(kv_xf k, const kiln__modes *m, uint32_t flags, unsigned o,
@@ -538,27 +548,13 @@ KILN__KERNEL void KILN__SFX(kiln__sample_blocks)(const kiln__sample_job *job, ui
         const kiln_soa_xform *d0 = job->dec0, *d1 = job->dec1;
         uint32_t start = b0;
         if (job->fill1) {
-            /* row 1 decoded into the context with the translations and scales of up to
-             * KILN__ABS_RUN blocks, then their rotations back to back (see kiln__abs_run) */
+            /* row 1 decoded into the context as it is interpolated, up to KILN__ABS_RUN blocks at
+             * a time (kiln__abs_fill_run) */
             const unsigned char *row1 = job->row1;
             kiln_soa_xform *f1 = job->fill1;
             const uint32_t want = KILN__BLK_CACHE | KILN__BLK_ABSOLUTE | KILN__BLK_PACKED;
-            for (;;) {
-                uint32_t n = 0;
-                while (n < KILN__ABS_RUN && b0 + n < b1 && (pv.blocks[b0 + n].flags & (want | KILN__BLK_EXACT)) == want) n++;
-                if (!n) break;
-                for (uint32_t i = 0; i < n; i++)
-                    for (unsigned h = 0; h < KV_PER_BLOCK; h++) {
-                        if (pv.blocks[b0 + i].flags & KILN__BLK_NARROW)
-                            KILN__SFX(kiln__abs_fill_keys)(&pv, b0 + i, h, d0 + b0 + i, row1, f1 + b0 + i, u, 1, out + i);
-                        else
-                            KILN__SFX(kiln__abs_fill_keys)(&pv, b0 + i, h, d0 + b0 + i, row1, f1 + b0 + i, u, 0, out + i);
-                    }
-                for (uint32_t i = 0; i < n; i++)
-                    for (unsigned h = 0; h < KV_PER_BLOCK; h++)
-                        KILN__SFX(kiln__abs_rot)(d0 + b0 + i, f1 + b0 + i, h * KV_W, u, sq, out + i);
-                b0 += n, out += n;
-            }
+            for (uint32_t n; (n = KILN__SFX(kiln__run_of)(&pv, b0, b1, want)) != 0; b0 += n, out += n)
+                KILN__SFX(kiln__abs_fill_run)(&pv, b0, n, d0, row1, f1, u, sq, out);
         } else {
             for (; b0 < b1; b0++, out++) {
                 uint32_t flags = pv.blocks[b0].flags;
@@ -600,28 +596,21 @@ KILN__KERNEL void KILN__SFX(kiln__sample_blocks)(const kiln__sample_job *job, ui
     if (!job->dec0) {
         /* absolute packed blocks alone first: no rest or base to track */
         const uint32_t want = KILN__BLK_PACKED | KILN__BLK_ABSOLUTE;
-        for (;;) {
-            uint32_t n = 0;
-            while (n < KILN__ABS_RUN && b0 + n < b1 && (pv.blocks[b0 + n].flags & (want | KILN__BLK_EXACT)) == want) n++;
-            if (!n) break;
+        for (uint32_t n; (n = KILN__SFX(kiln__run_of)(&pv, b0, b1, want)) != 0; b0 += n, out += n, rest += n, base += n)
             KILN__SFX(kiln__abs_run)(&pv, b0, n, job->row0, job->row1, u, sq, out);
-            b0 += n, out += n, rest += n, base += n;
-        }
     }
     for (; b0 < b1; b0++, rest++, base++, out++) {
         const kiln__clip_block *cb = &pv.blocks[b0];
         uint32_t flags = cb->flags;
         if ((flags & (KILN__BLK_PACKED | KILN__BLK_EXACT)) != KILN__BLK_PACKED || (job->dec0 && (flags & KILN__BLK_CACHE))) break;
+        if (flags & KILN__BLK_ABSOLUTE) {
+            KILN__SFX(kiln__abs_run)(&pv, b0, 1, job->row0, job->row1, u, sq, out);
+            continue;
+        }
         for (unsigned h = 0; h < KV_PER_BLOCK; h++) {
-            if ((flags & (KILN__BLK_ABSOLUTE | KILN__BLK_NARROW)) == (KILN__BLK_ABSOLUTE | KILN__BLK_NARROW)) {
-                KILN__SFX(kiln__interp_packed_abs)(&pv, b0, h, job->row0, job->row1, u, sq, 1, out);
-            } else if (flags & KILN__BLK_ABSOLUTE) {
-                KILN__SFX(kiln__interp_packed_abs)(&pv, b0, h, job->row0, job->row1, u, sq, 0, out);
-            } else {
-                kv_xf k = (flags & KILN__BLK_NARROW) ? KILN__SFX(kiln__interp_packed)(&pv, b0, h, job->row0, job->row1, u, sq, 1)
-                                                     : KILN__SFX(kiln__interp_packed)(&pv, b0, h, job->row0, job->row1, u, sq, 0);
-                KILN__SFX(kiln__compose)(k, &b->modes[b0], flags, h * KV_W, rest, base, out);
-            }
+            kv_xf k = (flags & KILN__BLK_NARROW) ? KILN__SFX(kiln__interp_packed)(&pv, b0, h, job->row0, job->row1, u, sq, 1)
+                                                 : KILN__SFX(kiln__interp_packed)(&pv, b0, h, job->row0, job->row1, u, sq, 0);
+            KILN__SFX(kiln__compose)(k, &b->modes[b0], flags, h * KV_W, rest, base, out);
         }
     }
     for (uint32_t blk = b0; blk < b1; blk++, rest++, base++, out++) {
