@@ -4,12 +4,14 @@
  * and writes the local back. See kiln/rig.h for the formulas.
  *
  * Single precision on cglm (rig_math_f32.h): rotations come from the model matrices' columns
- * (Gram-Schmidt, Shepperd); the Euler round trip of an ORIENT with skipped axes carries each
+ * (Gram-Schmidt); an ORIENT's local rotation is that of the one 3x3 Rp^T · Rt (the parent
+ * frame's columns against the target's: one Shepperd step, kiln__f4_qrel), times the offset,
+ * normalised once; the Euler round trip of an ORIENT with skipped axes carries each
  * angle as its (cos, sin) pair and rebuilds the half angles from them (square roots only), so
  * the only transcendental functions left are those of a slerp with a weight below 1.
  *
  * Owners under one parent (props under a character's root, typically) share what is derived
- * from its matrix: its rotation, its affine inverse (kiln__rig_frame_cache), re-derived once
+ * from its matrix: its rotation columns (as rows of Rp^T), its affine inverse (kiln__rig_frame_cache), re-derived once
  * the parent's stamp shows a later step changed it. A leaf owner's matrix is recomposed in
  * place, its translation column only when a point constraint wrote it (kiln__rig_update's
  * leaf case), so every step reads what eager updates after each step would give, bit for bit.

@@ -70,46 +70,50 @@ KILN__CN_FN kiln__rig_frame_cache *KILN__CN(kiln__frame_of)(kiln__rig *r, int32_
     kiln__rig_frame_cache *f = &r->frame;
     if (f->bone != (uint32_t)p || r->stamp[p] >= f->epoch) {
         f->bone = (uint32_t)p, f->epoch = r->epoch;
-        f->has_q = f->has_inv = 0;
+        f->has_rows = f->has_inv = 0;
     }
     return f;
 }
 
-/* Orient: q_des = conj(R(parent frame)) ⊗ R(target) ⊗ offset, skipped XYZ Euler angles from FK. */
-KILN__CN_FN void KILN__CN(kiln__orient)(kiln__rig *r, const kiln_blob_constraint *c, const kiln__constraint_plan *pl,
-                                        const float *pm, const float *early, const versor fk, versor out)
+/* Orient: q_des = conj(R(parent frame)) ⊗ R(target) ⊗ offset, normalised, as the rotation of the
+ * one 3x3 Rp^T · Rt (kiln__f4_qrel) times the offset. pm: the owner's frame matrix. */
+KILN__CN_FN kiln__f4 KILN__CN(kiln__orient_want)(kiln__rig *r, const kiln_blob_constraint *c,
+                                                 const kiln__constraint_plan *pl, const float *pm)
 {
-    versor frame, tr, off = {pl->off[0], pl->off[1], pl->off[2], pl->off[3]};
+    float own[12], tc[12];
+    const float *rows = own;
     kiln__rig_frame_cache *f = KILN__CN(kiln__frame_of)(r, pl->parent);
-    /* kiln__qfrom_matrix_f's rotations in four-lane vectors (the same bits) */
-    if (!f) {
-        kiln__f4_st(frame, kiln__f4_qfrom_matrix(pm));
-    } else if (!f->has_q) {
-        kiln__f4 v = kiln__f4_qfrom_matrix(pm);
-        kiln__f4_st(frame, v), kiln__f4_st(f->q, v), f->has_q = 1;
+    if (f && f->has_rows) {
+        rows = f->rows;
     } else {
-        glm_vec4_copy(f->q, frame);
+        float pc[12];
+        kiln__f4_rot_cols(pm, pc);
+        if (f) kiln__f4_rows_of(pc, f->rows), f->has_rows = 1, rows = f->rows;
+        else kiln__f4_rows_of(pc, own);
     }
-    if (early) glm_vec4_copy((float *)early, tr);
-    else kiln__f4_st(tr, kiln__f4_qfrom_matrix(r->model + (size_t)c->target * 16u));
-    kiln__qconj_mul_f(frame, tr, out);
-    kiln__qmul_f(out, off, out);
-    kiln__qnorm_f(out);
-    uint32_t skip = c->flags & (KILN_CONSTRAINT_SKIP_X | KILN_CONSTRAINT_SKIP_Y | KILN_CONSTRAINT_SKIP_Z);
-    if (!skip) return; /* no round trip through angles when nothing is skipped */
+    kiln__f4_rot_cols(r->model + (size_t)c->target * 16u, tc);
+    return kiln__f4_qnorm(kiln__f4_qmul(kiln__f4_qrel(rows, tc), kiln__f4_ld(pl->off)));
+}
+
+/* The skipped XYZ Euler angles of want (unit) replaced by those of the FK rotation fk (unit). */
+KILN__CN_FN void KILN__CN(kiln__orient_skip)(uint32_t skip, const versor fk, versor want)
+{
     float ef[3][2], ed[3][2];
     KILN__CN(kiln__qto_euler_cs_f)(fk, ef);
-    KILN__CN(kiln__qto_euler_cs_f)(out, ed);
+    KILN__CN(kiln__qto_euler_cs_f)(want, ed);
     for (int k = 0; k < 3; k++)
         if (skip & (1u << k)) ed[k][0] = ef[k][0], ed[k][1] = ef[k][1];
-    KILN__CN(kiln__qfrom_euler_cs_f)(ed, out);
+    KILN__CN(kiln__qfrom_euler_cs_f)(ed, want);
 }
 
 KILN__CN_ENTRY void KILN__CN(kiln__constraint_targets)(kiln__rig *r, const kiln_blob_constraint *c,
                                                        const kiln__constraint_plan *p, uint32_t n)
 {
-    for (uint32_t i = 0; i < n; i++)
-        if (p[i].early) kiln__f4_st(r->tq[i], kiln__f4_qfrom_matrix(r->model + (size_t)c[i].target * 16u));
+    for (uint32_t i = 0; i < n; i++) {
+        if (!p[i].early) continue;
+        const float *pm = p[i].parent >= 0 ? r->model + (size_t)p[i].parent * 16u : r->root;
+        kiln__f4_st(r->tq[i], KILN__CN(kiln__orient_want)(r, &c[i], &p[i], pm));
+    }
 }
 
 KILN__CN_ENTRY void KILN__CN(kiln__constraint_apply)(kiln__rig *r, const kiln_blob_constraint *c,
@@ -122,15 +126,19 @@ KILN__CN_ENTRY void KILN__CN(kiln__constraint_apply)(kiln__rig *r, const kiln_bl
     const float *pm = pl->parent >= 0 ? r->model + (size_t)pl->parent * 16u : r->root; /* the owner's frame */
     if (pl->kind == KILN_CONSTRAINT_ORIENT) {
         versor q = {x->qx[l], x->qy[l], x->qz[l], x->qw[l]}, want;
-        kiln__qnorm_f(q);
-        KILN__CN(kiln__orient)(r, c, pl, pm, tr, q, want);
+        kiln__f4_st(want, tr ? kiln__f4_ld(tr) : KILN__CN(kiln__orient_want)(r, c, pl, pm));
+        uint32_t skip = c->flags & (KILN_CONSTRAINT_SKIP_X | KILN_CONSTRAINT_SKIP_Y | KILN_CONSTRAINT_SKIP_Z);
+        if (skip || w < 1.0f) {
+            kiln__qnorm_f(q);
+            if (skip) KILN__CN(kiln__orient_skip)(skip, q, want);
+        }
         if (w < 1.0f) {
             kiln__qslerp_f(q, want, w, q);
         } else {
-            /* slerp at 1: the target on the FK rotation's side of the sphere */
-            float s = glm_vec4_dot(q, want) < 0.0f ? -1.0f : 1.0f;
-            glm_vec4_scale(want, s, q);
-            kiln__qnorm_f(q);
+            /* slerp at 1: the target on the FK rotation's side of the sphere (the FK rotation's
+             * sign is its normalised one's; a degenerate one stands for the identity) */
+            float n2 = glm_vec4_norm2(q), d = n2 > KILN__RIG_EPS2_F && isfinite(n2) ? glm_vec4_dot(q, want) : want[3];
+            glm_vec4_scale(want, d < 0.0f ? -1.0f : 1.0f, q);
         }
         x->qx[l] = q[0], x->qy[l] = q[1], x->qz[l] = q[2], x->qw[l] = q[3];
     } else {
