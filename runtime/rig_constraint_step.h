@@ -75,6 +75,18 @@ KILN__CN_FN kiln__rig_frame_cache *KILN__CN(kiln__frame_of)(kiln__rig *r, int32_
     return f;
 }
 
+/* The inverse of the owner's frame matrix pm for a point constraint: kiln__affine_inverse_f's
+ * cofactors times the determinant's reciprocal (one division per frame, not three per point). */
+KILN__CN_FN void KILN__CN(kiln__frame_inverse)(const float *pm, kiln__frame_inv *inv)
+{
+    kiln__affine_inv a;
+    kiln__affine_inverse_f(pm, &a);
+    double rd = 1.0 / a.det;
+    for (int k = 0; k < 9; k++) inv->m[k] = a.cof[k] * rd;
+    for (int k = 0; k < 3; k++) inv->t[k] = a.t[k];
+    inv->ok = a.ok;
+}
+
 /* Orient: q_des = conj(R(parent frame)) ⊗ R(target) ⊗ offset, normalised, as the rotation of the
  * one 3x3 Rp^T · Rt (kiln__f4_qrel) times the offset. pm: the owner's frame matrix. */
 KILN__CN_FN kiln__f4 KILN__CN(kiln__orient_want)(kiln__rig *r, const kiln_blob_constraint *c,
@@ -151,19 +163,20 @@ KILN__CN_ENTRY void KILN__CN(kiln__constraint_apply)(kiln__rig *r, const kiln_bl
             const float *tm = r->model + (size_t)c->target * 16u;
             double p[3] = {tm[12], tm[13], tm[14]};
             kiln__rig_frame_cache *f = KILN__CN(kiln__frame_of)(r, pl->parent);
-            kiln__affine_inv own;
-            const kiln__affine_inv *inv = &own;
+            kiln__frame_inv own;
+            const kiln__frame_inv *inv = &own;
             if (!f) {
-                kiln__affine_inverse_f(pm, &own);
+                KILN__CN(kiln__frame_inverse)(pm, &own);
             } else {
-                if (!f->has_inv) kiln__affine_inverse_f(pm, &f->inv), f->has_inv = 1;
+                if (!f->has_inv) KILN__CN(kiln__frame_inverse)(pm, &f->inv), f->has_inv = 1;
                 inv = &f->inv;
             }
             if (!inv->ok) {
                 rep->constraints_skipped++;
                 return;
             }
-            kiln__affine_apply(inv, p, want);
+            const double *im = inv->m, v[3] = {p[0] - inv->t[0], p[1] - inv->t[1], p[2] - inv->t[2]};
+            for (int k = 0; k < 3; k++) want[k] = im[k * 3] * v[0] + im[k * 3 + 1] * v[1] + im[k * 3 + 2] * v[2];
             for (int k = 0; k < 3; k++) want[k] += c->offset[k];
             fk[0] = &x->tx[l], fk[1] = &x->ty[l], fk[2] = &x->tz[l];
         } else {

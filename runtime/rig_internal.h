@@ -44,6 +44,14 @@ typedef struct kiln__affine_inv {
     int ok; /* 0: m is singular (kiln__affine_solve returns 0) */
 } kiln__affine_inv;
 
+/* The inverse of an affine float[16] m for the points a constraint maps into m's space: the
+ * inverse of its 3x3 (kiln__affine_inverse_f's cofactors times 1 / det, row-major: row i gives
+ * coordinate i) and its translation. */
+typedef struct kiln__frame_inv {
+    double m[9], t[3];
+    int ok; /* 0: m is singular (kiln__affine_inverse_f's test) */
+} kiln__frame_inv;
+
 /* What the constraints read from their owners' parent matrices (rig_constraint.c), kept while
  * the matrix stays as it was: the parent bone, the epoch it was read in, and what was derived. */
 typedef struct kiln__rig_frame_cache {
@@ -51,7 +59,7 @@ typedef struct kiln__rig_frame_cache {
     uint32_t epoch;          /* valid while the bone's stamp is below it */
     int has_rows, has_inv;
     float rows[12];          /* kiln__f4_rows_of the matrix's kiln__f4_rot_cols */
-    kiln__affine_inv inv;    /* kiln__affine_inverse_f of the matrix */
+    kiln__frame_inv inv;     /* the matrix's inverse (kiln__frame_inverse, rig_constraint_step.h) */
 } kiln__rig_frame_cache;
 
 typedef struct kiln__rig kiln__rig;
