@@ -121,11 +121,31 @@ KILN__CN_FN void KILN__CN(kiln__orient_skip)(uint32_t skip, const versor fk, ver
 KILN__CN_ENTRY void KILN__CN(kiln__constraint_targets)(kiln__rig *r, const kiln_blob_constraint *c,
                                                        const kiln__constraint_plan *p, uint32_t n)
 {
+#ifdef KILN__CN_LANES
+    /* KILN__CN_LANES at a time in lanes (kiln__orient_lanes of the variant); a last group of
+     * fewer than KILN__CN_LANES_MIN one at a time (the lanes' fixed cost exceeds theirs) */
+    uint32_t idx[KILN__CN_LANES], k = 0;
+    for (uint32_t i = 0; i < n; i++) {
+        if (!p[i].early) continue;
+        idx[k++] = i;
+        if (k == KILN__CN_LANES) KILN__CN(kiln__orient_lanes)(r, c, p, idx, k), k = 0;
+    }
+    if (k >= KILN__CN_LANES_MIN) {
+        KILN__CN(kiln__orient_lanes)(r, c, p, idx, k);
+    } else {
+        for (uint32_t m = 0; m < k; m++) {
+            uint32_t i = idx[m];
+            const float *pm = p[i].parent >= 0 ? r->model + (size_t)p[i].parent * 16u : r->root;
+            kiln__f4_st(r->tq[i], KILN__CN(kiln__orient_want)(r, &c[i], &p[i], pm));
+        }
+    }
+#else
     for (uint32_t i = 0; i < n; i++) {
         if (!p[i].early) continue;
         const float *pm = p[i].parent >= 0 ? r->model + (size_t)p[i].parent * 16u : r->root;
         kiln__f4_st(r->tq[i], KILN__CN(kiln__orient_want)(r, &c[i], &p[i], pm));
     }
+#endif
 }
 
 KILN__CN_ENTRY void KILN__CN(kiln__constraint_apply)(kiln__rig *r, const kiln_blob_constraint *c,
