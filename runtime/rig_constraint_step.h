@@ -215,8 +215,19 @@ KILN__CN_ENTRY void KILN__CN(kiln__constraint_apply)(kiln__rig *r, const kiln_bl
     if (r->last[b] == b) {
         /* a leaf, as most owners are: kiln__rig_update's first case without the call */
         float *m = r->model + (size_t)b * 16u;
-        if (moved) kiln__bone_to_model_cols(r->local, r->bones, b, pm, m, 1);
-        else kiln__bone_to_model_cols(r->local, r->bones, b, pm, m, 0);
+        if (moved) {
+            /* a point constraint changed the translation only: the linear columns, composed from
+             * the rotation and scale it kept and the frame, which has not changed since they were
+             * (a changed frame recomposes its subtree), stay; the translation column as
+             * kiln__bone_to_model sums it (P0 tx + P1 ty) + P2 tz + P3 */
+            float t0 = x->tx[l], t1 = x->ty[l], t2 = x->tz[l];
+            kiln__f4 v = kiln__f4_scale(kiln__f4_ld(pm), t0);
+            v = kiln__f4_muladds(v, kiln__f4_ld(pm + 4), t1);
+            v = kiln__f4_muladds(v, kiln__f4_ld(pm + 8), t2);
+            kiln__f4_st(m + 12, kiln__f4_add(v, kiln__f4_ld(pm + 12)));
+        } else {
+            kiln__bone_to_model_cols(r->local, r->bones, b, pm, m, 0);
+        }
         r->epoch++;
     } else {
         r->moved = moved;
