@@ -2,12 +2,17 @@
  * rig_internal.h) as a template, compiled once for the x86-64 baseline (rig_constraint.c) and
  * once for AVX2 (rig_constraint_avx2.c, kiln__constraint_apply_avx2): the same operations, which
  * the VEX encoding runs with fewer register copies, so the same bits (products are never fused:
- * the AVX2 file's target has no FMA).
+ * the AVX2 file's target has no FMA). The arithmetic is described at the top of
+ * rig_constraint.c: an orient's desired rotation from one Shepperd step on Rp^T · Rt
+ * (kiln__orient_want), a point through the frame's cached inverse 3x3, a leaf point owner's
+ * translation column alone.
  * Private.
  *
  * Include after rig_math_f32.h, rig_internal.h and pose_bone_model.h with KILN__CN(name) (a
  * function's name in this variant) and KILN__CN_FN / KILN__CN_ENTRY (the declaration
- * specifiers of the static helpers and of the entry point) defined.
+ * specifiers of the static helpers and of the entry point) defined; with KILN__CN_LANES (and
+ * KILN__CN_LANES_MIN) defined, kiln__constraint_targets hands groups of early orients to the
+ * variant's KILN__CN(kiln__orient_lanes), declared before the include.
  */
 
 /* XYZ Euler angles (R = Rz(c) · Ry(b) · Rx(a)) of a unit quaternion, each as the (cos, sin)
