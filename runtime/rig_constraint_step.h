@@ -36,22 +36,23 @@ KILN__CN_FN void KILN__CN(kiln__qto_euler_cs_f)(const versor q, float cs[3][2])
 }
 
 /* (sin, cos) of half the angle atan2(s, c), or of that angle plus 2 pi (the same rotation up to
- * the quaternion's sign), without cancellation: (s, h + c) or (h - c, s), h = |(c, s)|,
- * normalised; (0, 0) gives the zero angle (as atan2 does). */
+ * the quaternion's sign), times a positive factor, without cancellation: (s, h + c) or
+ * (h - c, s), h = |(c, s)|; (0, 0) gives the zero angle (as atan2 does). Left unnormalised: the
+ * quaternion built from three of them is normalised once (kiln__qfrom_euler_cs_f). */
 KILN__CN_FN void KILN__CN(kiln__half_angle_f)(const float cs[2], float *sh, float *ch)
 {
     float c = cs[0], s = cs[1], h = sqrtf(c * c + s * s), a, b;
     if (c >= 0.0f) a = s, b = h + c;
     else a = h - c, b = s;
-    float n = sqrtf(a * a + b * b);
-    if (!(n > 0.0f)) {
+    if (!(a * a + b * b > 0.0f)) {
         *sh = 0.0f, *ch = 1.0f;
         return;
     }
-    *sh = a / n, *ch = b / n;
+    *sh = a, *ch = b;
 }
 
-/* The unit quaternion of XYZ Euler angles given as (cos, sin) pairs (kiln__qfrom_euler_xyz). */
+/* The unit quaternion of XYZ Euler angles given as (cos, sin) pairs (kiln__qfrom_euler_xyz): the
+ * product of the three unnormalised half-angle rotations, normalised. */
 KILN__CN_FN void KILN__CN(kiln__qfrom_euler_cs_f)(const float cs[3][2], versor q)
 {
     float sa, ca, sb, cb, sc, cc;
