@@ -82,7 +82,11 @@ KILN__CN_FN kiln__rig_frame_cache *KILN__CN(kiln__frame_of)(kiln__rig *r, int32_
 }
 
 /* The inverse of the owner's frame matrix pm for a point constraint: kiln__affine_inverse_f's
- * cofactors times the determinant's reciprocal (one division per frame, not three per point). */
+ * cofactors times the determinant's reciprocal (one division per frame, not three per point).
+ * Out of line: once per frame, and its locals would have the step realign its stack. */
+#if defined(__GNUC__) || defined(__clang__)
+__attribute__((noinline))
+#endif
 KILN__CN_FN void KILN__CN(kiln__frame_inverse)(const float *pm, kiln__frame_inv *inv)
 {
     kiln__affine_inv a;
