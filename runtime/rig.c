@@ -336,13 +336,17 @@ static void kiln__rig_plan_write(unsigned char *s, const kiln__rig_layout *l, co
         /* a record of another skeleton only turns up in unverified (trusted) blobs */
         if (cns[i].skeleton != skeleton) cp[i].own = 0.0;
         if (!batches || cp[i].kind != KILN_CONSTRAINT_ORIENT) continue;
-        /* an orient constraint's target rotation can be taken before the first step when no
-         * earlier step recomputes the target's matrix: the target lies outside every earlier
-         * owner's subtree range (the prepared plan only: quadratic in the constraints) */
-        uint32_t t = cns[i].target;
+        /* an orient constraint's desired rotation can be taken before the first step when no
+         * earlier step recomputes the matrices it reads: its target and its owner's parent (a
+         * root owner's frame, the root matrix, never changes) lie outside every earlier owner's
+         * subtree range (the prepared plan only: quadratic in the constraints) */
+        uint32_t t = cns[i].target, p = cp[i].parent >= 0 ? (uint32_t)cp[i].parent : t;
         int early = 1;
         for (uint32_t j = 0; j < i && early; j++)
-            if (cp[j].kind != KILN__CONSTRAINT_INVALID) early = !(t >= cns[j].bone && t <= last[cns[j].bone]);
+            if (cp[j].kind != KILN__CONSTRAINT_INVALID) {
+                uint32_t o = cns[j].bone;
+                early = !(t >= o && t <= last[o]) && !(p >= o && p <= last[o]);
+            }
         cp[i].early = (uint16_t)early;
         nearly += (uint32_t)early;
     }

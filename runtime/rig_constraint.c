@@ -4,15 +4,24 @@
  * and writes the local back. See kiln/rig.h for the formulas.
  *
  * Single precision on cglm (rig_math_f32.h): rotations come from the model matrices' columns
- * (Gram-Schmidt, Shepperd); the Euler round trip of an ORIENT with skipped axes carries each
- * angle as its (cos, sin) pair and rebuilds the half angles from them (square roots only), so
- * the only transcendental functions left are those of a slerp with a weight below 1.
+ * (Gram-Schmidt). An ORIENT's local rotation conj(R(frame)) ⊗ R(target) is that of the one 3x3
+ * Rp^T · Rt (the frame's orthonormal columns against the target's: one Shepperd step,
+ * kiln__f4_qrel, no normalisation), times the offset, normalised once; at weight 1 its sign is
+ * set to the FK rotation's side and nothing else is done to it. The Euler round trip of an
+ * ORIENT with skipped axes carries each angle as its (cos, sin) pair and rebuilds the half
+ * angles from them (square roots only), so the only transcendental functions left are those of
+ * a slerp with a weight below 1. A POINT maps the target's position through the frame's
+ * inverse 3x3 (its cofactors times one reciprocal of the determinant, kiln__frame_inverse).
  *
  * Owners under one parent (props under a character's root, typically) share what is derived
- * from its matrix: its rotation, its affine inverse (kiln__rig_frame_cache), re-derived once
- * the parent's stamp shows a later step changed it. A leaf owner's matrix is recomposed in
- * place, its translation column only when a point constraint wrote it (kiln__rig_update's
- * leaf case), so every step reads what eager updates after each step would give, bit for bit.
+ * from its matrix: the rows of Rp^T, the inverse (kiln__rig_frame_cache), re-derived once the
+ * parent's stamp shows a later step changed it. A prepared plan's orient constraints whose
+ * target and owner's parent no earlier step moves take their desired rotations before the
+ * first step (kiln__constraint_targets; on the AVX2 path eight at a time in lanes, the same
+ * operations per lane). A leaf owner's matrix is updated in place: recomposed from its local
+ * (kiln__rig_update's leaf case) after an orient or scale, only its translation column after a
+ * point (the linear columns do not change), so every step reads what eager updates after each
+ * step would give, bit for bit.
  */
 #include "rig_math_f32.h"
 

@@ -2,12 +2,17 @@
  * rig_internal.h) as a template, compiled once for the x86-64 baseline (rig_constraint.c) and
  * once for AVX2 (rig_constraint_avx2.c, kiln__constraint_apply_avx2): the same operations, which
  * the VEX encoding runs with fewer register copies, so the same bits (products are never fused:
- * the AVX2 file's target has no FMA).
+ * the AVX2 file's target has no FMA). The arithmetic is described at the top of
+ * rig_constraint.c: an orient's desired rotation from one Shepperd step on Rp^T · Rt
+ * (kiln__orient_want), a point through the frame's cached inverse 3x3, a leaf point owner's
+ * translation column alone.
  * Private.
  *
  * Include after rig_math_f32.h, rig_internal.h and pose_bone_model.h with KILN__CN(name) (a
  * function's name in this variant) and KILN__CN_FN / KILN__CN_ENTRY (the declaration
- * specifiers of the static helpers and of the entry point) defined.
+ * specifiers of the static helpers and of the entry point) defined; with KILN__CN_LANES (and
+ * KILN__CN_LANES_MIN) defined, kiln__constraint_targets hands groups of early orients to the
+ * variant's KILN__CN(kiln__orient_lanes), declared before the include.
  */
 
 /* XYZ Euler angles (R = Rz(c) · Ry(b) · Rx(a)) of a unit quaternion, each as the (cos, sin)
@@ -31,22 +36,23 @@ KILN__CN_FN void KILN__CN(kiln__qto_euler_cs_f)(const versor q, float cs[3][2])
 }
 
 /* (sin, cos) of half the angle atan2(s, c), or of that angle plus 2 pi (the same rotation up to
- * the quaternion's sign), without cancellation: (s, h + c) or (h - c, s), h = |(c, s)|,
- * normalised; (0, 0) gives the zero angle (as atan2 does). */
+ * the quaternion's sign), times a positive factor, without cancellation: (s, h + c) or
+ * (h - c, s), h = |(c, s)|; (0, 0) gives the zero angle (as atan2 does). Left unnormalised: the
+ * quaternion built from three of them is normalised once (kiln__qfrom_euler_cs_f). */
 KILN__CN_FN void KILN__CN(kiln__half_angle_f)(const float cs[2], float *sh, float *ch)
 {
     float c = cs[0], s = cs[1], h = sqrtf(c * c + s * s), a, b;
     if (c >= 0.0f) a = s, b = h + c;
     else a = h - c, b = s;
-    float n = sqrtf(a * a + b * b);
-    if (!(n > 0.0f)) {
+    if (!(a * a + b * b > 0.0f)) {
         *sh = 0.0f, *ch = 1.0f;
         return;
     }
-    *sh = a / n, *ch = b / n;
+    *sh = a, *ch = b;
 }
 
-/* The unit quaternion of XYZ Euler angles given as (cos, sin) pairs (kiln__qfrom_euler_xyz). */
+/* The unit quaternion of XYZ Euler angles given as (cos, sin) pairs (kiln__qfrom_euler_xyz): the
+ * product of the three unnormalised half-angle rotations, normalised. */
 KILN__CN_FN void KILN__CN(kiln__qfrom_euler_cs_f)(const float cs[3][2], versor q)
 {
     float sa, ca, sb, cb, sc, cc;
@@ -70,46 +76,86 @@ KILN__CN_FN kiln__rig_frame_cache *KILN__CN(kiln__frame_of)(kiln__rig *r, int32_
     kiln__rig_frame_cache *f = &r->frame;
     if (f->bone != (uint32_t)p || r->stamp[p] >= f->epoch) {
         f->bone = (uint32_t)p, f->epoch = r->epoch;
-        f->has_q = f->has_inv = 0;
+        f->has_rows = f->has_inv = 0;
     }
     return f;
 }
 
-/* Orient: q_des = conj(R(parent frame)) ⊗ R(target) ⊗ offset, skipped XYZ Euler angles from FK. */
-KILN__CN_FN void KILN__CN(kiln__orient)(kiln__rig *r, const kiln_blob_constraint *c, const kiln__constraint_plan *pl,
-                                        const float *pm, const float *early, const versor fk, versor out)
+/* The inverse of the owner's frame matrix pm for a point constraint: kiln__affine_inverse_f's
+ * cofactors times the determinant's reciprocal (one division per frame, not three per point).
+ * Out of line: once per frame, and its locals would have the step realign its stack. */
+#if defined(__GNUC__) || defined(__clang__)
+__attribute__((noinline))
+#endif
+KILN__CN_FN void KILN__CN(kiln__frame_inverse)(const float *pm, kiln__frame_inv *inv)
 {
-    versor frame, tr, off = {pl->off[0], pl->off[1], pl->off[2], pl->off[3]};
+    kiln__affine_inv a;
+    kiln__affine_inverse_f(pm, &a);
+    double rd = 1.0 / a.det;
+    for (int k = 0; k < 9; k++) inv->m[k] = a.cof[k] * rd;
+    for (int k = 0; k < 3; k++) inv->t[k] = a.t[k];
+    inv->ok = a.ok;
+}
+
+/* Orient: q_des = conj(R(parent frame)) ⊗ R(target) ⊗ offset, normalised, as the rotation of the
+ * one 3x3 Rp^T · Rt (kiln__f4_qrel) times the offset. pm: the owner's frame matrix. */
+KILN__CN_FN kiln__f4 KILN__CN(kiln__orient_want)(kiln__rig *r, const kiln_blob_constraint *c,
+                                                 const kiln__constraint_plan *pl, const float *pm)
+{
+    float own[12], tc[12];
+    const float *rows = own;
     kiln__rig_frame_cache *f = KILN__CN(kiln__frame_of)(r, pl->parent);
-    /* kiln__qfrom_matrix_f's rotations in four-lane vectors (the same bits) */
-    if (!f) {
-        kiln__f4_st(frame, kiln__f4_qfrom_matrix(pm));
-    } else if (!f->has_q) {
-        kiln__f4 v = kiln__f4_qfrom_matrix(pm);
-        kiln__f4_st(frame, v), kiln__f4_st(f->q, v), f->has_q = 1;
+    if (f && f->has_rows) {
+        rows = f->rows;
     } else {
-        glm_vec4_copy(f->q, frame);
+        float pc[12];
+        kiln__f4_rot_cols(pm, pc);
+        if (f) kiln__f4_rows_of(pc, f->rows), f->has_rows = 1, rows = f->rows;
+        else kiln__f4_rows_of(pc, own);
     }
-    if (early) glm_vec4_copy((float *)early, tr);
-    else kiln__f4_st(tr, kiln__f4_qfrom_matrix(r->model + (size_t)c->target * 16u));
-    kiln__qconj_mul_f(frame, tr, out);
-    kiln__qmul_f(out, off, out);
-    kiln__qnorm_f(out);
-    uint32_t skip = c->flags & (KILN_CONSTRAINT_SKIP_X | KILN_CONSTRAINT_SKIP_Y | KILN_CONSTRAINT_SKIP_Z);
-    if (!skip) return; /* no round trip through angles when nothing is skipped */
+    kiln__f4_rot_cols(r->model + (size_t)c->target * 16u, tc);
+    return kiln__f4_qnorm(kiln__f4_qmul(kiln__f4_qrel(rows, tc), kiln__f4_ld(pl->off)));
+}
+
+/* The skipped XYZ Euler angles of want (unit) replaced by those of the FK rotation fk (unit). */
+KILN__CN_FN void KILN__CN(kiln__orient_skip)(uint32_t skip, const versor fk, versor want)
+{
     float ef[3][2], ed[3][2];
     KILN__CN(kiln__qto_euler_cs_f)(fk, ef);
-    KILN__CN(kiln__qto_euler_cs_f)(out, ed);
+    KILN__CN(kiln__qto_euler_cs_f)(want, ed);
     for (int k = 0; k < 3; k++)
         if (skip & (1u << k)) ed[k][0] = ef[k][0], ed[k][1] = ef[k][1];
-    KILN__CN(kiln__qfrom_euler_cs_f)(ed, out);
+    KILN__CN(kiln__qfrom_euler_cs_f)(ed, want);
 }
 
 KILN__CN_ENTRY void KILN__CN(kiln__constraint_targets)(kiln__rig *r, const kiln_blob_constraint *c,
                                                        const kiln__constraint_plan *p, uint32_t n)
 {
-    for (uint32_t i = 0; i < n; i++)
-        if (p[i].early) kiln__f4_st(r->tq[i], kiln__f4_qfrom_matrix(r->model + (size_t)c[i].target * 16u));
+#ifdef KILN__CN_LANES
+    /* KILN__CN_LANES at a time in lanes (kiln__orient_lanes of the variant); a last group of
+     * fewer than KILN__CN_LANES_MIN one at a time (the lanes' fixed cost exceeds theirs) */
+    uint32_t idx[KILN__CN_LANES], k = 0;
+    for (uint32_t i = 0; i < n; i++) {
+        if (!p[i].early) continue;
+        idx[k++] = i;
+        if (k == KILN__CN_LANES) KILN__CN(kiln__orient_lanes)(r, c, p, idx, k), k = 0;
+    }
+    if (k >= KILN__CN_LANES_MIN) {
+        KILN__CN(kiln__orient_lanes)(r, c, p, idx, k);
+    } else {
+        for (uint32_t m = 0; m < k; m++) {
+            uint32_t i = idx[m];
+            const float *pm = p[i].parent >= 0 ? r->model + (size_t)p[i].parent * 16u : r->root;
+            kiln__f4_st(r->tq[i], KILN__CN(kiln__orient_want)(r, &c[i], &p[i], pm));
+        }
+    }
+#else
+    for (uint32_t i = 0; i < n; i++) {
+        if (!p[i].early) continue;
+        const float *pm = p[i].parent >= 0 ? r->model + (size_t)p[i].parent * 16u : r->root;
+        kiln__f4_st(r->tq[i], KILN__CN(kiln__orient_want)(r, &c[i], &p[i], pm));
+    }
+#endif
 }
 
 KILN__CN_ENTRY void KILN__CN(kiln__constraint_apply)(kiln__rig *r, const kiln_blob_constraint *c,
@@ -122,15 +168,19 @@ KILN__CN_ENTRY void KILN__CN(kiln__constraint_apply)(kiln__rig *r, const kiln_bl
     const float *pm = pl->parent >= 0 ? r->model + (size_t)pl->parent * 16u : r->root; /* the owner's frame */
     if (pl->kind == KILN_CONSTRAINT_ORIENT) {
         versor q = {x->qx[l], x->qy[l], x->qz[l], x->qw[l]}, want;
-        kiln__qnorm_f(q);
-        KILN__CN(kiln__orient)(r, c, pl, pm, tr, q, want);
+        kiln__f4_st(want, tr ? kiln__f4_ld(tr) : KILN__CN(kiln__orient_want)(r, c, pl, pm));
+        uint32_t skip = c->flags & (KILN_CONSTRAINT_SKIP_X | KILN_CONSTRAINT_SKIP_Y | KILN_CONSTRAINT_SKIP_Z);
+        if (skip || w < 1.0f) {
+            kiln__qnorm_f(q);
+            if (skip) KILN__CN(kiln__orient_skip)(skip, q, want);
+        }
         if (w < 1.0f) {
             kiln__qslerp_f(q, want, w, q);
         } else {
-            /* slerp at 1: the target on the FK rotation's side of the sphere */
-            float s = glm_vec4_dot(q, want) < 0.0f ? -1.0f : 1.0f;
-            glm_vec4_scale(want, s, q);
-            kiln__qnorm_f(q);
+            /* slerp at 1: the target on the FK rotation's side of the sphere (the FK rotation's
+             * sign is its normalised one's; a degenerate one stands for the identity) */
+            float n2 = glm_vec4_norm2(q), d = n2 > KILN__RIG_EPS2_F && isfinite(n2) ? glm_vec4_dot(q, want) : want[3];
+            glm_vec4_scale(want, d < 0.0f ? -1.0f : 1.0f, q);
         }
         x->qx[l] = q[0], x->qy[l] = q[1], x->qz[l] = q[2], x->qw[l] = q[3];
     } else {
@@ -143,19 +193,20 @@ KILN__CN_ENTRY void KILN__CN(kiln__constraint_apply)(kiln__rig *r, const kiln_bl
             const float *tm = r->model + (size_t)c->target * 16u;
             double p[3] = {tm[12], tm[13], tm[14]};
             kiln__rig_frame_cache *f = KILN__CN(kiln__frame_of)(r, pl->parent);
-            kiln__affine_inv own;
-            const kiln__affine_inv *inv = &own;
+            kiln__frame_inv own;
+            const kiln__frame_inv *inv = &own;
             if (!f) {
-                kiln__affine_inverse_f(pm, &own);
+                KILN__CN(kiln__frame_inverse)(pm, &own);
             } else {
-                if (!f->has_inv) kiln__affine_inverse_f(pm, &f->inv), f->has_inv = 1;
+                if (!f->has_inv) KILN__CN(kiln__frame_inverse)(pm, &f->inv), f->has_inv = 1;
                 inv = &f->inv;
             }
             if (!inv->ok) {
                 rep->constraints_skipped++;
                 return;
             }
-            kiln__affine_apply(inv, p, want);
+            const double *im = inv->m, v[3] = {p[0] - inv->t[0], p[1] - inv->t[1], p[2] - inv->t[2]};
+            for (int k = 0; k < 3; k++) want[k] = im[k * 3] * v[0] + im[k * 3 + 1] * v[1] + im[k * 3 + 2] * v[2];
             for (int k = 0; k < 3; k++) want[k] += c->offset[k];
             fk[0] = &x->tx[l], fk[1] = &x->ty[l], fk[2] = &x->tz[l];
         } else {
@@ -174,8 +225,19 @@ KILN__CN_ENTRY void KILN__CN(kiln__constraint_apply)(kiln__rig *r, const kiln_bl
     if (r->last[b] == b) {
         /* a leaf, as most owners are: kiln__rig_update's first case without the call */
         float *m = r->model + (size_t)b * 16u;
-        if (moved) kiln__bone_to_model_cols(r->local, r->bones, b, pm, m, 1);
-        else kiln__bone_to_model_cols(r->local, r->bones, b, pm, m, 0);
+        if (moved) {
+            /* a point constraint changed the translation only: the linear columns, composed from
+             * the rotation and scale it kept and the frame, which has not changed since they were
+             * (a changed frame recomposes its subtree), stay; the translation column as
+             * kiln__bone_to_model sums it (P0 tx + P1 ty) + P2 tz + P3 */
+            float t0 = x->tx[l], t1 = x->ty[l], t2 = x->tz[l];
+            kiln__f4 v = kiln__f4_scale(kiln__f4_ld(pm), t0);
+            v = kiln__f4_muladds(v, kiln__f4_ld(pm + 4), t1);
+            v = kiln__f4_muladds(v, kiln__f4_ld(pm + 8), t2);
+            kiln__f4_st(m + 12, kiln__f4_add(v, kiln__f4_ld(pm + 12)));
+        } else {
+            kiln__bone_to_model_cols(r->local, r->bones, b, pm, m, 0);
+        }
         r->epoch++;
     } else {
         r->moved = moved;

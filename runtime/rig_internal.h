@@ -44,14 +44,22 @@ typedef struct kiln__affine_inv {
     int ok; /* 0: m is singular (kiln__affine_solve returns 0) */
 } kiln__affine_inv;
 
+/* The inverse of an affine float[16] m for the points a constraint maps into m's space: the
+ * inverse of its 3x3 (kiln__affine_inverse_f's cofactors times 1 / det, row-major: row i gives
+ * coordinate i) and its translation. */
+typedef struct kiln__frame_inv {
+    double m[9], t[3];
+    int ok; /* 0: m is singular (kiln__affine_inverse_f's test) */
+} kiln__frame_inv;
+
 /* What the constraints read from their owners' parent matrices (rig_constraint.c), kept while
  * the matrix stays as it was: the parent bone, the epoch it was read in, and what was derived. */
 typedef struct kiln__rig_frame_cache {
     uint32_t bone;           /* UINT32_MAX: empty */
     uint32_t epoch;          /* valid while the bone's stamp is below it */
-    int has_q, has_inv;
-    float q[4];              /* kiln__qfrom_matrix_f of the matrix */
-    kiln__affine_inv inv;    /* kiln__affine_inverse_f of the matrix */
+    int has_rows, has_inv;
+    float rows[12];          /* kiln__f4_rows_of the matrix's kiln__f4_rot_cols */
+    kiln__frame_inv inv;     /* the matrix's inverse (kiln__frame_inverse, rig_constraint_step.h) */
 } kiln__rig_frame_cache;
 
 typedef struct kiln__rig kiln__rig;
@@ -84,7 +92,7 @@ struct kiln__rig {
     uint32_t            (*batch_chain)[3];
     const kiln_blob_ik_handle *batch_handles[KILN__IK3_LANES];
     kiln__rig_frame_cache frame; /* the constraints' (bone UINT32_MAX at the start of a solve) */
-    float               (*tq)[4];  /* per constraint: an `early` ORIENT's target rotation */
+    float               (*tq)[4];  /* per constraint: an `early` ORIENT's desired rotation */
     kiln__ik3_single_fn   two_bone; /* the single two-bone solve of the SIMD path in use */
 };
 
@@ -181,9 +189,9 @@ typedef struct kiln__constraint_plan {
     double own;     /* the record's weight clamped to [0, 1] (NaN: 0) */
     uint16_t kind;  /* the record's KILN_CONSTRAINT_* type, or KILN__CONSTRAINT_INVALID: a bone out
                        of range, the target the owner, or an unknown type (never applied) */
-    uint16_t early; /* 1: an ORIENT whose target's model matrix no earlier constraint can change
-                       (kiln_rig_prepare's plans only): its rotation is taken before the first
-                       step (kiln__constraint_targets) */
+    uint16_t early; /* 1: an ORIENT whose target's and owner's parent's model matrices no earlier
+                       constraint can change (kiln_rig_prepare's plans only): its desired
+                       rotation is taken before the first step (kiln__constraint_targets) */
     int32_t parent; /* the owner's parent, or -1 when the owner is a root (the root matrix is its
                        frame, as kiln__rig_parent_matrix has it) */
 } kiln__constraint_plan;
@@ -191,12 +199,12 @@ void kiln__constraint_plan_of(const kiln_blob_constraint *c, const kiln_blob_bon
                               kiln__constraint_plan *p);
 
 /* Applies constraint c (planned as p, not KILN__CONSTRAINT_INVALID) with total weight w in
- * (0, 1] and updates the model matrices (rig_constraint.c); tr: the target's rotation as
+ * (0, 1] and updates the model matrices (rig_constraint.c); tr: the desired rotation (before skipped axes and weight) as
  * kiln__constraint_targets took it for an `early` ORIENT, else NULL. */
 void kiln__constraint_apply(kiln__rig *r, const kiln_blob_constraint *c, const kiln__constraint_plan *p,
                             const float *tr, double w);
-/* The target rotations (kiln__qfrom_matrix_f of the target's model matrix) of the n constraints
- * c planned `early` in p, into r->tq, before the first step: they do not depend on one another,
+/* The desired rotations conj(R(parent frame)) ⊗ R(target) ⊗ offset of the n constraints c
+ * planned `early` in p, into r->tq, before the first step: they do not depend on one another,
  * so their chains of square roots and divisions overlap. */
 void kiln__constraint_targets(kiln__rig *r, const kiln_blob_constraint *c, const kiln__constraint_plan *p, uint32_t n);
 /* The same compiled for AVX2 (rig_constraint_avx2.c): the same results, bit for bit. */

@@ -397,4 +397,83 @@ static inline kiln__f4 kiln__f4_qfrom_matrix(const float m[16])
     return kiln__f4_qnorm(q);
 }
 
+/* ---- one rotation relative to another (the constraints, rig_constraint_step.h) ---------------
+ * conj(R(P)) ⊗ R(T) for two matrices P and T as the rotation of ONE 3x3, Rp^T · Rt (Rp, Rt:
+ * their orthonormalised columns as kiln__f4_qfrom_matrix takes them): one Shepperd step instead
+ * of two, a product and a normalisation. */
+
+/* The orthonormalised rotation columns of m (kiln__f4_qfrom_matrix's Gram-Schmidt: x from
+ * column 0, y from column 1 made perpendicular to it, z = x × y) into c[0..3], c[4..7],
+ * c[8..11] (fourth lanes 0). */
+#if defined(__GNUC__) || defined(__clang__)
+__attribute__((always_inline))
+#endif
+static inline void kiln__f4_rot_cols(const float m[16], float c[12])
+{
+    kiln__f4 x, y;
+    if (kiln__f4_unit3(kiln__f4_ld(m), &x) == 0.0f) x = kiln__f4_set(1.0f, 0.0f, 0.0f, 0.0f);
+    y = kiln__f4_ld(m + 4);
+    y = kiln__f4_muladds(y, x, -kiln__f4_dot3(x, y));
+    if (kiln__f4_unit3(y, &y) == 0.0f) {
+        float vx[4], vy[4];
+        kiln__f4_st(vx, x);
+        kiln__any_perpendicular_f(vx, vy);
+        vy[3] = 0.0f;
+        y = kiln__f4_ld(vy);
+    }
+    kiln__f4_st(c, x), kiln__f4_st(c + 4, y), kiln__f4_st(c + 8, kiln__f4_cross(x, y));
+}
+
+/* The rows of the 3x3 whose columns c (kiln__f4_rot_cols) holds: row k = the k-th components of
+ * the three columns (its transpose's columns), fourth lanes 0. */
+static inline void kiln__f4_rows_of(const float c[12], float rows[12])
+{
+    for (int k = 0; k < 3; k++) rows[k * 4] = c[k], rows[k * 4 + 1] = c[4 + k], rows[k * 4 + 2] = c[8 + k], rows[k * 4 + 3] = 0.0f;
+}
+
+/* Column j of Rp^T · Rt: the dot products of Rp's columns with Rt's column t, computed as
+ * (a0·t0 + a1·t1) + a2·t2 over the rows a of Rp^T (each lane a dot product summed as
+ * kiln__f4_dot3 sums). */
+static inline kiln__f4 kiln__f4_mul_rows(const float rows[12], const float t[3])
+{
+    kiln__f4 v = kiln__f4_scale(kiln__f4_ld(rows), t[0]);
+    v = kiln__f4_muladds(v, kiln__f4_ld(rows + 4), t[1]);
+    return kiln__f4_muladds(v, kiln__f4_ld(rows + 8), t[2]);
+}
+
+/* Shepperd's method on a rotation's columns X, Y, Z (c[0..2], c[4..6], c[8..10]) as
+ * kiln__f4_qfrom_matrix has it, without the final normalisation: a quaternion of length 1 up
+ * to the rounding of the columns, for the caller to normalise after its own products. */
+#if defined(__GNUC__) || defined(__clang__)
+__attribute__((always_inline))
+#endif
+static inline kiln__f4 kiln__f4_shepperd(const float c[12])
+{
+    const float *X = c, *Y = c + 4, *Z = c + 8;
+    float tr = X[0] + Y[1] + Z[2], s, inv;
+    if (tr > 0.0f) {
+        s = 2.0f * kiln__sqrt1f(1.0f + tr), inv = 1.0f / s;
+        return kiln__f4_set((Y[2] - Z[1]) * inv, (Z[0] - X[2]) * inv, (X[1] - Y[0]) * inv, 0.25f * s);
+    }
+    if (X[0] > Y[1] && X[0] > Z[2]) {
+        s = 2.0f * kiln__sqrt1f(1.0f + X[0] - Y[1] - Z[2]), inv = 1.0f / s;
+        return kiln__f4_set(0.25f * s, (Y[0] + X[1]) * inv, (Z[0] + X[2]) * inv, (Y[2] - Z[1]) * inv);
+    }
+    if (Y[1] > Z[2]) {
+        s = 2.0f * kiln__sqrt1f(1.0f + Y[1] - X[0] - Z[2]), inv = 1.0f / s;
+        return kiln__f4_set((Y[0] + X[1]) * inv, 0.25f * s, (Z[1] + Y[2]) * inv, (Z[0] - X[2]) * inv);
+    }
+    s = 2.0f * kiln__sqrt1f(1.0f + Z[2] - X[0] - Y[1]), inv = 1.0f / s;
+    return kiln__f4_set((Z[0] + X[2]) * inv, (Z[1] + Y[2]) * inv, 0.25f * s, (X[1] - Y[0]) * inv);
+}
+
+/* conj(R(P)) ⊗ R(T), unnormalised, from prow (kiln__f4_rows_of of P's kiln__f4_rot_cols) and
+ * tcol (T's kiln__f4_rot_cols): Shepperd on the product Rp^T · Rt. */
+static inline kiln__f4 kiln__f4_qrel(const float prow[12], const float tcol[12])
+{
+    float m[12];
+    for (int j = 0; j < 3; j++) kiln__f4_st(m + j * 4, kiln__f4_mul_rows(prow, tcol + j * 4));
+    return kiln__f4_shepperd(m);
+}
+
 #endif /* KILN_RIG_MATH_F32_H */

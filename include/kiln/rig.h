@@ -89,7 +89,12 @@
  * apart) are solved side by side, one per SIMD lane (SSE2: 4, AVX2: 8; the path
  * kiln_simd_force selects; the scalar path solves them one at a time), which gives the same
  * result bit for bit: the lanes do the scalar code's float operations in its order, and a lane
- * that needs one of the fallbacks above is solved by the scalar code. Two-bone handles and
+ * that needs one of the fallbacks above is solved by the scalar code. Likewise, with a prepared
+ * plan, the desired rotations of orient constraints whose target and owner's parent no earlier
+ * constraint moves are computed before the first constraint (on the AVX2 path, three or more
+ * of them eight at a time in lanes), with the results of computing each in its step. An orient
+ * constraint's rotation conj(R(p)) ⊗ R(tb) is taken as that of the one 3x3 product of the two
+ * orthonormalised matrices (one conversion to a quaternion). Two-bone handles and
  * constraints compute in single precision (cglm's float routines, which use SSE2 on x86-64),
  * FABRIK chains and one- and four-or-more-joint chains in double. Nothing allocates (the
  * lanes of a batch, about 3.5 KB, live on the stack). The solver is thread-safe on distinct

@@ -576,3 +576,158 @@ Test(rig_simd, constraint_steps_give_the_same_bits_on_every_path)
     rf_pose_free(&p);
     free(mem);
 }
+
+/* A prepared plan takes an orient constraint's desired rotation before the first step only when
+ * no earlier step moves its target or its owner's parent: here the first constraint turns the
+ * parent of the second's owner, and three more orients (lanes on the AVX2 path) read bones no
+ * step moves. Weight 1, identity offsets and unit scales put every owner's object rotation onto
+ * its target's; every path, prepared and unprepared, gives the scalar unprepared bytes. */
+Test(rig_simd, an_early_orient_waits_for_a_parent_an_earlier_step_turns)
+{
+    enum { CB = 8, CN = 5 };
+    static char names[CB][8];
+    af_bone b[CB];
+    static const int32_t parent[CB] = {-1, 0, 0, 2, 0, 0, 0, 0};
+    uint32_t st = 31;
+    for (uint32_t i = 0; i < CB; i++) {
+        snprintf(names[i], sizeof names[i], "b%u", i);
+        b[i] = af_bone_at(names[i], parent[i], (float)af_rand(&st, -1, 1), (float)af_rand(&st, -1, 1),
+                          (float)af_rand(&st, -1, 1));
+        af_axis_angle(af_rand(&st, -1, 1), af_rand(&st, -1, 1), af_rand(&st, -1, 1) + 0.01, af_rand(&st, -3, 3), b[i].r);
+    }
+    /* owner, target: 2 (the parent of 3) onto 1, then 3 onto 4, and 5, 6, 7 onto 4, 1, 4 */
+    static const uint32_t owner[CN] = {2, 3, 5, 6, 7}, target[CN] = {1, 4, 4, 1, 4};
+    kiln_blob_constraint c[CN];
+    for (uint32_t i = 0; i < CN; i++) c[i] = rf_constraint(KILN_CONSTRAINT_ORIENT, 0, owner[i], target[i]), c[i].order = i;
+    size_t size;
+    af_skel skel = {CB, b};
+    unsigned char *mem = rf_build(&skel, c, CN, NULL, 0, &size);
+    const kiln_blob *blob = af_load(mem, size);
+    cr_assert(blob);
+    rf_pose p;
+    rf_pose_init(&p, blob, 0);
+    const uint32_t soa = p.soa_count;
+    kiln_soa_xform *start = malloc(sizeof *start * soa), *ref_local = malloc(sizeof *ref_local * soa);
+    float start_model[16 * CB], ref_model[16 * CB];
+    cr_assert(start && ref_local);
+    memcpy(start, p.local, sizeof *start * soa);
+    cr_assert_eq(kiln_simd_force(KILN_SIMD_SCALAR), KILN_SIMD_SCALAR);
+    cr_assert_eq(rf_forward(&p), KILN_OK);
+    memcpy(start_model, p.model, sizeof start_model);
+    void *prepared = aligned_alloc(64, p.scratch_size);
+    cr_assert(prepared);
+    cr_assert_eq(kiln_rig_prepare(blob, 0, prepared, p.scratch_size), KILN_OK);
+    static const kiln_simd paths[] = {KILN_SIMD_SCALAR, KILN_SIMD_SSE2, KILN_SIMD_AVX2, KILN_SIMD_AVX512};
+    uint32_t compared = 0;
+    for (size_t pi = 0; pi < sizeof paths / sizeof *paths; pi++) {
+        if (kiln_simd_force(paths[pi]) != paths[pi]) continue;
+        for (int prep = 0; prep < 2; prep++) {
+            memcpy(p.local, start, sizeof *start * soa);
+            memcpy(p.model, start_model, sizeof start_model);
+            kiln_rig_report rep;
+            kiln_rig_desc d;
+            memset(&d, 0, sizeof d);
+            d.blob = blob, d.local = p.local, d.soa_count = soa, d.object = p.model, d.bone_count = CB;
+            d.scratch = prep ? prepared : p.scratch, d.scratch_size = p.scratch_size, d.prepared = prep;
+            d.report = &rep;
+            cr_assert_eq(kiln_rig_solve(&d), KILN_OK);
+            cr_assert_eq(rep.constraints_applied, CN);
+            const char *what = kiln_simd_name(paths[pi]);
+            for (uint32_t i = 0; i < CN; i++) {
+                const float *mo = p.model + owner[i] * 16u, *mt = p.model + target[i] * 16u;
+                double worst = 0;
+                for (unsigned col = 0; col < 3; col++)
+                    for (unsigned row = 0; row < 3; row++)
+                        worst = fmax(worst, fabs((double)mo[col * 4 + row] - mt[col * 4 + row]));
+                cr_assert(worst <= 1e-5, "%s %s: owner %u's rotation is %.3g from its target's", what,
+                          prep ? "prepared" : "unprepared", owner[i], worst);
+            }
+            if (pi == 0 && !prep) {
+                memcpy(ref_local, p.local, sizeof *ref_local * soa), memcpy(ref_model, p.model, sizeof ref_model);
+                continue;
+            }
+            cr_assert(memcmp(ref_local, p.local, sizeof *ref_local * soa) == 0, "%s prepared %d: local", what, prep);
+            cr_assert(memcmp(ref_model, p.model, sizeof ref_model) == 0, "%s prepared %d: model", what, prep);
+            compared++;
+        }
+    }
+    kiln_simd_force(KILN_SIMD_AUTO);
+    cr_assert(compared >= 1);
+    free(prepared), free(start), free(ref_local);
+    rf_pose_free(&p);
+    free(mem);
+}
+
+/* Early orients in lanes whose target or frame is degenerate (a zero scale: no columns to take a
+ * rotation from; a scale of 1e30: a quaternion that is not finite) are each solved as one step
+ * alone solves them: every path, prepared and unprepared, gives the scalar unprepared bytes. */
+Test(rig_simd, early_orients_with_degenerate_matrices_match_the_one_at_a_time_step)
+{
+    enum { CB = 9, CN = 6 };
+    static char names[CB][8];
+    af_bone b[CB];
+    /* 1..3 drivers under the root, 4 a frame under the root, 5..8 owners (6 and 7 under 4) */
+    static const int32_t parent[CB] = {-1, 0, 0, 0, 0, 0, 4, 4, 0};
+    uint32_t st = 57;
+    for (uint32_t i = 0; i < CB; i++) {
+        snprintf(names[i], sizeof names[i], "b%u", i);
+        b[i] = af_bone_at(names[i], parent[i], (float)af_rand(&st, -1, 1), (float)af_rand(&st, -1, 1),
+                          (float)af_rand(&st, -1, 1));
+        af_axis_angle(af_rand(&st, -1, 1), af_rand(&st, -1, 1), af_rand(&st, -1, 1) + 0.01, af_rand(&st, -3, 3), b[i].r);
+    }
+    static const uint32_t owner[CN] = {5, 6, 7, 8, 5, 8}, target[CN] = {1, 2, 3, 1, 2, 3};
+    kiln_blob_constraint c[CN];
+    for (uint32_t i = 0; i < CN; i++) {
+        c[i] = rf_constraint(KILN_CONSTRAINT_ORIENT, 0, owner[i], target[i]), c[i].order = i;
+        if (i % 2) af_axis_angle(1, 0.5, 0.25, 0.4, c[i].offset);
+    }
+    size_t size;
+    af_skel skel = {CB, b};
+    unsigned char *mem = rf_build(&skel, c, CN, NULL, 0, &size);
+    const kiln_blob *blob = af_load(mem, size);
+    cr_assert(blob);
+    rf_pose p;
+    rf_pose_init(&p, blob, 0);
+    const uint32_t soa = p.soa_count;
+    void *prepared = aligned_alloc(64, p.scratch_size);
+    kiln_soa_xform *start = malloc(sizeof *start * soa), *ref_local = malloc(sizeof *ref_local * soa);
+    cr_assert(prepared && start && ref_local);
+    cr_assert_eq(kiln_rig_prepare(blob, 0, prepared, p.scratch_size), KILN_OK);
+    float start_model[16 * CB], ref_model[16 * CB];
+    /* case 0: driver 2 scaled to zero; 1: the frame 4 scaled to zero; 2: driver 3 scaled by 1e30 */
+    for (int which = 0; which < 3; which++) {
+        memcpy(p.local, kiln_blob_rest_pose(blob, NULL), sizeof *p.local * soa);
+        uint32_t bone = which == 0 ? 2 : which == 1 ? 4 : 3;
+        for (unsigned k = 0; k < 3; k++) *rf_lane(p.local, bone, 7 + k) = which == 2 ? 1e30f : 0.0f;
+        memcpy(start, p.local, sizeof *start * soa);
+        cr_assert_eq(kiln_simd_force(KILN_SIMD_SCALAR), KILN_SIMD_SCALAR);
+        cr_assert_eq(rf_forward(&p), KILN_OK);
+        memcpy(start_model, p.model, sizeof start_model);
+        static const kiln_simd paths[] = {KILN_SIMD_SCALAR, KILN_SIMD_SSE2, KILN_SIMD_AVX2, KILN_SIMD_AVX512};
+        for (size_t pi = 0; pi < sizeof paths / sizeof *paths; pi++) {
+            if (kiln_simd_force(paths[pi]) != paths[pi]) continue;
+            for (int prep = 0; prep < 2; prep++) {
+                memcpy(p.local, start, sizeof *start * soa);
+                memcpy(p.model, start_model, sizeof start_model);
+                kiln_rig_desc d;
+                memset(&d, 0, sizeof d);
+                d.blob = blob, d.local = p.local, d.soa_count = soa, d.object = p.model, d.bone_count = CB;
+                d.scratch = prep ? prepared : p.scratch, d.scratch_size = p.scratch_size, d.prepared = prep;
+                cr_assert_eq(kiln_rig_solve(&d), KILN_OK);
+                if (pi == 0 && !prep) {
+                    memcpy(ref_local, p.local, sizeof *ref_local * soa), memcpy(ref_model, p.model, sizeof ref_model);
+                    continue;
+                }
+                const char *what = kiln_simd_name(paths[pi]);
+                cr_assert(memcmp(ref_local, p.local, sizeof *ref_local * soa) == 0, "case %d %s prepared %d: local",
+                          which, what, prep);
+                cr_assert(memcmp(ref_model, p.model, sizeof ref_model) == 0, "case %d %s prepared %d: model", which,
+                          what, prep);
+            }
+        }
+    }
+    kiln_simd_force(KILN_SIMD_AUTO);
+    free(prepared), free(start), free(ref_local);
+    rf_pose_free(&p);
+    free(mem);
+}
