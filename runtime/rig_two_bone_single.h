@@ -170,17 +170,10 @@ KILN__IK3S_FN inline kiln__f4 kiln__set_rotation_f(kiln__rig *r, uint32_t b, kil
 KILN__IK3S_FN inline void kiln__ik3_compose(const kiln__rig *r, uint32_t b, const float *p, kiln__f4 uq,
                                                      float *out, int translation)
 {
-    float q[4];
-    kiln__f4_st(q, uq);
     const kiln_soa_xform *x = &r->local[b / KILN_SOA_WIDTH];
     unsigned l = b % KILN_SOA_WIDTH;
-    float qx = q[0], qy = q[1], qz = q[2], qw = q[3];
-    float xx = qx * qx, yy = qy * qy, zz = qz * qz, xy = qx * qy, xz = qx * qz, yz = qy * qz;
-    float wx = qw * qx, wy = qw * qy, wz = qw * qz;
-    float sx = x->sx[l], sy = x->sy[l], sz = x->sz[l];
-    float m[9] = {(1.0f - 2.0f * (yy + zz)) * sx, 2.0f * (xy + wz) * sx,          2.0f * (xz - wy) * sx,
-                  2.0f * (xy - wz) * sy,          (1.0f - 2.0f * (xx + zz)) * sy, 2.0f * (yz + wx) * sy,
-                  2.0f * (xz + wy) * sz,          2.0f * (yz - wx) * sz,          (1.0f - 2.0f * (xx + yy)) * sz};
+    kiln__f4 m[3];
+    kiln__f4_qcols(uq, x->sx[l], x->sy[l], x->sz[l], m);
     kiln__f4 c0 = kiln__f4_ld(p), c1 = kiln__f4_ld(p + 4), c2 = kiln__f4_ld(p + 8);
     int32_t parent = r->bones[b].parent;
     if (parent >= 0 && (uint32_t)parent < b && (r->bones[b].flags & KILN_BONE_SEGMENT_SCALE_COMPENSATE)) {
@@ -190,9 +183,7 @@ KILN__IK3S_FN inline void kiln__ik3_compose(const kiln__rig *r, uint32_t b, cons
         c1 = kiln__f4_scale(c1, 1.0f / px->sy[pl]);
         c2 = kiln__f4_scale(c2, 1.0f / px->sz[pl]);
     }
-    for (int c = 0; c < 3; c++)
-        kiln__f4_st(out + 4 * c, kiln__f4_muladds(kiln__f4_muladds(kiln__f4_scale(c0, m[3 * c]), c1, m[3 * c + 1]), c2,
-                                                  m[3 * c + 2]));
+    for (int c = 0; c < 3; c++) kiln__f4_st(out + 4 * c, kiln__f4_mat3_mul(c0, c1, c2, m[c]));
     kiln__f4 t = kiln__f4_muladds(kiln__f4_muladds(kiln__f4_scale(kiln__f4_ld(p), x->tx[l]), kiln__f4_ld(p + 4), x->ty[l]),
                                   kiln__f4_ld(p + 8), x->tz[l]);
     t = kiln__f4_add(t, kiln__f4_ld(p + 12));
