@@ -145,10 +145,10 @@ KILN__FN kv_quat KILN__SFX(kiln__qaxis_csv)(kv3 axis, kv c, kv s, kv *bad)
     return KILN__SFX(kiln__qsel)(zero, KILN__SFX(kiln__qident)(), q);
 }
 
-/* kiln__qfrom_to_f without its fallbacks: zero or opposite directions set `bad`. */
-KILN__FN kv_quat KILN__SFX(kiln__qfrom_tov)(kv3 a, kv3 b, kv *bad)
+/* kiln__qfrom_to_f without its fallbacks, from a = ac scaled by inv_len toward the unit b:
+ * zero or opposite directions set `bad` (the aim of kiln__ik3_toward). */
+KILN__FN kv_quat KILN__SFX(kiln__qaimv)(kv3 ua, kv3 ub, kv *bad)
 {
-    kv3 ua = KILN__SFX(kiln__unit3v)(a, NULL, bad), ub = KILN__SFX(kiln__unit3v)(b, NULL, bad);
     kv3 c = KILN__SFX(kiln__v3cross)(ua, ub);
     c = KILN__SFX(kiln__v3muladds)(c, ua, kv_xor(KILN__SFX(kiln__v3dot)(c, ua), kv_set1(-0.0f)));
     kv3 sum = KILN__SFX(kiln__v3add)(ua, ub);
@@ -194,11 +194,15 @@ typedef struct KILN__SFX(kiln__ik3v) {
     kv l1, l2;
 } KILN__SFX(kiln__ik3v);
 
-/* kiln__ik3_toward: bend the middle joint to the law of cosines' angle, aim the end at g. */
+/* kiln__ik3_toward: bend the middle joint to the law of cosines' angle, aim the end at g (the
+ * same shortcuts: the unnormalised hinge, h = l1 l2, the bent end scaled by 1 / dg). */
 KILN__FN void KILN__SFX(kiln__ik3v_toward)(KILN__SFX(kiln__ik3v) *c, kv3 g, kv *bad)
 {
     kv3 ag = KILN__SFX(kiln__v3sub)(g, c->p0);
-    kv dg = kv_sqrt(KILN__SFX(kiln__v3dot)(ag, ag)), l1 = c->l1, l2 = c->l2;
+    kv n2g = KILN__SFX(kiln__v3dot)(ag, ag), okg = kv_gt(n2g, kv_set1(KILN__RIG_EPS2_F));
+    *bad = kv_or(*bad, KILN__SFX(kiln__not)(okg));
+    kv dg = kv_sqrt(n2g), l1 = c->l1, l2 = c->l2;
+    kv inv_dg = kv_div(kv_set1(1.0f), kv_sqrt(kv_sel(okg, n2g, kv_set1(1.0f))));
     kv3 ba = KILN__SFX(kiln__v3sub)(c->p0, c->p1), bc = KILN__SFX(kiln__v3sub)(c->p2, c->p1);
     kv3 cr = KILN__SFX(kiln__v3cross)(ba, bc);
     kv l1l2 = kv_mul(l1, l2), inv = kv_div(kv_set1(1.0f), kv_add(l1l2, l1l2));
@@ -206,20 +210,30 @@ KILN__FN void KILN__SFX(kiln__ik3v_toward)(KILN__SFX(kiln__ik3v) *c, kv3 g, kv *
     kv sum = kv_add(l1, l2);
     kv op = kv_mul(kv_mul(kv_sub(sum, dg), kv_add(sum, dg)), inv);
     kv om = kv_mul(kv_mul(kv_add(kv_sub(dg, l1), l2), kv_sub(kv_add(dg, l1), l2)), inv);
-    kv opp = kv_gt(op, kv_zero()), omp = kv_gt(om, kv_zero());
+    kv opp = kv_gt(op, kv_zero()), omp = kv_gt(om, kv_zero()), regular = kv_and(opp, omp);
     kv want_c = kv_sel(opp, kv_sel(omp, kv_mul(kv_set1(0.5f), kv_sub(op, om)), kv_set1(1.0f)), kv_set1(-1.0f));
-    kv want_s = kv_and(kv_and(opp, omp), kv_sqrt(kv_max(kv_mul(op, om), kv_zero())));
+    kv want_s = kv_and(regular, kv_sqrt(kv_max(kv_mul(op, om), kv_zero())));
     /* the hinge: the triangle's normal; a straight or folded chain is the scalar code's */
     kv straight = kv_or(KILN__SFX(kiln__not)(kv_gt(cr2, kv_mul(kv_mul(kv_set1(1e-12f), l1l2), l1l2))),
                         KILN__SFX(kiln__not)(kv_gt(cr2, kv_set1(KILN__RIG_EPS2_F))));
     *bad = kv_or(*bad, straight);
-    kv3 hinge = KILN__SFX(kiln__v3scale)(cr, kv_div(kv_set1(1.0f), kv_sel(straight, kv_set1(1.0f), cur_s)));
     kv cc = kiln__rig_ma(want_s, cur_s, kv_mul(want_c, cur_c)), ss = kiln__rig_nma(want_c, cur_s, kv_mul(want_s, cur_c));
-    kv_quat q = KILN__SFX(kiln__qaxis_csv)(hinge, cc, ss, bad);
+    /* the half angle of (cc, ss) as kiln__qaxis_csv takes it, with h = l1 l2 */
+    kv pos = KILN__SFX(kiln__not)(kv_lt(cc, kv_zero()));
+    kv hs = kv_sel(pos, ss, kv_sub(l1l2, cc)), hc = kv_sel(pos, kv_add(l1l2, cc), ss);
+    kv zero = KILN__SFX(kiln__not)(kv_or(kv_lt(hs, kv_zero()), kv_gt(hs, kv_zero())));
+    kv_quat q = {kv_mul(cr.x, hs), kv_mul(cr.y, hs), kv_mul(cr.z, hs), kv_mul(hc, cur_s)};
+    kv nb = kv_zero();
+    q = KILN__SFX(kiln__qnormv)(q, &nb);
+    *bad = kv_or(*bad, kv_andnot(zero, nb));
+    q = KILN__SFX(kiln__qsel)(zero, KILN__SFX(kiln__qident)(), q);
     c->p2 = KILN__SFX(kiln__v3add)(c->p1, KILN__SFX(kiln__qrotv)(q, bc));
     c->rot1 = KILN__SFX(kiln__qmulv)(q, c->rot1);
     kv3 ac = KILN__SFX(kiln__v3sub)(c->p2, c->p0);
-    q = KILN__SFX(kiln__qfrom_tov)(ac, ag, bad);
+    kv n2 = KILN__SFX(kiln__v3dot)(ac, ac), ok = kv_gt(n2, kv_set1(KILN__RIG_EPS2_F));
+    *bad = kv_or(*bad, KILN__SFX(kiln__not)(ok));
+    kv inv_len = kv_sel(regular, inv_dg, kv_div(kv_set1(1.0f), kv_sqrt(kv_sel(ok, n2, kv_set1(1.0f)))));
+    q = KILN__SFX(kiln__qaimv)(KILN__SFX(kiln__v3scale)(ac, inv_len), KILN__SFX(kiln__v3scale)(ag, inv_dg), bad);
     c->p1 = KILN__SFX(kiln__v3add)(c->p0, KILN__SFX(kiln__qrotv)(q, KILN__SFX(kiln__v3sub)(c->p1, c->p0)));
     c->p2 = KILN__SFX(kiln__v3add)(c->p0, KILN__SFX(kiln__qrotv)(q, ac));
     c->rot0 = KILN__SFX(kiln__qmulv)(q, c->rot0);

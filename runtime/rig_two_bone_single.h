@@ -43,15 +43,42 @@ KILN__IK3S_FN kiln__f4 kiln__ik3_hinge_fallback(const kiln__ik3 *c, kiln__f4 ba)
     return kiln__f4_set(axis[0], axis[1], axis[2], 0.0f);
 }
 
-/* Analytic solve toward g: the middle joint opens from its angle to the law of cosines' (both
- * as cosine and sine: the current ones from the dot and cross products, the wanted ones from
- * the factored forms of 1 ± cos, which keep their accuracy near straight and folded), then the
- * start aims the end at g. The end's position is brought along only when `move_end` (after
- * the last solve the pole's turn reads it only for a goal on the start). */
-KILN__IK3S_FN void kiln__ik3_toward(kiln__ik3 *c, kiln__f4 g, int move_end)
+/* The goal of one solve as seen from the start: ag = g - start, dg = |ag|, and the unit
+ * direction ug (kiln__unit3f of ag: ok = 0 and ug zero when dg is (near) zero). */
+typedef struct kiln__ik3_goal {
+    kiln__f4 ag, ug;
+    float dg, inv_dg;
+    int ok;
+} kiln__ik3_goal;
+
+KILN__IK3S_FN inline kiln__ik3_goal kiln__ik3_goal_of(kiln__f4 g, kiln__f4 p0)
 {
-    kiln__f4 ag = kiln__f4_sub(g, c->p[0]), hinge = kiln__f4_set(0.0f, 0.0f, 0.0f, 0.0f);
-    float dg = kiln__sqrt1f(kiln__f4_dot3(ag, ag)), l1 = c->l1, l2 = c->l2;
+    kiln__ik3_goal r;
+    r.ag = kiln__f4_sub(g, p0);
+    float n2 = kiln__f4_dot3(r.ag, r.ag);
+    r.dg = kiln__sqrt1f(n2);
+    r.ok = n2 > KILN__RIG_EPS2_F;
+    r.inv_dg = 1.0f / (r.ok ? r.dg : 1.0f);
+    r.ug = r.ok ? kiln__f4_scale(r.ag, r.inv_dg) : kiln__f4_set(0.0f, 0.0f, 0.0f, 0.0f);
+    return r;
+}
+
+/* Analytic solve toward the goal: the middle joint opens from its angle to the law of
+ * cosines' (both as cosine and sine: the current ones from the dot and cross products, the
+ * wanted ones from the factored forms of 1 ± cos, which keep their accuracy near straight and
+ * folded), then the start aims the end at the goal. The end's position is brought along only
+ * when `move_end` (after the last solve the pole's turn reads it only for a goal on the start).
+ *
+ * Fewer square roots and divisions than the rotations spelled out (kiln__f4_qaxis_cs,
+ * kiln__f4_qfrom_to) take, on the same formulas: the hinge is the triangle's normal cr
+ * unnormalised, its length |cr| moved onto the cosine part of the half-angle quaternion; the
+ * opening's |(cos, sin)|, which both factors' lengths make l1 l2, is taken as l1 l2; and once
+ * bent to the law of cosines' angle the end is dg from the start, so 1 / dg scales it to the
+ * aim's unit direction (a length off by δ moves the half-way quaternion by δ² only). */
+KILN__IK3S_FN void kiln__ik3_toward(kiln__ik3 *c, const kiln__ik3_goal *t, int move_end)
+{
+    kiln__f4 axis = kiln__f4_set(0.0f, 0.0f, 0.0f, 0.0f);
+    float l1 = c->l1, l2 = c->l2, dg = t->dg, k = 1.0f, inv_len = 0.0f;
     if (l1 > 1e-9f && l2 > 1e-9f) {
         kiln__f4 ba = kiln__f4_sub(c->p[0], c->p[1]), bc = kiln__f4_sub(c->p[2], c->p[1]);
         kiln__f4 cr = kiln__f4_cross(ba, bc);
@@ -62,37 +89,54 @@ KILN__IK3S_FN void kiln__ik3_toward(kiln__ik3 *c, kiln__f4 g, int move_end)
         float want_c, want_s;
         if (!(op > 0.0f)) want_c = -1.0f, want_s = 0.0f;     /* out of reach: straight */
         else if (!(om > 0.0f)) want_c = 1.0f, want_s = 0.0f; /* too close: folded */
-        else want_c = 0.5f * (op - om), want_s = kiln__sqrt1f(op * om); /* ((1 + cos) - (1 - cos)) / 2 */
-        /* the hinge: the normal of the (start, middle, end) triangle (kiln__unit3f of cr) */
-        if (cr2 > 1e-12f * l1l2 * l1l2 && cr2 > KILN__RIG_EPS2_F) hinge = kiln__f4_scale(cr, 1.0f / cur_s);
-        else hinge = kiln__ik3_hinge_fallback(c, ba);
+        else want_c = 0.5f * (op - om), want_s = kiln__sqrt1f(op * om), inv_len = t->inv_dg;
+        /* the hinge: the normal of the (start, middle, end) triangle, of length k */
+        if (cr2 > 1e-12f * l1l2 * l1l2 && cr2 > KILN__RIG_EPS2_F) axis = cr, k = cur_s;
+        else axis = kiln__ik3_hinge_fallback(c, ba);
         /* the opening angle acos(want) - acos(cur), cur taken unnormalised (both factors
-         * carry l1 l2) */
-        float cc = want_c * cur_c + want_s * cur_s, ss = want_s * cur_c - want_c * cur_s;
-        kiln__f4 q = kiln__f4_qaxis_cs(hinge, cc, ss);
+         * carry l1 l2); its half-angle as kiln__qaxis_cs_f takes it, with h = l1 l2 */
+        float cc = want_c * cur_c + want_s * cur_s, ss = want_s * cur_c - want_c * cur_s, hs, hc;
+        if (cc >= 0.0f) hs = ss, hc = l1l2 + cc;
+        else hs = l1l2 - cc, hc = ss;
+        kiln__f4 q = hs != 0.0f ? kiln__f4_qnorm(kiln__f4_with_w(kiln__f4_scale(axis, hs), hc * k))
+                                : kiln__f4_set(0.0f, 0.0f, 0.0f, 1.0f);
         c->p[2] = kiln__f4_add(c->p[1], kiln__f4_qrot(q, bc));
         c->rot[1] = kiln__f4_qmul(q, c->rot[1]);
     }
-    float fb[4];
-    kiln__f4_st(fb, hinge);
-    kiln__f4 ac = kiln__f4_sub(c->p[2], c->p[0]);
-    kiln__f4 q = kiln__f4_qfrom_to(ac, ag, fb);
+    /* the aim: kiln__f4_qfrom_to from the end's direction to the goal's */
+    kiln__f4 ac = kiln__f4_sub(c->p[2], c->p[0]), q = kiln__f4_set(0.0f, 0.0f, 0.0f, 1.0f);
+    float n2 = kiln__f4_dot3(ac, ac);
+    if (n2 > KILN__RIG_EPS2_F && t->ok) {
+        if (inv_len == 0.0f) inv_len = 1.0f / kiln__sqrt1f(n2);
+        kiln__f4 ua = kiln__f4_scale(ac, inv_len), ub = t->ug;
+        kiln__f4 cr = kiln__f4_cross(ua, ub), sum = kiln__f4_add(ua, ub);
+        cr = kiln__f4_muladds(cr, ua, -kiln__f4_dot3(cr, ua));
+        float w = 0.5f * kiln__f4_dot3(sum, sum);
+        if (w < 1e-12f && kiln__f4_dot3(cr, cr) < 1e-12f) {
+            /* opposite directions: a half turn about the hinge (unit), or any perpendicular */
+            float va[4], vb[4], fb[4];
+            versor r;
+            kiln__f4_st(va, ac), kiln__f4_st(vb, t->ag), kiln__f4_st(fb, kiln__f4_scale(axis, 1.0f / k));
+            kiln__qfrom_to_f(va, vb, fb, r);
+            q = kiln__f4_ld(r);
+        } else {
+            q = kiln__f4_qnorm(kiln__f4_with_w(cr, w));
+        }
+    }
     c->p[1] = kiln__f4_add(c->p[0], kiln__f4_qrot(q, kiln__f4_sub(c->p[1], c->p[0])));
     if (move_end) c->p[2] = kiln__f4_add(c->p[0], kiln__f4_qrot(q, ac));
     c->rot[0] = kiln__f4_qmul(q, c->rot[0]);
     c->rot[1] = kiln__f4_qmul(q, c->rot[1]);
 }
 
-/* Turns the chain about the start->g axis: the middle joint into the half-plane of the pole
+/* Turns the chain about the start->goal axis: the middle joint into the half-plane of the pole
  * direction (with a pole vector bone), plus the twist given as (cos, sin) (kiln__ik_pole).
  * The positions turn too when `move`. */
-KILN__IK3S_FN void kiln__ik3_pole(kiln__ik3 *c, const kiln__rig *r, const kiln_blob_ik_handle *h, kiln__f4 g,
-                           const float twist_cs[2], int move)
+KILN__IK3S_FN void kiln__ik3_pole(kiln__ik3 *c, const kiln__rig *r, const kiln_blob_ik_handle *h,
+                                  const kiln__ik3_goal *t, const float twist_cs[2], int move)
 {
-    kiln__f4 u;
-    if (kiln__f4_unit3(kiln__f4_sub(g, c->p[0]), &u) == 0.0f &&
-        kiln__f4_unit3(kiln__f4_sub(c->p[2], c->p[0]), &u) == 0.0f)
-        return;
+    kiln__f4 u = t->ug;
+    if (!t->ok && kiln__f4_unit3(kiln__f4_sub(c->p[2], c->p[0]), &u) == 0.0f) return;
     kiln__f4 q = kiln__f4_set(0.0f, 0.0f, 0.0f, 1.0f);
     int turn = 0;
     if (h->pole_vector_bone != KILN_BLOB_NONE) {
@@ -210,8 +254,9 @@ KILN__IK3S_KERNEL void KILN__IK3S(kiln__ik_two_bone_solve)(kiln__rig *r, const k
     c.l1 = kiln__sqrt1f(kiln__f4_dot3(d, d));
     d = kiln__f4_sub(c.p[2], c.p[1]);
     c.l2 = kiln__sqrt1f(kiln__f4_dot3(d, d));
-    kiln__f4 ag = kiln__f4_sub(g, c.p[0]);
-    float dg = kiln__sqrt1f(kiln__f4_dot3(ag, ag)), total = c.l1 + c.l2;
+    kiln__ik3_goal goal = kiln__ik3_goal_of(g, c.p[0]);
+    kiln__f4 ag = goal.ag;
+    float dg = goal.dg, total = c.l1 + c.l2;
 
     float twist[2], *tw = NULL;
     if (h->pole_bone != KILN_BLOB_NONE) {
@@ -225,13 +270,13 @@ KILN__IK3S_KERNEL void KILN__IK3S(kiln__ik_two_bone_solve)(kiln__rig *r, const k
          * inside it, turned into the pole's plane there, then straightened (or bent the last
          * bit) within that plane, as rig_ik.c does beyond the reach. Inside the band the
          * result is the one the direct solve would give, the same plane and the same bend. */
-        kiln__f4 inside = kiln__f4_muladds(c.p[0], ag, limit / dg);
-        kiln__ik3_toward(&c, inside, 1);
-        kiln__ik3_pole(&c, r, h, inside, tw, 1);
-        kiln__ik3_toward(&c, g, 0);
+        kiln__ik3_goal in = kiln__ik3_goal_of(kiln__f4_muladds(c.p[0], ag, limit / dg), c.p[0]);
+        kiln__ik3_toward(&c, &in, 1);
+        kiln__ik3_pole(&c, r, h, &in, tw, 1);
+        kiln__ik3_toward(&c, &goal, 0);
     } else {
-        kiln__ik3_toward(&c, g, !(kiln__f4_dot3(ag, ag) > KILN__RIG_EPS2_F));
-        kiln__ik3_pole(&c, r, h, g, tw, 0);
+        kiln__ik3_toward(&c, &goal, !goal.ok);
+        kiln__ik3_pole(&c, r, h, &goal, tw, 0);
     }
     const float *p0 = kiln__rig_parent_matrix(r, chain[0]);
     float *m0 = r->model + (size_t)chain[0] * 16u, *m1 = r->model + (size_t)chain[1] * 16u;
