@@ -22,6 +22,13 @@
  * local rotation changes only with the target rotation, which replaces its model rotation.
  */
 
+/* The steps inlined into the solve: its chain state then stays in registers. */
+#if defined(__GNUC__) || defined(__clang__)
+#define KILN__IK3S_INLINE inline __attribute__((always_inline))
+#else
+#define KILN__IK3S_INLINE inline
+#endif
+
 typedef struct kiln__ik3 {
     kiln__f4 p[3];   /* model-space joint positions */
     kiln__f4 rot[2]; /* model-space rotations of the start and middle joints */
@@ -75,7 +82,7 @@ KILN__IK3S_FN inline kiln__ik3_goal kiln__ik3_goal_of(kiln__f4 g, kiln__f4 p0)
  * opening's |(cos, sin)|, which both factors' lengths make l1 l2, is taken as l1 l2; and once
  * bent to the law of cosines' angle the end is dg from the start, so 1 / dg scales it to the
  * aim's unit direction (a length off by δ moves the half-way quaternion by δ² only). */
-KILN__IK3S_FN void kiln__ik3_toward(kiln__ik3 *c, const kiln__ik3_goal *t, int move_end)
+KILN__IK3S_FN KILN__IK3S_INLINE void kiln__ik3_toward(kiln__ik3 *c, const kiln__ik3_goal *t, int move_end)
 {
     kiln__f4 axis = kiln__f4_set(0.0f, 0.0f, 0.0f, 0.0f);
     float l1 = c->l1, l2 = c->l2, dg = t->dg, k = 1.0f, inv_len = 0.0f;
@@ -132,7 +139,7 @@ KILN__IK3S_FN void kiln__ik3_toward(kiln__ik3 *c, const kiln__ik3_goal *t, int m
 /* Turns the chain about the start->goal axis: the middle joint into the half-plane of the pole
  * direction (with a pole vector bone), plus the twist given as (cos, sin) (kiln__ik_pole).
  * The positions turn too when `move`. */
-KILN__IK3S_FN void kiln__ik3_pole(kiln__ik3 *c, const kiln__rig *r, const kiln_blob_ik_handle *h,
+KILN__IK3S_FN KILN__IK3S_INLINE void kiln__ik3_pole(kiln__ik3 *c, const kiln__rig *r, const kiln_blob_ik_handle *h,
                                   const kiln__ik3_goal *t, const float twist_cs[2], int move)
 {
     kiln__f4 u = t->ug;
