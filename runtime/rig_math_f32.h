@@ -436,4 +436,53 @@ static inline kiln__f4 kiln__f4_mat3_mul(kiln__f4 p0, kiln__f4 p1, kiln__f4 p2, 
     return kiln__f4_add(r, kiln__f4_mul(p2, KILN__F4_SHUF(m, 2, 2, 2, 2)));
 }
 
+/* q, or the identity where kiln__qnorm_f would give it (a (near) zero or non-finite q): for a
+ * rotation only ever composed with others and normalised at the end, which its length then
+ * does not change. */
+static inline kiln__f4 kiln__f4_qvalid(kiln__f4 q)
+{
+    float n2 = kiln__f4_norm2(q);
+    if (!(n2 > KILN__RIG_EPS2_F) || !isfinite(n2)) return kiln__f4_set(0.0f, 0.0f, 0.0f, 1.0f);
+    return q;
+}
+
+/* kiln__f4_qfrom_matrix up to its last normalisation (kiln__f4_qvalid instead): Shepperd's
+ * quaternion of the orthonormalised columns, unit to rounding. */
+#if defined(__GNUC__) || defined(__clang__)
+__attribute__((always_inline))
+#endif
+static inline kiln__f4 kiln__f4_qfrom_matrix_u(const float m[16])
+{
+    kiln__f4 x, y;
+    if (kiln__f4_unit3(kiln__f4_ld(m), &x) == 0.0f) x = kiln__f4_set(1.0f, 0.0f, 0.0f, 0.0f);
+    y = kiln__f4_ld(m + 4);
+    y = kiln__f4_muladds(y, x, -kiln__f4_dot3(x, y));
+    if (kiln__f4_unit3(y, &y) == 0.0f) {
+        float vx[4], vy[4];
+        kiln__f4_st(vx, x);
+        kiln__any_perpendicular_f(vx, vy);
+        vy[3] = 0.0f;
+        y = kiln__f4_ld(vy);
+    }
+    float c[12];
+    kiln__f4_st(c, x), kiln__f4_st(c + 4, y), kiln__f4_st(c + 8, kiln__f4_cross(x, y));
+    const float *X = c, *Y = c + 4, *Z = c + 8;
+    float tr = X[0] + Y[1] + Z[2], s, inv;
+    kiln__f4 q;
+    if (tr > 0.0f) {
+        s = 2.0f * kiln__sqrt1f(1.0f + tr), inv = 1.0f / s;
+        q = kiln__f4_set((Y[2] - Z[1]) * inv, (Z[0] - X[2]) * inv, (X[1] - Y[0]) * inv, 0.25f * s);
+    } else if (X[0] > Y[1] && X[0] > Z[2]) {
+        s = 2.0f * kiln__sqrt1f(1.0f + X[0] - Y[1] - Z[2]), inv = 1.0f / s;
+        q = kiln__f4_set(0.25f * s, (Y[0] + X[1]) * inv, (Z[0] + X[2]) * inv, (Y[2] - Z[1]) * inv);
+    } else if (Y[1] > Z[2]) {
+        s = 2.0f * kiln__sqrt1f(1.0f + Y[1] - X[0] - Z[2]), inv = 1.0f / s;
+        q = kiln__f4_set((Y[0] + X[1]) * inv, 0.25f * s, (Z[1] + Y[2]) * inv, (Z[0] - X[2]) * inv);
+    } else {
+        s = 2.0f * kiln__sqrt1f(1.0f + Z[2] - X[0] - Y[1]), inv = 1.0f / s;
+        q = kiln__f4_set((Z[0] + X[2]) * inv, (Z[1] + Y[2]) * inv, 0.25f * s, (X[1] - Y[0]) * inv);
+    }
+    return kiln__f4_qvalid(q);
+}
+
 #endif /* KILN_RIG_MATH_F32_H */

@@ -117,6 +117,15 @@ KILN__FN kv_quat KILN__SFX(kiln__qnormv)(kv_quat q, kv *bad)
     return r;
 }
 
+/* q itself; lanes kiln__qnormv would flag set `bad` (kiln__f4_qvalid). */
+KILN__FN kv_quat KILN__SFX(kiln__qvalidv)(kv_quat q, kv *bad)
+{
+    kv n2 = kv_add(kv_add(kv_mul(q.x, q.x), kv_mul(q.y, q.y)), kv_add(kv_mul(q.z, q.z), kv_mul(q.w, q.w)));
+    kv ok = kv_and(kv_gt(n2, kv_set1(KILN__RIG_EPS2_F)), kv_lt(n2, kv_set1(INFINITY)));
+    *bad = kv_or(*bad, KILN__SFX(kiln__not)(ok));
+    return q;
+}
+
 /* a / |a| and |a|; lanes with |a|^2 <= KILN__RIG_EPS2_F set `bad` (kiln__unit3f's zero). */
 KILN__FN kv3 KILN__SFX(kiln__unit3v)(kv3 a, kv *len, kv *bad)
 {
@@ -159,8 +168,8 @@ KILN__FN kv_quat KILN__SFX(kiln__qaimv)(kv3 ua, kv3 ub, kv *bad)
     return KILN__SFX(kiln__qnormv)(q, bad);
 }
 
-/* kiln__qfrom_matrix_f on columns c0, c1: Gram-Schmidt, then Shepperd's four cases selected
- * per lane. Zero columns set `bad`. */
+/* kiln__f4_qfrom_matrix_u on columns c0, c1: Gram-Schmidt, then Shepperd's four cases selected
+ * per lane, not normalised. Zero columns set `bad`. */
 KILN__FN kv_quat KILN__SFX(kiln__qfrom_colsv)(kv3 c0, kv3 c1, kv *bad)
 {
     kv3 x = KILN__SFX(kiln__unit3v)(c0, NULL, bad);
@@ -184,7 +193,7 @@ KILN__FN kv_quat KILN__SFX(kiln__qfrom_colsv)(kv3 c0, kv3 c1, kv *bad)
     q.y = kv_sel(m0, b, kv_sel(m1, d, kv_sel(m2, h, f)));
     q.z = kv_sel(m0, c, kv_sel(m1, e, kv_sel(m2, f, h)));
     q.w = kv_sel(m0, h, kv_sel(m1, a, kv_sel(m2, b, c)));
-    return KILN__SFX(kiln__qnormv)(q, bad);
+    return KILN__SFX(kiln__qvalidv)(q, bad);
 }
 
 /* The chain of KV_W lanes (kiln__ik3 of rig_two_bone.c). */
@@ -354,16 +363,17 @@ KILN__KERNEL void KILN__SFX(kiln__ik3_batch)(kiln__ik3_batch *b, uint32_t lanes)
         kv has_pv = kv_gt(kv_ld(b->has_pv + o), half), has_tw = kv_gt(kv_ld(b->has_tw + o), half);
         kv use_target = kv_gt(kv_ld(b->use_target + o), half);
         kv3 g = KILN__SFX(kiln__v3ld)(b->g, o), pv = KILN__SFX(kiln__v3ld)(b->pv, o);
-        /* the twist: kiln__euler_x_cs of the pole bone's unit local rotation */
+        /* the twist: kiln__euler_x_cs of the pole bone's local rotation as stored */
         kv tb = kv_zero();
-        kv_quat pq = KILN__SFX(kiln__qnormv)(KILN__SFX(kiln__qldv)(b->tw, o), &tb);
+        kv_quat pq = KILN__SFX(kiln__qvalidv)(KILN__SFX(kiln__qldv)(b->tw, o), &tb);
         bad = kv_or(bad, kv_and(has_tw, tb));
-        kv one = kv_set1(1.0f), two = kv_set1(2.0f);
-        kv r00 = kv_sub(one, kv_mul(two, kv_add(kv_mul(pq.y, pq.y), kv_mul(pq.z, pq.z))));
+        kv two = kv_set1(2.0f);
+        kv n2 = kv_add(kv_add(kv_mul(pq.x, pq.x), kv_mul(pq.y, pq.y)), kv_add(kv_mul(pq.z, pq.z), kv_mul(pq.w, pq.w)));
+        kv r00 = kv_sub(n2, kv_mul(two, kv_add(kv_mul(pq.y, pq.y), kv_mul(pq.z, pq.z))));
         kv r10 = kv_mul(two, kv_add(kv_mul(pq.x, pq.y), kv_mul(pq.w, pq.z)));
-        kv regular = kv_gt(kv_add(kv_mul(r00, r00), kv_mul(r10, r10)), kv_set1(1e-12f));
-        kv tw_c = kv_sel(regular, kv_sub(one, kv_mul(two, kv_add(kv_mul(pq.x, pq.x), kv_mul(pq.y, pq.y)))),
-                         kv_sub(one, kv_mul(two, kv_add(kv_mul(pq.x, pq.x), kv_mul(pq.z, pq.z)))));
+        kv regular = kv_gt(kv_add(kv_mul(r00, r00), kv_mul(r10, r10)), kv_mul(kv_mul(kv_set1(1e-12f), n2), n2));
+        kv tw_c = kv_sel(regular, kv_sub(n2, kv_mul(two, kv_add(kv_mul(pq.x, pq.x), kv_mul(pq.y, pq.y)))),
+                         kv_sub(n2, kv_mul(two, kv_add(kv_mul(pq.x, pq.x), kv_mul(pq.z, pq.z)))));
         kv tw_s = kv_sel(regular, kv_mul(two, kv_add(kv_mul(pq.y, pq.z), kv_mul(pq.w, pq.x))),
                          kv_mul(kv_set1(-2.0f), kv_sub(kv_mul(pq.y, pq.z), kv_mul(pq.w, pq.x))));
         kv_quat frame = KILN__SFX(kiln__qfrom_colsv)(KILN__SFX(kiln__v3ld)(b->pm, o), KILN__SFX(kiln__v3ld)(b->pm + 4, o), &bad);
@@ -373,8 +383,8 @@ KILN__KERNEL void KILN__SFX(kiln__ik3_batch)(kiln__ik3_batch *b, uint32_t lanes)
         KILN__SFX(kiln__ik3v) c;
         c.p0 = KILN__SFX(kiln__v3ld)(b->p[0], o), c.p1 = KILN__SFX(kiln__v3ld)(b->p[1], o);
         c.p2 = KILN__SFX(kiln__v3ld)(b->p[2], o);
-        kv_quat fk0 = KILN__SFX(kiln__qnormv)(KILN__SFX(kiln__qldv)(b->fk[0], o), &bad);
-        kv_quat fk1 = KILN__SFX(kiln__qnormv)(KILN__SFX(kiln__qldv)(b->fk[1], o), &bad);
+        kv_quat fk0 = KILN__SFX(kiln__qvalidv)(KILN__SFX(kiln__qldv)(b->fk[0], o), &bad);
+        kv_quat fk1 = KILN__SFX(kiln__qvalidv)(KILN__SFX(kiln__qldv)(b->fk[1], o), &bad);
         c.rot0 = KILN__SFX(kiln__qmulv)(frame, fk0);
         c.rot1 = KILN__SFX(kiln__qmulv)(c.rot0, fk1);
         kv3 d = KILN__SFX(kiln__v3sub)(c.p1, c.p0);

@@ -173,15 +173,18 @@ KILN__IK3S_FN KILN__IK3S_INLINE void kiln__ik3_pole(kiln__ik3 *c, const kiln__ri
 }
 
 /* The X angle of the XYZ Euler decomposition of q (kiln__qto_euler_xyz) as (cos, sin) up to
- * a positive factor: atan2(R21, R22), or atan2(-R12, R11) at cos(Y) = 0. */
-KILN__IK3S_FN void kiln__euler_x_cs(kiln__f4 uq, float cs[2])
+ * a positive factor: atan2(R21, R22), or atan2(-R12, R11) at cos(Y) = 0, from q as stored
+ * (the entries of its matrix times |q|², so with no normalisation; the identity where
+ * kiln__qnorm_f would make it one). */
+KILN__IK3S_FN void kiln__euler_x_cs(kiln__f4 sq, float cs[2])
 {
-    float q[4];
-    kiln__f4_st(q, uq);
+    float n2 = kiln__f4_norm2(sq), q[4];
+    if (!(n2 > KILN__RIG_EPS2_F) || !isfinite(n2)) sq = kiln__f4_set(0.0f, 0.0f, 0.0f, 1.0f), n2 = 1.0f;
+    kiln__f4_st(q, sq);
     float x = q[0], y = q[1], z = q[2], w = q[3];
-    float r00 = 1.0f - 2.0f * (y * y + z * z), r10 = 2.0f * (x * y + w * z);
-    if (r00 * r00 + r10 * r10 > 1e-12f) cs[0] = 1.0f - 2.0f * (x * x + y * y), cs[1] = 2.0f * (y * z + w * x);
-    else cs[0] = 1.0f - 2.0f * (x * x + z * z), cs[1] = -2.0f * (y * z - w * x);
+    float r00 = n2 - 2.0f * (y * y + z * z), r10 = 2.0f * (x * y + w * z);
+    if (r00 * r00 + r10 * r10 > 1e-12f * n2 * n2) cs[0] = n2 - 2.0f * (x * x + y * y), cs[1] = 2.0f * (y * z + w * x);
+    else cs[0] = n2 - 2.0f * (x * x + z * z), cs[1] = -2.0f * (y * z - w * x);
 }
 
 /* Bone b's local rotation as stored (not normalised). */
@@ -192,13 +195,13 @@ KILN__IK3S_FN kiln__f4 kiln__local_rotation_f4(const kiln__rig *r, uint32_t b)
     return kiln__f4_set(x->qx[l], x->qy[l], x->qz[l], x->qw[l]);
 }
 
-/* Writes bone b's local rotation: q normalised, or slerp(fk, q, w) with bone b's unit local
- * rotation fk for w < 1. Returns what it wrote. */
+/* Writes bone b's local rotation: q normalised, or slerp(fk, q normalised, w) with bone b's
+ * unit local rotation fk for w < 1. Returns what it wrote. */
 KILN__IK3S_FN inline kiln__f4 kiln__set_rotation_f(kiln__rig *r, uint32_t b, kiln__f4 uq, float w)
 {
     if (w < 1.0f) {
         versor fk, q;
-        kiln__f4_st(q, uq);
+        kiln__f4_st(q, kiln__f4_qnorm(uq));
         kiln__f4_st(fk, kiln__f4_qnorm(kiln__local_rotation_f4(r, b)));
         kiln__qslerp_f(fk, q, w, q);
         uq = kiln__f4_ld(q);
@@ -252,11 +255,13 @@ KILN__IK3S_KERNEL void KILN__IK3S(kiln__ik_two_bone_solve)(kiln__rig *r, const k
                                   h->target_offset[1]);
     g = kiln__f4_add(kiln__f4_muladds(g, kiln__f4_ld(tm + 8), h->target_offset[2]), kiln__f4_ld(tm + 12));
     kiln__ik3 c;
-    kiln__f4 frame = kiln__f4_qfrom_matrix(kiln__rig_parent_matrix(r, chain[0]));
+    kiln__f4 frame = kiln__f4_qfrom_matrix_u(kiln__rig_parent_matrix(r, chain[0]));
     for (int i = 0; i < 3; i++) c.p[i] = kiln__f4_ld(r->model + (size_t)chain[i] * 16u + 12u);
-    /* products of unit quaternions: renormalised once, when written back */
-    c.rot[0] = kiln__f4_qmul(frame, kiln__f4_qnorm(kiln__local_rotation_f4(r, chain[0])));
-    c.rot[1] = kiln__f4_qmul(c.rot[0], kiln__f4_qnorm(kiln__local_rotation_f4(r, chain[1])));
+    /* The model rotations are products of the frame's and the locals' as stored: every local
+     * written back is a quotient of two of them (or of one and the frame or target rotation),
+     * normalised then, so none of their lengths needs normalising before. */
+    c.rot[0] = kiln__f4_qmul(frame, kiln__f4_qvalid(kiln__local_rotation_f4(r, chain[0])));
+    c.rot[1] = kiln__f4_qmul(c.rot[0], kiln__f4_qvalid(kiln__local_rotation_f4(r, chain[1])));
     kiln__f4 d = kiln__f4_sub(c.p[1], c.p[0]);
     c.l1 = kiln__sqrt1f(kiln__f4_dot3(d, d));
     d = kiln__f4_sub(c.p[2], c.p[1]);
@@ -267,7 +272,7 @@ KILN__IK3S_KERNEL void KILN__IK3S(kiln__ik_two_bone_solve)(kiln__rig *r, const k
 
     float twist[2], *tw = NULL;
     if (h->pole_bone != KILN_BLOB_NONE) {
-        kiln__euler_x_cs(kiln__f4_qnorm(kiln__local_rotation_f4(r, h->pole_bone)), twist);
+        kiln__euler_x_cs(kiln__local_rotation_f4(r, h->pole_bone), twist);
         tw = twist;
     }
     float limit = total * (float)(1.0 - KILN__RIG_IK_REACH_INSET);
@@ -290,7 +295,7 @@ KILN__IK3S_KERNEL void KILN__IK3S(kiln__ik_two_bone_solve)(kiln__rig *r, const k
     kiln__f4 q0 = kiln__set_rotation_f(r, chain[0], kiln__f4_qmul(kiln__f4_qconj(frame), c.rot[0]), w);
     kiln__f4 q1 = kiln__set_rotation_f(r, chain[1], kiln__f4_qmul(kiln__f4_qconj(c.rot[0]), c.rot[1]), w);
     kiln__f4 q2 = h->flags & KILN_IK_USE_TARGET_ROTATION
-                      ? kiln__set_rotation_f(r, chain[2], kiln__f4_qmul(kiln__f4_qconj(c.rot[1]), kiln__f4_qfrom_matrix(tm)), w)
+                      ? kiln__set_rotation_f(r, chain[2], kiln__f4_qmul(kiln__f4_qconj(c.rot[1]), kiln__f4_qfrom_matrix_u(tm)), w)
                       : kiln__local_rotation_f4(r, chain[2]);
     /* the chain's model matrices from those locals, as kiln__rig_update makes them (the start
      * keeping its position bit for bit when no translation moved), then the bones below */
