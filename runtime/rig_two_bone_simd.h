@@ -204,8 +204,9 @@ typedef struct KILN__SFX(kiln__ik3v) {
 } KILN__SFX(kiln__ik3v);
 
 /* kiln__ik3_toward: bend the middle joint to the law of cosines' angle, aim the end at g (the
- * same shortcuts: the unnormalised hinge, h = l1 l2, the bent end scaled by 1 / dg). */
-KILN__FN void KILN__SFX(kiln__ik3v_toward)(KILN__SFX(kiln__ik3v) *c, kv3 g, kv *bad)
+ * same shortcuts: the unnormalised hinge, h = l1 l2, the bent end scaled by 1 / dg); with
+ * `aim`, the aim's rotation is left there for the pole's turn. */
+KILN__FN void KILN__SFX(kiln__ik3v_toward)(KILN__SFX(kiln__ik3v) *c, kv3 g, kv_quat *aim, kv *bad)
 {
     kv3 ag = KILN__SFX(kiln__v3sub)(g, c->p0);
     kv n2g = KILN__SFX(kiln__v3dot)(ag, ag), okg = kv_gt(n2g, kv_set1(KILN__RIG_EPS2_F));
@@ -245,13 +246,17 @@ KILN__FN void KILN__SFX(kiln__ik3v_toward)(KILN__SFX(kiln__ik3v) *c, kv3 g, kv *
     q = KILN__SFX(kiln__qaimv)(KILN__SFX(kiln__v3scale)(ac, inv_len), KILN__SFX(kiln__v3scale)(ag, inv_dg), bad);
     c->p1 = KILN__SFX(kiln__v3add)(c->p0, KILN__SFX(kiln__qrotv)(q, KILN__SFX(kiln__v3sub)(c->p1, c->p0)));
     c->p2 = KILN__SFX(kiln__v3add)(c->p0, KILN__SFX(kiln__qrotv)(q, ac));
+    if (aim) {
+        *aim = q;
+        return;
+    }
     c->rot0 = KILN__SFX(kiln__qmulv)(q, c->rot0);
     c->rot1 = KILN__SFX(kiln__qmulv)(q, c->rot1);
 }
 
 /* kiln__ik3_pole: the turn about the start->g axis to the pole's half-plane, then the twist. */
 KILN__FN void KILN__SFX(kiln__ik3v_pole)(KILN__SFX(kiln__ik3v) *c, kv3 g, kv3 pv, kv has_pv, kv tw_c, kv tw_s,
-                                         kv has_tw, int move, kv *bad)
+                                         kv has_tw, int move, kv_quat aim, kv *bad)
 {
     kv3 u = KILN__SFX(kiln__unit3v)(KILN__SFX(kiln__v3sub)(g, c->p0), NULL, bad);
     kv3 vp = KILN__SFX(kiln__v3sub)(pv, c->p0), vb = KILN__SFX(kiln__v3sub)(c->p1, c->p0);
@@ -273,8 +278,10 @@ KILN__FN void KILN__SFX(kiln__ik3v_pole)(KILN__SFX(kiln__ik3v) *c, kv3 g, kv3 pv
         c->p1 = KILN__SFX(kiln__v3add)(c->p0, KILN__SFX(kiln__qrotv)(q, KILN__SFX(kiln__v3sub)(c->p1, c->p0)));
         c->p2 = KILN__SFX(kiln__v3add)(c->p0, KILN__SFX(kiln__qrotv)(q, KILN__SFX(kiln__v3sub)(c->p2, c->p0)));
     }
-    c->rot0 = KILN__SFX(kiln__qmulv)(q, c->rot0);
-    c->rot1 = KILN__SFX(kiln__qmulv)(q, c->rot1);
+    /* the turn after the aim, as one product (the aim alone where there is no turn) */
+    aim = KILN__SFX(kiln__qsel)(kv_or(plane, has_tw), KILN__SFX(kiln__qmulv)(q, aim), aim);
+    c->rot0 = KILN__SFX(kiln__qmulv)(aim, c->rot0);
+    c->rot1 = KILN__SFX(kiln__qmulv)(aim, c->rot1);
 }
 
 KILN__FN kv_quat KILN__SFX(kiln__qldv)(const float (*v)[KILN__IK3_LANES], unsigned o)
@@ -401,12 +408,13 @@ KILN__KERNEL void KILN__SFX(kiln__ik3_batch)(kiln__ik3_batch *b, uint32_t lanes)
         /* out of reach: toward the inset point, the pole there, then straightened toward g */
         kv3 inside = KILN__SFX(kiln__v3muladds)(c.p0, ag, kv_div(limit, kv_sel(out, dg, kv_set1(1.0f))));
         kv3 t1 = KILN__SFX(kiln__v3sel)(out, inside, g);
-        KILN__SFX(kiln__ik3v_toward)(&c, t1, &bad);
-        KILN__SFX(kiln__ik3v_pole)(&c, t1, pv, has_pv, tw_c, tw_s, has_tw, kv_any(out), &bad);
+        kv_quat aim;
+        KILN__SFX(kiln__ik3v_toward)(&c, t1, &aim, &bad);
+        KILN__SFX(kiln__ik3v_pole)(&c, t1, pv, has_pv, tw_c, tw_s, has_tw, kv_any(out), aim, &bad);
         if (kv_any(out)) {
             KILN__SFX(kiln__ik3v) s = c;
             kv sb = kv_zero();
-            KILN__SFX(kiln__ik3v_toward)(&s, g, &sb);
+            KILN__SFX(kiln__ik3v_toward)(&s, g, NULL, &sb);
             bad = kv_or(bad, kv_and(out, sb));
             c.rot0 = KILN__SFX(kiln__qsel)(out, s.rot0, c.rot0);
             c.rot1 = KILN__SFX(kiln__qsel)(out, s.rot1, c.rot1);

@@ -81,8 +81,10 @@ KILN__IK3S_FN inline kiln__ik3_goal kiln__ik3_goal_of(kiln__f4 g, kiln__f4 p0)
  * unnormalised, its length |cr| moved onto the cosine part of the half-angle quaternion; the
  * opening's |(cos, sin)|, which both factors' lengths make l1 l2, is taken as l1 l2; and once
  * bent to the law of cosines' angle the end is dg from the start, so 1 / dg scales it to the
- * aim's unit direction (a length off by δ moves the half-way quaternion by δ² only). */
-KILN__IK3S_FN KILN__IK3S_INLINE void kiln__ik3_toward(kiln__ik3 *c, const kiln__ik3_goal *t, int move_end)
+ * aim's unit direction (a length off by δ moves the half-way quaternion by δ² only).
+ * With `aim` the aim's rotation is returned there for the pole's turn to compose with, and
+ * not applied to the rotations (the positions take it). */
+KILN__IK3S_FN KILN__IK3S_INLINE void kiln__ik3_toward(kiln__ik3 *c, const kiln__ik3_goal *t, int move_end, kiln__f4 *aim)
 {
     kiln__f4 axis = kiln__f4_set(0.0f, 0.0f, 0.0f, 0.0f);
     float l1 = c->l1, l2 = c->l2, dg = t->dg, k = 1.0f, inv_len = 0.0f;
@@ -132,21 +134,24 @@ KILN__IK3S_FN KILN__IK3S_INLINE void kiln__ik3_toward(kiln__ik3 *c, const kiln__
     }
     c->p[1] = kiln__f4_add(c->p[0], kiln__f4_qrot(q, kiln__f4_sub(c->p[1], c->p[0])));
     if (move_end) c->p[2] = kiln__f4_add(c->p[0], kiln__f4_qrot(q, ac));
+    if (aim) {
+        *aim = q;
+        return;
+    }
     c->rot[0] = kiln__f4_qmul(q, c->rot[0]);
     c->rot[1] = kiln__f4_qmul(q, c->rot[1]);
 }
 
 /* Turns the chain about the start->goal axis: the middle joint into the half-plane of the pole
  * direction (with a pole vector bone), plus the twist given as (cos, sin) (kiln__ik_pole).
- * The positions turn too when `move`. */
+ * The positions turn too when `move`; the rotations by that turn after `aim` (the aim that
+ * kiln__ik3_toward left to it), as one product. */
 KILN__IK3S_FN KILN__IK3S_INLINE void kiln__ik3_pole(kiln__ik3 *c, const kiln__rig *r, const kiln_blob_ik_handle *h,
-                                  const kiln__ik3_goal *t, const float twist_cs[2], int move)
+                                  const kiln__ik3_goal *t, const float twist_cs[2], int move, kiln__f4 aim)
 {
-    kiln__f4 u = t->ug;
-    if (!t->ok && kiln__f4_unit3(kiln__f4_sub(c->p[2], c->p[0]), &u) == 0.0f) return;
-    kiln__f4 q = kiln__f4_set(0.0f, 0.0f, 0.0f, 1.0f);
-    int turn = 0;
-    if (h->pole_vector_bone != KILN_BLOB_NONE) {
+    kiln__f4 u = t->ug, q = kiln__f4_set(0.0f, 0.0f, 0.0f, 1.0f);
+    int turn = 0, axis = t->ok || kiln__f4_unit3(kiln__f4_sub(c->p[2], c->p[0]), &u) != 0.0f;
+    if (axis && h->pole_vector_bone != KILN_BLOB_NONE) {
         kiln__f4 vp = kiln__f4_sub(kiln__f4_ld(r->model + (size_t)h->pole_vector_bone * 16u + 12u), c->p[0]);
         kiln__f4 vb = kiln__f4_sub(c->p[1], c->p[0]);
         vp = kiln__f4_muladds(vp, u, -kiln__f4_dot3(vp, u));
@@ -159,17 +164,19 @@ KILN__IK3S_FN KILN__IK3S_INLINE void kiln__ik3_pole(kiln__ik3 *c, const kiln__ri
             turn = 1;
         }
     }
-    if (twist_cs) {
+    if (axis && twist_cs) {
         q = kiln__f4_qmul(kiln__f4_qaxis_cs(u, twist_cs[0], twist_cs[1]), q);
         turn = 1;
     }
-    if (!turn) return;
-    if (move) {
-        c->p[1] = kiln__f4_add(c->p[0], kiln__f4_qrot(q, kiln__f4_sub(c->p[1], c->p[0])));
-        c->p[2] = kiln__f4_add(c->p[0], kiln__f4_qrot(q, kiln__f4_sub(c->p[2], c->p[0])));
+    if (turn) {
+        if (move) {
+            c->p[1] = kiln__f4_add(c->p[0], kiln__f4_qrot(q, kiln__f4_sub(c->p[1], c->p[0])));
+            c->p[2] = kiln__f4_add(c->p[0], kiln__f4_qrot(q, kiln__f4_sub(c->p[2], c->p[0])));
+        }
+        aim = kiln__f4_qmul(q, aim);
     }
-    c->rot[0] = kiln__f4_qmul(q, c->rot[0]);
-    c->rot[1] = kiln__f4_qmul(q, c->rot[1]);
+    c->rot[0] = kiln__f4_qmul(aim, c->rot[0]);
+    c->rot[1] = kiln__f4_qmul(aim, c->rot[1]);
 }
 
 /* The X angle of the XYZ Euler decomposition of q (kiln__qto_euler_xyz) as (cos, sin) up to
@@ -276,6 +283,7 @@ KILN__IK3S_KERNEL void KILN__IK3S(kiln__ik_two_bone_solve)(kiln__rig *r, const k
         tw = twist;
     }
     float limit = total * (float)(1.0 - KILN__RIG_IK_REACH_INSET);
+    kiln__f4 aim;
     if (dg > limit && total > 1e-9f) {
         /* Out of reach (or so close to it that the chain is straight to float precision, where
          * the pole defines no plane): solved toward the point of the line 1e-4 of the reach
@@ -283,12 +291,12 @@ KILN__IK3S_KERNEL void KILN__IK3S(kiln__ik_two_bone_solve)(kiln__rig *r, const k
          * bit) within that plane, as rig_ik.c does beyond the reach. Inside the band the
          * result is the one the direct solve would give, the same plane and the same bend. */
         kiln__ik3_goal in = kiln__ik3_goal_of(kiln__f4_muladds(c.p[0], ag, limit / dg), c.p[0]);
-        kiln__ik3_toward(&c, &in, 1);
-        kiln__ik3_pole(&c, r, h, &in, tw, 1);
-        kiln__ik3_toward(&c, &goal, 0);
+        kiln__ik3_toward(&c, &in, 1, &aim);
+        kiln__ik3_pole(&c, r, h, &in, tw, 1, aim);
+        kiln__ik3_toward(&c, &goal, 0, NULL);
     } else {
-        kiln__ik3_toward(&c, &goal, !goal.ok);
-        kiln__ik3_pole(&c, r, h, &goal, tw, 0);
+        kiln__ik3_toward(&c, &goal, !goal.ok, &aim);
+        kiln__ik3_pole(&c, r, h, &goal, tw, 0, aim);
     }
     const float *p0 = kiln__rig_parent_matrix(r, chain[0]);
     float *m0 = r->model + (size_t)chain[0] * 16u, *m1 = r->model + (size_t)chain[1] * 16u;
