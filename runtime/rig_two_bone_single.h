@@ -194,6 +194,15 @@ KILN__IK3S_FN void kiln__euler_x_cs(kiln__f4 sq, float cs[2])
     else cs[0] = n2 - 2.0f * (x * x + z * z), cs[1] = -2.0f * (y * z - w * x);
 }
 
+/* Whether a goal dg from the start is within the chain's reach: from |l1 - l2| (folded) to
+ * l1 + l2 (straight), with 1e-9 of l1 + l2 to spare (rig_ik.c's bounds, in float: 2 max -
+ * (l1 + l2) is exact, and the upper bound's slack is below half an ulp of l1 + l2). */
+static inline int kiln__ik3_reachable(float l1, float l2, float dg)
+{
+    float total = l1 + l2, longest = l1 > l2 ? l1 : l2;
+    return dg <= total && !(2.0f * longest - total - dg > 1e-9f * total);
+}
+
 /* Bone b's local rotation as stored (not normalised). */
 KILN__IK3S_FN kiln__f4 kiln__local_rotation_f4(const kiln__rig *r, uint32_t b)
 {
@@ -315,8 +324,7 @@ KILN__IK3S_KERNEL void KILN__IK3S(kiln__ik_two_bone_solve)(kiln__rig *r, const k
 
     rep->ik_solved++;
     /* reach: the end can be from |l1 - l2| (folded) to l1 + l2 (straight) from the start */
-    double slack = 1e-9 * total, longest = c.l1 > c.l2 ? c.l1 : c.l2;
-    if (!(dg <= total + slack && dg >= 2.0 * longest - total - slack)) {
+    if (!kiln__ik3_reachable(c.l1, c.l2, dg)) {
         rep->ik_unreachable++;
     } else if (w >= 1.0f) {
         float e[4];
