@@ -397,45 +397,6 @@ static inline kiln__f4 kiln__f4_qfrom_matrix(const float m[16])
     return kiln__f4_qnorm(q);
 }
 
-/* (a[i0], a[i1], a[i2], a[i3]), the indices constants (a lane shuffle). */
-#if KILN__SIMD_SSE2
-#define KILN__F4_SHUF(a, i0, i1, i2, i3) _mm_shuffle_ps((a), (a), _MM_SHUFFLE(i3, i2, i1, i0))
-#else
-#define KILN__F4_SHUF(a, i0, i1, i2, i3) kiln__f4_set((a).v[i0], (a).v[i1], (a).v[i2], (a).v[i3])
-#endif
-
-/* The 3x3 of a unit quaternion's rotation matrix times diag(s), as the columns the pose's
- * local matrix has (kiln__local_matrix of pose_bone_model.h): the same operations per entry,
- * so the same bits, three entries at a time. The fourth lanes are not read. */
-static inline void kiln__f4_qcols(kiln__f4 q, float sx, float sy, float sz, kiln__f4 col[3])
-{
-    /* column c: (1, -0, -0) with the diagonal's 1 in lane c, plus 2 (a ± b), the sign applied to
-     * b (a - b is a + (-b) exactly; -0 + x is x, signed zeros included) */
-    kiln__f4 a0 = kiln__f4_mul(KILN__F4_SHUF(q, 1, 0, 0, 3), KILN__F4_SHUF(q, 1, 1, 2, 3)); /* yy xy xz */
-    kiln__f4 b0 = kiln__f4_mul(KILN__F4_SHUF(q, 2, 3, 3, 3), KILN__F4_SHUF(q, 2, 2, 1, 3)); /* zz wz wy */
-    kiln__f4 a1 = kiln__f4_mul(KILN__F4_SHUF(q, 0, 0, 1, 3), KILN__F4_SHUF(q, 1, 0, 2, 3)); /* xy xx yz */
-    kiln__f4 b1 = kiln__f4_mul(KILN__F4_SHUF(q, 3, 2, 3, 3), KILN__F4_SHUF(q, 2, 2, 0, 3)); /* wz zz wx */
-    kiln__f4 a2 = kiln__f4_mul(KILN__F4_SHUF(q, 0, 1, 0, 3), KILN__F4_SHUF(q, 2, 2, 0, 3)); /* xz yz xx */
-    kiln__f4 b2 = kiln__f4_mul(KILN__F4_SHUF(q, 3, 3, 1, 3), KILN__F4_SHUF(q, 1, 0, 1, 3)); /* wy wx yy */
-    kiln__f4 s0 = kiln__f4_scale(kiln__f4_add(a0, kiln__f4_mul(b0, kiln__f4_set(1.0f, 1.0f, -1.0f, 1.0f))), 2.0f);
-    kiln__f4 s1 = kiln__f4_scale(kiln__f4_add(a1, kiln__f4_mul(b1, kiln__f4_set(-1.0f, 1.0f, 1.0f, 1.0f))), 2.0f);
-    kiln__f4 s2 = kiln__f4_scale(kiln__f4_add(a2, kiln__f4_mul(b2, kiln__f4_set(1.0f, -1.0f, 1.0f, 1.0f))), 2.0f);
-    col[0] = kiln__f4_scale(kiln__f4_add(kiln__f4_set(1.0f, -0.0f, -0.0f, -0.0f),
-                                         kiln__f4_mul(s0, kiln__f4_set(-1.0f, 1.0f, 1.0f, 1.0f))), sx);
-    col[1] = kiln__f4_scale(kiln__f4_add(kiln__f4_set(-0.0f, 1.0f, -0.0f, -0.0f),
-                                         kiln__f4_mul(s1, kiln__f4_set(1.0f, -1.0f, 1.0f, 1.0f))), sy);
-    col[2] = kiln__f4_scale(kiln__f4_add(kiln__f4_set(-0.0f, -0.0f, 1.0f, -0.0f),
-                                         kiln__f4_mul(s2, kiln__f4_set(1.0f, 1.0f, -1.0f, 1.0f))), sz);
-}
-
-/* p0·m.x + p1·m.y + p2·m.z, summed left to right (glm_vec4_scale, then glm_vec4_muladds twice) */
-static inline kiln__f4 kiln__f4_mat3_mul(kiln__f4 p0, kiln__f4 p1, kiln__f4 p2, kiln__f4 m)
-{
-    kiln__f4 r = kiln__f4_mul(p0, KILN__F4_SHUF(m, 0, 0, 0, 0));
-    r = kiln__f4_add(r, kiln__f4_mul(p1, KILN__F4_SHUF(m, 1, 1, 1, 1)));
-    return kiln__f4_add(r, kiln__f4_mul(p2, KILN__F4_SHUF(m, 2, 2, 2, 2)));
-}
-
 /* q, or the identity where kiln__qnorm_f would give it (a (near) zero or non-finite q): for a
  * rotation only ever composed with others and normalised at the end, which its length then
  * does not change. */

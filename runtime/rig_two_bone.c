@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "anim_internal.h"
+#include "pose_bone_model.h"
 #include "rig_internal.h"
 
 #define KILN__IK3S(name) name

@@ -212,8 +212,8 @@ KILN__IK3S_FN kiln__f4 kiln__local_rotation_f4(const kiln__rig *r, uint32_t b)
 }
 
 /* Writes bone b's local rotation: q normalised, or slerp(fk, q normalised, w) with bone b's
- * unit local rotation fk for w < 1. Returns what it wrote. */
-KILN__IK3S_FN inline kiln__f4 kiln__set_rotation_f(kiln__rig *r, uint32_t b, kiln__f4 uq, float w)
+ * unit local rotation fk for w < 1. */
+KILN__IK3S_FN inline void kiln__set_rotation_f(kiln__rig *r, uint32_t b, kiln__f4 uq, float w)
 {
     if (w < 1.0f) {
         versor fk, q;
@@ -229,36 +229,6 @@ KILN__IK3S_FN inline kiln__f4 kiln__set_rotation_f(kiln__rig *r, uint32_t b, kil
     kiln_soa_xform *x = &r->local[b / KILN_SOA_WIDTH];
     unsigned l = b % KILN_SOA_WIDTH;
     x->qx[l] = q[0], x->qy[l] = q[1], x->qz[l] = q[2], x->qw[l] = q[3];
-    return uq;
-}
-
-/* Bone b's model matrix from p (its parent's, or the root) and its local with the rotation q
- * (the one stored): kiln__bone_to_model's operations (pose_bone_model.h), on whole columns,
- * so the same bits; the translation column only when `translation` (else only its last row,
- * as kiln__bone_to_model_linear). A compensated scale's 1 / s is skipped when there is none
- * (a product by 1 is exact). */
-KILN__IK3S_FN inline void kiln__ik3_compose(const kiln__rig *r, uint32_t b, const float *p, kiln__f4 uq,
-                                                     float *out, int translation)
-{
-    const kiln_soa_xform *x = &r->local[b / KILN_SOA_WIDTH];
-    unsigned l = b % KILN_SOA_WIDTH;
-    kiln__f4 m[3];
-    kiln__f4_qcols(uq, x->sx[l], x->sy[l], x->sz[l], m);
-    kiln__f4 c0 = kiln__f4_ld(p), c1 = kiln__f4_ld(p + 4), c2 = kiln__f4_ld(p + 8);
-    int32_t parent = r->bones[b].parent;
-    if (parent >= 0 && (uint32_t)parent < b && (r->bones[b].flags & KILN_BONE_SEGMENT_SCALE_COMPENSATE)) {
-        const kiln_soa_xform *px = &r->local[(uint32_t)parent / KILN_SOA_WIDTH];
-        unsigned pl = (uint32_t)parent % KILN_SOA_WIDTH;
-        c0 = kiln__f4_scale(c0, 1.0f / px->sx[pl]);
-        c1 = kiln__f4_scale(c1, 1.0f / px->sy[pl]);
-        c2 = kiln__f4_scale(c2, 1.0f / px->sz[pl]);
-    }
-    for (int c = 0; c < 3; c++) kiln__f4_st(out + 4 * c, kiln__f4_mat3_mul(c0, c1, c2, m[c]));
-    kiln__f4 t = kiln__f4_muladds(kiln__f4_muladds(kiln__f4_scale(kiln__f4_ld(p), x->tx[l]), kiln__f4_ld(p + 4), x->ty[l]),
-                                  kiln__f4_ld(p + 8), x->tz[l]);
-    t = kiln__f4_add(t, kiln__f4_ld(p + 12));
-    if (translation) kiln__f4_st(out + 12, t);
-    else out[15] = kiln__f4_w(t);
 }
 
 KILN__IK3S_KERNEL void KILN__IK3S(kiln__ik_two_bone_solve)(kiln__rig *r, const kiln_blob_ik_handle *h, const uint32_t chain[3], double weight)
@@ -309,16 +279,16 @@ KILN__IK3S_KERNEL void KILN__IK3S(kiln__ik_two_bone_solve)(kiln__rig *r, const k
     }
     const float *p0 = kiln__rig_parent_matrix(r, chain[0]);
     float *m0 = r->model + (size_t)chain[0] * 16u, *m1 = r->model + (size_t)chain[1] * 16u;
-    kiln__f4 q0 = kiln__set_rotation_f(r, chain[0], kiln__f4_qmul(kiln__f4_qconj(frame), c.rot[0]), w);
-    kiln__f4 q1 = kiln__set_rotation_f(r, chain[1], kiln__f4_qmul(kiln__f4_qconj(c.rot[0]), c.rot[1]), w);
-    kiln__f4 q2 = h->flags & KILN_IK_USE_TARGET_ROTATION
-                      ? kiln__set_rotation_f(r, chain[2], kiln__f4_qmul(kiln__f4_qconj(c.rot[1]), kiln__f4_qfrom_matrix_u(tm)), w)
-                      : kiln__local_rotation_f4(r, chain[2]);
+    kiln__set_rotation_f(r, chain[0], kiln__f4_qmul(kiln__f4_qconj(frame), c.rot[0]), w);
+    kiln__set_rotation_f(r, chain[1], kiln__f4_qmul(kiln__f4_qconj(c.rot[0]), c.rot[1]), w);
+    if (h->flags & KILN_IK_USE_TARGET_ROTATION)
+        kiln__set_rotation_f(r, chain[2], kiln__f4_qmul(kiln__f4_qconj(c.rot[1]), kiln__f4_qfrom_matrix_u(tm)), w);
     /* the chain's model matrices from those locals, as kiln__rig_update makes them (the start
-     * keeping its position bit for bit when no translation moved), then the bones below */
-    kiln__ik3_compose(r, chain[0], p0, q0, m0, r->moved);
-    kiln__ik3_compose(r, chain[1], m0, q1, m1, 1);
-    kiln__ik3_compose(r, chain[2], m1, q2, r->model + (size_t)chain[2] * 16u, 1);
+     * keeping its position bit for bit when no translation moved; pose_bone_model.h, inlined),
+     * then the bones below */
+    kiln__bone_to_model_cols(r->local, r->bones, chain[0], p0, m0, r->moved);
+    kiln__bone_to_model_cols(r->local, r->bones, chain[1], m0, m1, 1);
+    kiln__bone_to_model_cols(r->local, r->bones, chain[2], m1, r->model + (size_t)chain[2] * 16u, 1);
     for (int i = 0; i < 3; i++) r->stamp[chain[i]] = r->epoch;
     kiln__rig_update_below(r, chain);
 
