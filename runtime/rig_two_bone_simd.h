@@ -2,10 +2,12 @@
  * handles at once, SoA (one handle per lane), written in the simd_ops.h vocabulary and compiled
  * per path (rig_two_bone_sse2.c, rig_two_bone_avx2.c).
  *
- * Private template: include after simd_ops.h. The same steps, in the same order, as the scalar
- * solve (bend about the hinge, aim at the goal, turn to the pole plus the twist; out of reach
- * through the point just inside it, both ways computed and the lane's one selected), so the
- * lanes agree with it to rounding. What the scalar solve settles with a fallback (a straight
+ * Private template: include after simd_ops.h. The same steps and operations, in the same order,
+ * as the single solve of rig_two_bone_single.h (bend about the unnormalised hinge, aim the end
+ * scaled by 1 / dg at the goal, turn to the pole plus the twist composed with the aim; the
+ * model rotations normalised only when written back; out of reach through the point just
+ * inside it, both ways computed and the lane's one selected), so every lane is that solve's
+ * result bit for bit. What the scalar solve settles with a fallback (a straight
  * chain's hinge, opposite directions, zero-length bones, a goal on the start, a zero rotation)
  * is not repeated here: such a lane is flagged (kiln__ik3_batch.redo) and the caller solves it
  * with the scalar code instead, so every lane's result is the one the scalar rules define.

@@ -14,12 +14,19 @@
  * float positions and rotations and without transcendental functions: each rotation is built
  * from the cosine and sine of its angle (rig_math_f32.h), which the law of cosines and the dot
  * and cross products give directly. Each position and rotation is one four-lane vector
- * (kiln__f4): every lane rounds as the cglm routines of rig_math_f32.h do, so the result is the
- * one the batch kernels (rig_two_bone_simd.h) give for the same handle, bit for bit. What only
- * a fallback reads (a straight chain's hinge, opposite directions) goes through those routines.
+ * (kiln__f4); the batch kernels (rig_two_bone_simd.h) do the same operations in the same order
+ * per lane, so a handle's result is the same bits on every path. What only a fallback reads
+ * (a straight chain's hinge, opposite directions) goes through the routines of rig_math_f32.h.
  *
- * Only the model-space rotations of the start and middle joints are carried: the end joint's
- * local rotation changes only with the target rotation, which replaces its model rotation.
+ * Square roots and divisions are spent only where a length is not known otherwise
+ * (kiln__ik3_toward): the bend's hinge is the triangle's normal unnormalised, the opening's
+ * |(cos, sin)| is l1 l2, and the bent end is dg from the start, so 1 / dg, taken once per goal
+ * (kiln__ik3_goal), scales it for the aim. Only the model-space rotations of the start and
+ * middle joints are carried (the end joint's local changes only with the target rotation,
+ * which replaces its model rotation), as products of the frame's, the locals' as stored and
+ * the turns, none normalised on the way: every local written back is a quotient of two of
+ * them, normalised once there. The pole's turn and the aim before it reach the rotations as
+ * one product.
  */
 
 /* The steps inlined into the solve: its chain state then stays in registers. */
