@@ -397,14 +397,15 @@ static inline kiln__f4 kiln__f4_qfrom_matrix(const float m[16])
     return kiln__f4_qnorm(q);
 }
 
-/* q, or the identity where kiln__qnorm_f would give it (a (near) zero or non-finite q): for a
- * rotation only ever composed with others and normalised at the end, which its length then
- * does not change. */
+/* q itself when its length is within (1/2, 2), else kiln__f4_qnorm(q) (the identity for a
+ * (near) zero or non-finite q): for a rotation only ever composed with others and normalised
+ * at the end, which such a length does not change, while a product of a few of them stays far
+ * from float's limits. */
 static inline kiln__f4 kiln__f4_qvalid(kiln__f4 q)
 {
     float n2 = kiln__f4_norm2(q);
-    if (!(n2 > KILN__RIG_EPS2_F) || !isfinite(n2)) return kiln__f4_set(0.0f, 0.0f, 0.0f, 1.0f);
-    return q;
+    if (n2 > 0.25f && n2 < 4.0f) return q;
+    return kiln__f4_qnorm(q);
 }
 
 /* kiln__f4_qfrom_matrix up to its last normalisation (kiln__f4_qvalid instead): Shepperd's

@@ -119,11 +119,12 @@ KILN__FN kv_quat KILN__SFX(kiln__qnormv)(kv_quat q, kv *bad)
     return r;
 }
 
-/* q itself; lanes kiln__qnormv would flag set `bad` (kiln__f4_qvalid). */
+/* q itself; lanes whose length is outside (1/2, 2) set `bad` (kiln__f4_qvalid normalises
+ * them). */
 KILN__FN kv_quat KILN__SFX(kiln__qvalidv)(kv_quat q, kv *bad)
 {
     kv n2 = kv_add(kv_add(kv_mul(q.x, q.x), kv_mul(q.y, q.y)), kv_add(kv_mul(q.z, q.z), kv_mul(q.w, q.w)));
-    kv ok = kv_and(kv_gt(n2, kv_set1(KILN__RIG_EPS2_F)), kv_lt(n2, kv_set1(INFINITY)));
+    kv ok = kv_and(kv_gt(n2, kv_set1(0.25f)), kv_lt(n2, kv_set1(4.0f)));
     *bad = kv_or(*bad, KILN__SFX(kiln__not)(ok));
     return q;
 }

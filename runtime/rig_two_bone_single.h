@@ -188,12 +188,11 @@ KILN__IK3S_FN KILN__IK3S_INLINE void kiln__ik3_pole(kiln__ik3 *c, const kiln__ri
 
 /* The X angle of the XYZ Euler decomposition of q (kiln__qto_euler_xyz) as (cos, sin) up to
  * a positive factor: atan2(R21, R22), or atan2(-R12, R11) at cos(Y) = 0, from q as stored
- * (the entries of its matrix times |q|², so with no normalisation; the identity where
- * kiln__qnorm_f would make it one). */
+ * (kiln__f4_qvalid: the entries of its matrix times |q|², so with no normalisation). */
 KILN__IK3S_FN void kiln__euler_x_cs(kiln__f4 sq, float cs[2])
 {
+    sq = kiln__f4_qvalid(sq);
     float n2 = kiln__f4_norm2(sq), q[4];
-    if (!(n2 > KILN__RIG_EPS2_F) || !isfinite(n2)) sq = kiln__f4_set(0.0f, 0.0f, 0.0f, 1.0f), n2 = 1.0f;
     kiln__f4_st(q, sq);
     float x = q[0], y = q[1], z = q[2], w = q[3];
     float r00 = n2 - 2.0f * (y * y + z * z), r10 = 2.0f * (x * y + w * z);

@@ -576,3 +576,66 @@ Test(rig_simd, constraint_steps_give_the_same_bits_on_every_path)
     rf_pose_free(&p);
     free(mem);
 }
+
+/* The solve reads a stored local rotation as the rotation it stands for, whatever its length:
+ * the hips' and knees' locals (the model matrices left as the unit ones give them; not those
+ * of the leg under another's ankle, whose matrices that leg's solve recomposes from them) and
+ * the pole bones' (the twist) scaled by factors inside and outside (1/2, 2) solve to what the
+ * unit ones do within 1e-5 (the leg whose goal lies in the band where the chain is straight
+ * to float precision turns a last-bit difference into 5e-6), and every path gives the scalar path's bits for them (lanes whose
+ * rotations are far from unit length go to the scalar code, which normalises them). */
+Test(rig_simd, stored_rotation_lengths_do_not_change_the_solve)
+{
+    static const float scale[] = {0.6f, 1.9f, 3.0f, 0.2f, 1e-5f, 1e5f, 1.0f};
+    enum { NS = sizeof scale / sizeof scale[0] };
+    legs L;
+    legs_make(&L);
+    const uint32_t soa = L.pose.soa_count;
+    const size_t lbytes = sizeof *L.pose.local * soa, mbytes = sizeof(float) * 16 * N;
+    kiln_soa_xform *unit_local = malloc(lbytes), *ref_local = malloc(lbytes);
+    float *unit_model = malloc(mbytes), *ref_model = malloc(mbytes);
+    cr_assert(unit_local && ref_local && unit_model && ref_model);
+    static const kiln_simd paths[] = {KILN_SIMD_SCALAR, KILN_SIMD_SSE2, KILN_SIMD_AVX2, KILN_SIMD_AVX512};
+    double worst_unit = 0, worst_path = 0;
+    for (uint32_t k = 0; k < POSES; k += 3) {
+        cr_assert_eq(kiln_simd_force(KILN_SIMD_SCALAR), KILN_SIMD_SCALAR);
+        legs_reset(&L, k);
+        cr_assert_eq(rf_solve(&L.pose, NULL), KILN_OK);
+        memcpy(unit_local, L.pose.local, lbytes), memcpy(unit_model, L.pose.model, mbytes);
+        for (size_t pi = 0; pi < sizeof paths / sizeof *paths; pi++) {
+            if (kiln_simd_force(paths[pi]) != paths[pi]) continue;
+            legs_reset(&L, k);
+            for (uint32_t i = 0; i < LEGS; i++) {
+                /* not leg 9's: leg 8's solve recomposes them, as kiln__bone_to_model reads them */
+                if (i == 9) continue;
+                const uint32_t bones[3] = {hip_of(i), hip_of(i) + 1, hip_of(i) + 4};
+                for (int j = 0; j < 3; j++)
+                    for (unsigned c = 0; c < 4; c++) *rf_lane(L.pose.local, bones[j], 3 + c) *= scale[(i + 3 * j + k) % NS];
+            }
+            cr_assert_eq(rf_solve(&L.pose, NULL), KILN_OK);
+            if (pi == 0) {
+                memcpy(ref_local, L.pose.local, lbytes), memcpy(ref_model, L.pose.model, mbytes);
+                for (uint32_t i = 0; i < LEGS; i++)
+                    for (uint32_t b = hip_of(i); b < hip_of(i) + 3; b++) {
+                        float q[4], u[4];
+                        local_q(&L.pose, b, q);
+                        for (unsigned c = 0; c < 4; c++) u[c] = ((const float *)(const void *)&unit_local[b / 8])[(3 + c) * 8 + b % 8];
+                        worst_unit = fmax(worst_unit, qdist(q, u));
+                        for (unsigned c = 12; c < 15; c++)
+                            worst_unit = fmax(worst_unit, fabs(L.pose.model[b * 16 + c] - unit_model[b * 16 + c]));
+                    }
+                continue;
+            }
+            const unsigned char *a = (const unsigned char *)(const void *)L.pose.local, *r = (const unsigned char *)(const void *)ref_local;
+            for (size_t x = 0; x < lbytes; x++) worst_path = fmax(worst_path, a[x] != r[x]);
+            cr_assert_eq(memcmp(L.pose.model, ref_model, mbytes), 0, "%s pose %u: the model matrices differ from the scalar path's",
+                         kiln_simd_name(paths[pi]), k);
+        }
+    }
+    kiln_simd_force(KILN_SIMD_AUTO);
+    fprintf(stderr, "rig simd stored rotation lengths: %.2e from the unit ones\n", worst_unit);
+    cr_assert(worst_unit <= TOL_PATH, "scaled stored rotations solve %.3g away from the unit ones", worst_unit);
+    cr_assert(worst_path == 0, "a path's local rotations differ from the scalar path's in some bit");
+    free(unit_local), free(ref_local), free(unit_model), free(ref_model);
+    legs_free(&L);
+}
