@@ -6,7 +6,9 @@
  *
  * No transcendental functions: a rotation by an angle is built from the angle's cosine and sine
  * (or any positive multiple of them) through the half-angle identities, so a solve costs square
- * roots and divisions only. Every function returns a unit quaternion for any finite input.
+ * roots and divisions only. Every function returns a unit quaternion for any finite input,
+ * but for kiln__f4_qfrom_matrix_u (unit to rounding) and kiln__f4_qvalid (the length it was
+ * given, within (1/2, 2)), whose results enter products that are normalised once at the end.
  */
 #ifndef KILN_RIG_MATH_F32_H
 #define KILN_RIG_MATH_F32_H
