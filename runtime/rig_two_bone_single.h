@@ -49,7 +49,7 @@ KILN__IK3S_FN kiln__f4 kiln__ik3_hinge_fallback(const kiln__ik3 *c, kiln__f4 ba)
     static const vec3 x = {1.0f, 0.0f, 0.0f};
     float rot1[4], vba[4];
     vec3 hx, u, axis;
-    kiln__f4_st(rot1, c->rot[1]), kiln__f4_st(vba, ba);
+    kiln__f4_st(rot1, kiln__f4_qnorm(c->rot[1])), kiln__f4_st(vba, ba);
     kiln__qrot_f(rot1, x, hx);
     if (kiln__unit3f(vba, u) == 0.0f) u[0] = 0.0f, u[1] = 1.0f, u[2] = 0.0f;
     glm_vec3_muladds(u, -glm_vec3_dot(hx, u), hx);

@@ -639,3 +639,54 @@ Test(rig_simd, stored_rotation_lengths_do_not_change_the_solve)
     free(unit_local), free(ref_local), free(unit_model), free(ref_model);
     legs_free(&L);
 }
+
+/* A straight leg bends about the knee's model X axis (the hinge fallback, kiln/rig.h): with its
+ * hip turned 40 degrees about Y and no pole vector, the knee swings out in that turned plane,
+ * and a stored hip rotation 1.5 times unit length gives the knee the unit one gives (within
+ * 1e-6 m), on every path. */
+Test(rig_simd, a_straight_legs_hinge_follows_its_scaled_stored_rotation)
+{
+    static char names[5][16] = {"root", "hip", "knee", "ankle", "target"};
+    af_bone b[5];
+    b[0] = af_bone_at(names[0], -1, 0, 0, 0);
+    b[1] = af_bone_at(names[1], 0, 0, 1, 0);
+    af_axis_angle(0, 1, 0, 40.0 * 3.14159265358979323846 / 180.0, b[1].r);
+    b[2] = af_bone_at(names[2], 1, 0, -0.5f, 0);
+    b[3] = af_bone_at(names[3], 2, 0, -0.5f, 0);
+    b[4] = af_bone_at(names[4], 0, 0, 0.3f, 0); /* 0.7 below the hip: the knee must bend */
+    kiln_blob_ik_handle ik = rf_ik(0, 1, 3, 3, 4);
+    size_t size;
+    af_skel skel = {5, b};
+    unsigned char *mem = rf_build(&skel, NULL, 0, &ik, 1, &size);
+    const kiln_blob *blob;
+    cr_assert_eq(kiln_blob_load(mem, size, 0, &blob, NULL), KILN_OK);
+    rf_pose pose;
+    rf_pose_init(&pose, blob, 0);
+    cr_assert_eq(rf_forward(&pose), KILN_OK);
+    const size_t lbytes = sizeof *pose.local * pose.soa_count;
+    kiln_soa_xform *start = malloc(lbytes);
+    float *start_model = malloc(sizeof(float) * 16 * 5);
+    cr_assert(start && start_model);
+    memcpy(start, pose.local, lbytes), memcpy(start_model, pose.model, sizeof(float) * 16 * 5);
+    static const kiln_simd paths[] = {KILN_SIMD_SCALAR, KILN_SIMD_SSE2, KILN_SIMD_AVX2};
+    for (size_t pi = 0; pi < sizeof paths / sizeof *paths; pi++) {
+        if (kiln_simd_force(paths[pi]) != paths[pi]) continue;
+        double knee[2][3];
+        for (int scaled = 0; scaled < 2; scaled++) {
+            memcpy(pose.local, start, lbytes), memcpy(pose.model, start_model, sizeof(float) * 16 * 5);
+            for (unsigned c = 0; c < 4 && scaled; c++) *rf_lane(pose.local, 1, 3 + c) *= 1.5f;
+            cr_assert_eq(rf_solve(&pose, NULL), KILN_OK);
+            rf_position(&pose, 2, knee[scaled]);
+        }
+        /* the knee's X axis is (cos 40, 0, -sin 40): the knee leaves the leg's line along
+         * ±(sin 40, 0, cos 40) */
+        double out = knee[0][0] * 0.6427876096865393 + knee[0][2] * 0.766044443118978;
+        cr_assert(fabs(out) > 0.1, "%s: the knee did not bend in the hip's turned plane (%g)", kiln_simd_name(paths[pi]), out);
+        cr_assert(rf_dist(knee[0], knee[1]) <= 1e-6, "%s: the scaled stored hip moves the knee by %.3g m",
+                  kiln_simd_name(paths[pi]), rf_dist(knee[0], knee[1]));
+    }
+    kiln_simd_force(KILN_SIMD_AUTO);
+    free(start), free(start_model);
+    rf_pose_free(&pose);
+    free(mem);
+}
