@@ -91,7 +91,8 @@ KILN__IK3S_FN inline kiln__ik3_goal kiln__ik3_goal_of(kiln__f4 g, kiln__f4 p0)
  * aim's unit direction (a length off by δ moves the half-way quaternion by δ² only).
  * With `aim` the aim's rotation is returned there for the pole's turn to compose with, and
  * not applied to the rotations (the positions take it). */
-KILN__IK3S_FN KILN__IK3S_INLINE void kiln__ik3_toward(kiln__ik3 *c, const kiln__ik3_goal *t, int move_end, kiln__f4 *aim)
+KILN__IK3S_FN KILN__IK3S_INLINE void kiln__ik3_toward(kiln__ik3 *c, const kiln__ik3_goal *t, int move_end,
+                                                      kiln__f4 *aim)
 {
     kiln__f4 axis = kiln__f4_set(0.0f, 0.0f, 0.0f, 0.0f);
     float l1 = c->l1, l2 = c->l2, dg = t->dg, k = 1.0f, inv_len = 0.0f;

@@ -582,8 +582,9 @@ Test(rig_simd, constraint_steps_give_the_same_bits_on_every_path)
  * of the leg under another's ankle, whose matrices that leg's solve recomposes from them) and
  * the pole bones' (the twist) scaled by factors inside and outside (1/2, 2) solve to what the
  * unit ones do within 1e-5 (the leg whose goal lies in the band where the chain is straight
- * to float precision turns a last-bit difference into 5e-6), and every path gives the scalar path's bits for them (lanes whose
- * rotations are far from unit length go to the scalar code, which normalises them). */
+ * to float precision turns a last-bit difference into 5e-6), and every path gives the scalar
+ * path's bits for them (lanes whose rotations are far from unit length go to the scalar code,
+ * which normalises them). */
 Test(rig_simd, stored_rotation_lengths_do_not_change_the_solve)
 {
     static const float scale[] = {0.6f, 1.9f, 3.0f, 0.2f, 1e-5f, 1e5f, 1.0f};
@@ -626,7 +627,8 @@ Test(rig_simd, stored_rotation_lengths_do_not_change_the_solve)
                     }
                 continue;
             }
-            const unsigned char *a = (const unsigned char *)(const void *)L.pose.local, *r = (const unsigned char *)(const void *)ref_local;
+            const unsigned char *a = (const unsigned char *)(const void *)L.pose.local;
+            const unsigned char *r = (const unsigned char *)(const void *)ref_local;
             for (size_t x = 0; x < lbytes; x++) worst_path = fmax(worst_path, a[x] != r[x]);
             cr_assert_eq(memcmp(L.pose.model, ref_model, mbytes), 0, "%s pose %u: the model matrices differ from the scalar path's",
                          kiln_simd_name(paths[pi]), k);
