@@ -155,7 +155,8 @@ KILN__IK3S_FN KILN__IK3S_INLINE void kiln__ik3_toward(kiln__ik3 *c, const kiln__
  * The positions turn too when `move`; the rotations by that turn after `aim` (the aim that
  * kiln__ik3_toward left to it), as one product. */
 KILN__IK3S_FN KILN__IK3S_INLINE void kiln__ik3_pole(kiln__ik3 *c, const kiln__rig *r, const kiln_blob_ik_handle *h,
-                                  const kiln__ik3_goal *t, const float twist_cs[2], int move, kiln__f4 aim)
+                                                    const kiln__ik3_goal *t, const float twist_cs[2], int move,
+                                                    kiln__f4 aim)
 {
     kiln__f4 u = t->ug, q = kiln__f4_set(0.0f, 0.0f, 0.0f, 1.0f);
     int turn = 0, axis = t->ok || kiln__f4_unit3(kiln__f4_sub(c->p[2], c->p[0]), &u) != 0.0f;
