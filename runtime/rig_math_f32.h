@@ -6,7 +6,9 @@
  *
  * No transcendental functions: a rotation by an angle is built from the angle's cosine and sine
  * (or any positive multiple of them) through the half-angle identities, so a solve costs square
- * roots and divisions only. Every function returns a unit quaternion for any finite input.
+ * roots and divisions only. Every function returns a unit quaternion for any finite input,
+ * but for kiln__f4_qfrom_matrix_u (unit to rounding) and kiln__f4_qvalid (the length it was
+ * given, within (1/2, 2)), whose results enter products that are normalised once at the end.
  */
 #ifndef KILN_RIG_MATH_F32_H
 #define KILN_RIG_MATH_F32_H
@@ -109,33 +111,6 @@ static inline void kiln__qfrom_to_f(const vec3 a, const vec3 b, const float *fal
         return;
     }
     q[0] = c[0], q[1] = c[1], q[2] = c[2], q[3] = w;
-    kiln__qnorm_f(q);
-}
-
-/* The rotation of a matrix whose first two columns are c0 and c1 (float[16], column-major), as
- * kiln__qfrom_columns takes it: Gram-Schmidt on the columns, then Shepperd's method. */
-static inline void kiln__qfrom_matrix_f(const float m[16], versor q)
-{
-    vec3 x = {m[0], m[1], m[2]}, y = {m[4], m[5], m[6]}, z;
-    if (kiln__unit3f(x, x) == 0.0f) x[0] = 1.0f, x[1] = 0.0f, x[2] = 0.0f;
-    glm_vec3_muladds(x, -glm_vec3_dot(x, y), y);
-    if (kiln__unit3f(y, y) == 0.0f) kiln__any_perpendicular_f(x, y);
-    glm_vec3_cross(x, y, z);
-    /* Shepperd: the largest of 4w², 4x², 4y², 4z² gives the component to divide by */
-    float tr = x[0] + y[1] + z[2], s, inv;
-    if (tr > 0.0f) {
-        s = 2.0f * sqrtf(1.0f + tr), inv = 1.0f / s;
-        q[3] = 0.25f * s, q[0] = (y[2] - z[1]) * inv, q[1] = (z[0] - x[2]) * inv, q[2] = (x[1] - y[0]) * inv;
-    } else if (x[0] > y[1] && x[0] > z[2]) {
-        s = 2.0f * sqrtf(1.0f + x[0] - y[1] - z[2]), inv = 1.0f / s;
-        q[3] = (y[2] - z[1]) * inv, q[0] = 0.25f * s, q[1] = (y[0] + x[1]) * inv, q[2] = (z[0] + x[2]) * inv;
-    } else if (y[1] > z[2]) {
-        s = 2.0f * sqrtf(1.0f + y[1] - x[0] - z[2]), inv = 1.0f / s;
-        q[3] = (z[0] - x[2]) * inv, q[0] = (y[0] + x[1]) * inv, q[1] = 0.25f * s, q[2] = (z[1] + y[2]) * inv;
-    } else {
-        s = 2.0f * sqrtf(1.0f + z[2] - x[0] - y[1]), inv = 1.0f / s;
-        q[3] = (x[1] - y[0]) * inv, q[0] = (z[0] + x[2]) * inv, q[1] = (z[1] + y[2]) * inv, q[2] = 0.25f * s;
-    }
     kiln__qnorm_f(q);
 }
 
@@ -359,50 +334,12 @@ static inline kiln__f4 kiln__f4_qfrom_to(kiln__f4 a, kiln__f4 b, const float *fa
     return kiln__f4_qnorm(kiln__f4_with_w(c, w));
 }
 
-/* kiln__qfrom_matrix_f (always inlined, so that the AVX2 solve compiles it for its target) */
-#if defined(__GNUC__) || defined(__clang__)
-__attribute__((always_inline))
-#endif
-static inline kiln__f4 kiln__f4_qfrom_matrix(const float m[16])
-{
-    kiln__f4 x, y;
-    if (kiln__f4_unit3(kiln__f4_ld(m), &x) == 0.0f) x = kiln__f4_set(1.0f, 0.0f, 0.0f, 0.0f);
-    y = kiln__f4_ld(m + 4);
-    y = kiln__f4_muladds(y, x, -kiln__f4_dot3(x, y));
-    if (kiln__f4_unit3(y, &y) == 0.0f) {
-        float vx[4], vy[4];
-        kiln__f4_st(vx, x);
-        kiln__any_perpendicular_f(vx, vy);
-        vy[3] = 0.0f;
-        y = kiln__f4_ld(vy);
-    }
-    float c[12];
-    kiln__f4_st(c, x), kiln__f4_st(c + 4, y), kiln__f4_st(c + 8, kiln__f4_cross(x, y));
-    const float *X = c, *Y = c + 4, *Z = c + 8;
-    float tr = X[0] + Y[1] + Z[2], s, inv;
-    kiln__f4 q;
-    if (tr > 0.0f) {
-        s = 2.0f * kiln__sqrt1f(1.0f + tr), inv = 1.0f / s;
-        q = kiln__f4_set((Y[2] - Z[1]) * inv, (Z[0] - X[2]) * inv, (X[1] - Y[0]) * inv, 0.25f * s);
-    } else if (X[0] > Y[1] && X[0] > Z[2]) {
-        s = 2.0f * kiln__sqrt1f(1.0f + X[0] - Y[1] - Z[2]), inv = 1.0f / s;
-        q = kiln__f4_set(0.25f * s, (Y[0] + X[1]) * inv, (Z[0] + X[2]) * inv, (Y[2] - Z[1]) * inv);
-    } else if (Y[1] > Z[2]) {
-        s = 2.0f * kiln__sqrt1f(1.0f + Y[1] - X[0] - Z[2]), inv = 1.0f / s;
-        q = kiln__f4_set((Y[0] + X[1]) * inv, 0.25f * s, (Z[1] + Y[2]) * inv, (Z[0] - X[2]) * inv);
-    } else {
-        s = 2.0f * kiln__sqrt1f(1.0f + Z[2] - X[0] - Y[1]), inv = 1.0f / s;
-        q = kiln__f4_set((Z[0] + X[2]) * inv, (Z[1] + Y[2]) * inv, 0.25f * s, (X[1] - Y[0]) * inv);
-    }
-    return kiln__f4_qnorm(q);
-}
-
 /* ---- one rotation relative to another (the constraints, rig_constraint_step.h) ---------------
  * conj(R(P)) ⊗ R(T) for two matrices P and T as the rotation of ONE 3x3, Rp^T · Rt (Rp, Rt:
- * their orthonormalised columns as kiln__f4_qfrom_matrix takes them): one Shepperd step instead
+ * their orthonormalised columns as kiln__f4_qfrom_matrix_u takes them): one Shepperd step instead
  * of two, a product and a normalisation. */
 
-/* The orthonormalised rotation columns of m (kiln__f4_qfrom_matrix's Gram-Schmidt: x from
+/* The orthonormalised rotation columns of m (kiln__qfrom_columns' Gram-Schmidt: x from
  * column 0, y from column 1 made perpendicular to it, z = x × y) into c[0..3], c[4..7],
  * c[8..11] (fourth lanes 0). */
 #if defined(__GNUC__) || defined(__clang__)
@@ -442,7 +379,7 @@ static inline kiln__f4 kiln__f4_mul_rows(const float rows[12], const float t[3])
 }
 
 /* Shepperd's method on a rotation's columns X, Y, Z (c[0..2], c[4..6], c[8..10]) as
- * kiln__f4_qfrom_matrix has it, without the final normalisation: a quaternion of length 1 up
+ * kiln__f4_qfrom_matrix_u has it, without the final normalisation: a quaternion of length 1 up
  * to the rounding of the columns, for the caller to normalise after its own products. */
 #if defined(__GNUC__) || defined(__clang__)
 __attribute__((always_inline))
@@ -474,6 +411,29 @@ static inline kiln__f4 kiln__f4_qrel(const float prow[12], const float tcol[12])
     float m[12];
     for (int j = 0; j < 3; j++) kiln__f4_st(m + j * 4, kiln__f4_mul_rows(prow, tcol + j * 4));
     return kiln__f4_shepperd(m);
+}
+
+/* q itself when its length is within (1/2, 2), else kiln__f4_qnorm(q) (the identity for a
+ * (near) zero or non-finite q): for a rotation only ever composed with others and normalised
+ * at the end, which such a length does not change, while a product of a few of them stays far
+ * from float's limits. */
+static inline kiln__f4 kiln__f4_qvalid(kiln__f4 q)
+{
+    float n2 = kiln__f4_norm2(q);
+    if (n2 > 0.25f && n2 < 4.0f) return q;
+    return kiln__f4_qnorm(q);
+}
+
+/* The rotation of m (kiln__qfrom_columns' Gram-Schmidt on its first two columns, then
+ * Shepperd's method) up to its last normalisation (kiln__f4_qvalid instead): unit to rounding. */
+#if defined(__GNUC__) || defined(__clang__)
+__attribute__((always_inline))
+#endif
+static inline kiln__f4 kiln__f4_qfrom_matrix_u(const float m[16])
+{
+    float c[12];
+    kiln__f4_rot_cols(m, c);
+    return kiln__f4_qvalid(kiln__f4_shepperd(c));
 }
 
 #endif /* KILN_RIG_MATH_F32_H */

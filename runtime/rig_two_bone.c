@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "anim_internal.h"
+#include "pose_bone_model.h"
 #include "rig_internal.h"
 
 #define KILN__IK3S(name) name
@@ -120,9 +121,7 @@ void kiln__ik_two_bone_batch(kiln__rig *r, const kiln_blob_ik_handle *const *hs,
             r->stamp[chain[i]] = r->epoch;
         }
         /* the reach, as kiln__ik_two_bone_solve classifies it (the kernel's lengths are its) */
-        float l1 = b->len[0][l], l2 = b->len[1][l], dg = b->len[2][l], total = l1 + l2;
-        double slack = 1e-9 * total, longest = l1 > l2 ? l1 : l2;
-        int reachable = dg <= total + slack && dg >= 2.0 * longest - total - slack;
+        int reachable = kiln__ik3_reachable(b->len[0][l], b->len[1][l], b->len[2][l]);
         kiln__rig_update_below(r, chain);
         rep->ik_solved++;
         if (!reachable) {

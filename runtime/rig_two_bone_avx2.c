@@ -8,6 +8,7 @@
 #pragma clang fp contract(off)
 #endif
 #include "anim_internal.h"
+#include "pose_bone_model.h"
 #include "rig_math_f32.h"
 #include "rig_internal.h"
 

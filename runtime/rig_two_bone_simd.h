@@ -2,10 +2,12 @@
  * handles at once, SoA (one handle per lane), written in the simd_ops.h vocabulary and compiled
  * per path (rig_two_bone_sse2.c, rig_two_bone_avx2.c).
  *
- * Private template: include after simd_ops.h. The same steps, in the same order, as the scalar
- * solve (bend about the hinge, aim at the goal, turn to the pole plus the twist; out of reach
- * through the point just inside it, both ways computed and the lane's one selected), so the
- * lanes agree with it to rounding. What the scalar solve settles with a fallback (a straight
+ * Private template: include after simd_ops.h. The same steps and operations, in the same order,
+ * as the single solve of rig_two_bone_single.h (bend about the unnormalised hinge, aim the end
+ * scaled by 1 / dg at the goal, turn to the pole plus the twist composed with the aim; the
+ * model rotations normalised only when written back; out of reach through the point just
+ * inside it, both ways computed and the lane's one selected), so every lane is that solve's
+ * result bit for bit. What the scalar solve settles with a fallback (a straight
  * chain's hinge, opposite directions, zero-length bones, a goal on the start, a zero rotation)
  * is not repeated here: such a lane is flagged (kiln__ik3_batch.redo) and the caller solves it
  * with the scalar code instead, so every lane's result is the one the scalar rules define.
@@ -117,6 +119,16 @@ KILN__FN kv_quat KILN__SFX(kiln__qnormv)(kv_quat q, kv *bad)
     return r;
 }
 
+/* q itself; lanes whose length is outside (1/2, 2) set `bad` (kiln__f4_qvalid normalises
+ * them). */
+KILN__FN kv_quat KILN__SFX(kiln__qvalidv)(kv_quat q, kv *bad)
+{
+    kv n2 = kv_add(kv_add(kv_mul(q.x, q.x), kv_mul(q.y, q.y)), kv_add(kv_mul(q.z, q.z), kv_mul(q.w, q.w)));
+    kv ok = kv_and(kv_gt(n2, kv_set1(0.25f)), kv_lt(n2, kv_set1(4.0f)));
+    *bad = kv_or(*bad, KILN__SFX(kiln__not)(ok));
+    return q;
+}
+
 /* a / |a| and |a|; lanes with |a|^2 <= KILN__RIG_EPS2_F set `bad` (kiln__unit3f's zero). */
 KILN__FN kv3 KILN__SFX(kiln__unit3v)(kv3 a, kv *len, kv *bad)
 {
@@ -145,10 +157,10 @@ KILN__FN kv_quat KILN__SFX(kiln__qaxis_csv)(kv3 axis, kv c, kv s, kv *bad)
     return KILN__SFX(kiln__qsel)(zero, KILN__SFX(kiln__qident)(), q);
 }
 
-/* kiln__qfrom_to_f without its fallbacks: zero or opposite directions set `bad`. */
-KILN__FN kv_quat KILN__SFX(kiln__qfrom_tov)(kv3 a, kv3 b, kv *bad)
+/* kiln__qfrom_to_f without its fallbacks, from a = ac scaled by inv_len toward the unit b:
+ * zero or opposite directions set `bad` (the aim of kiln__ik3_toward). */
+KILN__FN kv_quat KILN__SFX(kiln__qaimv)(kv3 ua, kv3 ub, kv *bad)
 {
-    kv3 ua = KILN__SFX(kiln__unit3v)(a, NULL, bad), ub = KILN__SFX(kiln__unit3v)(b, NULL, bad);
     kv3 c = KILN__SFX(kiln__v3cross)(ua, ub);
     c = KILN__SFX(kiln__v3muladds)(c, ua, kv_xor(KILN__SFX(kiln__v3dot)(c, ua), kv_set1(-0.0f)));
     kv3 sum = KILN__SFX(kiln__v3add)(ua, ub);
@@ -159,8 +171,8 @@ KILN__FN kv_quat KILN__SFX(kiln__qfrom_tov)(kv3 a, kv3 b, kv *bad)
     return KILN__SFX(kiln__qnormv)(q, bad);
 }
 
-/* kiln__qfrom_matrix_f on columns c0, c1: Gram-Schmidt, then Shepperd's four cases selected
- * per lane. Zero columns set `bad`. */
+/* kiln__f4_qfrom_matrix_u on columns c0, c1: Gram-Schmidt, then Shepperd's four cases selected
+ * per lane, not normalised. Zero columns set `bad`. */
 KILN__FN kv_quat KILN__SFX(kiln__qfrom_colsv)(kv3 c0, kv3 c1, kv *bad)
 {
     kv3 x = KILN__SFX(kiln__unit3v)(c0, NULL, bad);
@@ -184,7 +196,7 @@ KILN__FN kv_quat KILN__SFX(kiln__qfrom_colsv)(kv3 c0, kv3 c1, kv *bad)
     q.y = kv_sel(m0, b, kv_sel(m1, d, kv_sel(m2, h, f)));
     q.z = kv_sel(m0, c, kv_sel(m1, e, kv_sel(m2, f, h)));
     q.w = kv_sel(m0, h, kv_sel(m1, a, kv_sel(m2, b, c)));
-    return KILN__SFX(kiln__qnormv)(q, bad);
+    return KILN__SFX(kiln__qvalidv)(q, bad);
 }
 
 /* The chain of KV_W lanes (kiln__ik3 of rig_two_bone.c). */
@@ -194,11 +206,16 @@ typedef struct KILN__SFX(kiln__ik3v) {
     kv l1, l2;
 } KILN__SFX(kiln__ik3v);
 
-/* kiln__ik3_toward: bend the middle joint to the law of cosines' angle, aim the end at g. */
-KILN__FN void KILN__SFX(kiln__ik3v_toward)(KILN__SFX(kiln__ik3v) *c, kv3 g, kv *bad)
+/* kiln__ik3_toward: bend the middle joint to the law of cosines' angle, aim the end at g (the
+ * same shortcuts: the unnormalised hinge, h = l1 l2, the bent end scaled by 1 / dg); with
+ * `aim`, the aim's rotation is left there for the pole's turn. */
+KILN__FN void KILN__SFX(kiln__ik3v_toward)(KILN__SFX(kiln__ik3v) *c, kv3 g, kv_quat *aim, kv *bad)
 {
     kv3 ag = KILN__SFX(kiln__v3sub)(g, c->p0);
-    kv dg = kv_sqrt(KILN__SFX(kiln__v3dot)(ag, ag)), l1 = c->l1, l2 = c->l2;
+    kv n2g = KILN__SFX(kiln__v3dot)(ag, ag), okg = kv_gt(n2g, kv_set1(KILN__RIG_EPS2_F));
+    *bad = kv_or(*bad, KILN__SFX(kiln__not)(okg));
+    kv dg = kv_sqrt(n2g), l1 = c->l1, l2 = c->l2;
+    kv inv_dg = kv_div(kv_set1(1.0f), kv_sqrt(kv_sel(okg, n2g, kv_set1(1.0f))));
     kv3 ba = KILN__SFX(kiln__v3sub)(c->p0, c->p1), bc = KILN__SFX(kiln__v3sub)(c->p2, c->p1);
     kv3 cr = KILN__SFX(kiln__v3cross)(ba, bc);
     kv l1l2 = kv_mul(l1, l2), inv = kv_div(kv_set1(1.0f), kv_add(l1l2, l1l2));
@@ -206,29 +223,43 @@ KILN__FN void KILN__SFX(kiln__ik3v_toward)(KILN__SFX(kiln__ik3v) *c, kv3 g, kv *
     kv sum = kv_add(l1, l2);
     kv op = kv_mul(kv_mul(kv_sub(sum, dg), kv_add(sum, dg)), inv);
     kv om = kv_mul(kv_mul(kv_add(kv_sub(dg, l1), l2), kv_sub(kv_add(dg, l1), l2)), inv);
-    kv opp = kv_gt(op, kv_zero()), omp = kv_gt(om, kv_zero());
+    kv opp = kv_gt(op, kv_zero()), omp = kv_gt(om, kv_zero()), regular = kv_and(opp, omp);
     kv want_c = kv_sel(opp, kv_sel(omp, kv_mul(kv_set1(0.5f), kv_sub(op, om)), kv_set1(1.0f)), kv_set1(-1.0f));
-    kv want_s = kv_and(kv_and(opp, omp), kv_sqrt(kv_max(kv_mul(op, om), kv_zero())));
+    kv want_s = kv_and(regular, kv_sqrt(kv_max(kv_mul(op, om), kv_zero())));
     /* the hinge: the triangle's normal; a straight or folded chain is the scalar code's */
     kv straight = kv_or(KILN__SFX(kiln__not)(kv_gt(cr2, kv_mul(kv_mul(kv_set1(1e-12f), l1l2), l1l2))),
                         KILN__SFX(kiln__not)(kv_gt(cr2, kv_set1(KILN__RIG_EPS2_F))));
     *bad = kv_or(*bad, straight);
-    kv3 hinge = KILN__SFX(kiln__v3scale)(cr, kv_div(kv_set1(1.0f), kv_sel(straight, kv_set1(1.0f), cur_s)));
     kv cc = kiln__rig_ma(want_s, cur_s, kv_mul(want_c, cur_c)), ss = kiln__rig_nma(want_c, cur_s, kv_mul(want_s, cur_c));
-    kv_quat q = KILN__SFX(kiln__qaxis_csv)(hinge, cc, ss, bad);
+    /* the half angle of (cc, ss) as kiln__qaxis_csv takes it, with h = l1 l2 */
+    kv pos = KILN__SFX(kiln__not)(kv_lt(cc, kv_zero()));
+    kv hs = kv_sel(pos, ss, kv_sub(l1l2, cc)), hc = kv_sel(pos, kv_add(l1l2, cc), ss);
+    kv zero = KILN__SFX(kiln__not)(kv_or(kv_lt(hs, kv_zero()), kv_gt(hs, kv_zero())));
+    kv_quat q = {kv_mul(cr.x, hs), kv_mul(cr.y, hs), kv_mul(cr.z, hs), kv_mul(hc, cur_s)};
+    kv nb = kv_zero();
+    q = KILN__SFX(kiln__qnormv)(q, &nb);
+    *bad = kv_or(*bad, kv_andnot(zero, nb));
+    q = KILN__SFX(kiln__qsel)(zero, KILN__SFX(kiln__qident)(), q);
     c->p2 = KILN__SFX(kiln__v3add)(c->p1, KILN__SFX(kiln__qrotv)(q, bc));
     c->rot1 = KILN__SFX(kiln__qmulv)(q, c->rot1);
     kv3 ac = KILN__SFX(kiln__v3sub)(c->p2, c->p0);
-    q = KILN__SFX(kiln__qfrom_tov)(ac, ag, bad);
+    kv n2 = KILN__SFX(kiln__v3dot)(ac, ac), ok = kv_gt(n2, kv_set1(KILN__RIG_EPS2_F));
+    *bad = kv_or(*bad, KILN__SFX(kiln__not)(ok));
+    kv inv_len = kv_sel(regular, inv_dg, kv_div(kv_set1(1.0f), kv_sqrt(kv_sel(ok, n2, kv_set1(1.0f)))));
+    q = KILN__SFX(kiln__qaimv)(KILN__SFX(kiln__v3scale)(ac, inv_len), KILN__SFX(kiln__v3scale)(ag, inv_dg), bad);
     c->p1 = KILN__SFX(kiln__v3add)(c->p0, KILN__SFX(kiln__qrotv)(q, KILN__SFX(kiln__v3sub)(c->p1, c->p0)));
     c->p2 = KILN__SFX(kiln__v3add)(c->p0, KILN__SFX(kiln__qrotv)(q, ac));
+    if (aim) {
+        *aim = q;
+        return;
+    }
     c->rot0 = KILN__SFX(kiln__qmulv)(q, c->rot0);
     c->rot1 = KILN__SFX(kiln__qmulv)(q, c->rot1);
 }
 
 /* kiln__ik3_pole: the turn about the start->g axis to the pole's half-plane, then the twist. */
 KILN__FN void KILN__SFX(kiln__ik3v_pole)(KILN__SFX(kiln__ik3v) *c, kv3 g, kv3 pv, kv has_pv, kv tw_c, kv tw_s,
-                                         kv has_tw, int move, kv *bad)
+                                         kv has_tw, int move, kv_quat aim, kv *bad)
 {
     kv3 u = KILN__SFX(kiln__unit3v)(KILN__SFX(kiln__v3sub)(g, c->p0), NULL, bad);
     kv3 vp = KILN__SFX(kiln__v3sub)(pv, c->p0), vb = KILN__SFX(kiln__v3sub)(c->p1, c->p0);
@@ -250,8 +281,10 @@ KILN__FN void KILN__SFX(kiln__ik3v_pole)(KILN__SFX(kiln__ik3v) *c, kv3 g, kv3 pv
         c->p1 = KILN__SFX(kiln__v3add)(c->p0, KILN__SFX(kiln__qrotv)(q, KILN__SFX(kiln__v3sub)(c->p1, c->p0)));
         c->p2 = KILN__SFX(kiln__v3add)(c->p0, KILN__SFX(kiln__qrotv)(q, KILN__SFX(kiln__v3sub)(c->p2, c->p0)));
     }
-    c->rot0 = KILN__SFX(kiln__qmulv)(q, c->rot0);
-    c->rot1 = KILN__SFX(kiln__qmulv)(q, c->rot1);
+    /* the turn after the aim, as one product (the aim alone where there is no turn) */
+    aim = KILN__SFX(kiln__qsel)(kv_or(plane, has_tw), KILN__SFX(kiln__qmulv)(q, aim), aim);
+    c->rot0 = KILN__SFX(kiln__qmulv)(aim, c->rot0);
+    c->rot1 = KILN__SFX(kiln__qmulv)(aim, c->rot1);
 }
 
 KILN__FN kv_quat KILN__SFX(kiln__qldv)(const float (*v)[KILN__IK3_LANES], unsigned o)
@@ -340,16 +373,17 @@ KILN__KERNEL void KILN__SFX(kiln__ik3_batch)(kiln__ik3_batch *b, uint32_t lanes)
         kv has_pv = kv_gt(kv_ld(b->has_pv + o), half), has_tw = kv_gt(kv_ld(b->has_tw + o), half);
         kv use_target = kv_gt(kv_ld(b->use_target + o), half);
         kv3 g = KILN__SFX(kiln__v3ld)(b->g, o), pv = KILN__SFX(kiln__v3ld)(b->pv, o);
-        /* the twist: kiln__euler_x_cs of the pole bone's unit local rotation */
+        /* the twist: kiln__euler_x_cs of the pole bone's local rotation as stored */
         kv tb = kv_zero();
-        kv_quat pq = KILN__SFX(kiln__qnormv)(KILN__SFX(kiln__qldv)(b->tw, o), &tb);
+        kv_quat pq = KILN__SFX(kiln__qvalidv)(KILN__SFX(kiln__qldv)(b->tw, o), &tb);
         bad = kv_or(bad, kv_and(has_tw, tb));
-        kv one = kv_set1(1.0f), two = kv_set1(2.0f);
-        kv r00 = kv_sub(one, kv_mul(two, kv_add(kv_mul(pq.y, pq.y), kv_mul(pq.z, pq.z))));
+        kv two = kv_set1(2.0f);
+        kv n2 = kv_add(kv_add(kv_mul(pq.x, pq.x), kv_mul(pq.y, pq.y)), kv_add(kv_mul(pq.z, pq.z), kv_mul(pq.w, pq.w)));
+        kv r00 = kv_sub(n2, kv_mul(two, kv_add(kv_mul(pq.y, pq.y), kv_mul(pq.z, pq.z))));
         kv r10 = kv_mul(two, kv_add(kv_mul(pq.x, pq.y), kv_mul(pq.w, pq.z)));
-        kv regular = kv_gt(kv_add(kv_mul(r00, r00), kv_mul(r10, r10)), kv_set1(1e-12f));
-        kv tw_c = kv_sel(regular, kv_sub(one, kv_mul(two, kv_add(kv_mul(pq.x, pq.x), kv_mul(pq.y, pq.y)))),
-                         kv_sub(one, kv_mul(two, kv_add(kv_mul(pq.x, pq.x), kv_mul(pq.z, pq.z)))));
+        kv regular = kv_gt(kv_add(kv_mul(r00, r00), kv_mul(r10, r10)), kv_mul(kv_mul(kv_set1(1e-12f), n2), n2));
+        kv tw_c = kv_sel(regular, kv_sub(n2, kv_mul(two, kv_add(kv_mul(pq.x, pq.x), kv_mul(pq.y, pq.y)))),
+                         kv_sub(n2, kv_mul(two, kv_add(kv_mul(pq.x, pq.x), kv_mul(pq.z, pq.z)))));
         kv tw_s = kv_sel(regular, kv_mul(two, kv_add(kv_mul(pq.y, pq.z), kv_mul(pq.w, pq.x))),
                          kv_mul(kv_set1(-2.0f), kv_sub(kv_mul(pq.y, pq.z), kv_mul(pq.w, pq.x))));
         kv_quat frame = KILN__SFX(kiln__qfrom_colsv)(KILN__SFX(kiln__v3ld)(b->pm, o), KILN__SFX(kiln__v3ld)(b->pm + 4, o), &bad);
@@ -359,8 +393,8 @@ KILN__KERNEL void KILN__SFX(kiln__ik3_batch)(kiln__ik3_batch *b, uint32_t lanes)
         KILN__SFX(kiln__ik3v) c;
         c.p0 = KILN__SFX(kiln__v3ld)(b->p[0], o), c.p1 = KILN__SFX(kiln__v3ld)(b->p[1], o);
         c.p2 = KILN__SFX(kiln__v3ld)(b->p[2], o);
-        kv_quat fk0 = KILN__SFX(kiln__qnormv)(KILN__SFX(kiln__qldv)(b->fk[0], o), &bad);
-        kv_quat fk1 = KILN__SFX(kiln__qnormv)(KILN__SFX(kiln__qldv)(b->fk[1], o), &bad);
+        kv_quat fk0 = KILN__SFX(kiln__qvalidv)(KILN__SFX(kiln__qldv)(b->fk[0], o), &bad);
+        kv_quat fk1 = KILN__SFX(kiln__qvalidv)(KILN__SFX(kiln__qldv)(b->fk[1], o), &bad);
         c.rot0 = KILN__SFX(kiln__qmulv)(frame, fk0);
         c.rot1 = KILN__SFX(kiln__qmulv)(c.rot0, fk1);
         kv3 d = KILN__SFX(kiln__v3sub)(c.p1, c.p0);
@@ -377,12 +411,13 @@ KILN__KERNEL void KILN__SFX(kiln__ik3_batch)(kiln__ik3_batch *b, uint32_t lanes)
         /* out of reach: toward the inset point, the pole there, then straightened toward g */
         kv3 inside = KILN__SFX(kiln__v3muladds)(c.p0, ag, kv_div(limit, kv_sel(out, dg, kv_set1(1.0f))));
         kv3 t1 = KILN__SFX(kiln__v3sel)(out, inside, g);
-        KILN__SFX(kiln__ik3v_toward)(&c, t1, &bad);
-        KILN__SFX(kiln__ik3v_pole)(&c, t1, pv, has_pv, tw_c, tw_s, has_tw, kv_any(out), &bad);
+        kv_quat aim;
+        KILN__SFX(kiln__ik3v_toward)(&c, t1, &aim, &bad);
+        KILN__SFX(kiln__ik3v_pole)(&c, t1, pv, has_pv, tw_c, tw_s, has_tw, kv_any(out), aim, &bad);
         if (kv_any(out)) {
             KILN__SFX(kiln__ik3v) s = c;
             kv sb = kv_zero();
-            KILN__SFX(kiln__ik3v_toward)(&s, g, &sb);
+            KILN__SFX(kiln__ik3v_toward)(&s, g, NULL, &sb);
             bad = kv_or(bad, kv_and(out, sb));
             c.rot0 = KILN__SFX(kiln__qsel)(out, s.rot0, c.rot0);
             c.rot1 = KILN__SFX(kiln__qsel)(out, s.rot1, c.rot1);

@@ -14,13 +14,27 @@
  * float positions and rotations and without transcendental functions: each rotation is built
  * from the cosine and sine of its angle (rig_math_f32.h), which the law of cosines and the dot
  * and cross products give directly. Each position and rotation is one four-lane vector
- * (kiln__f4): every lane rounds as the cglm routines of rig_math_f32.h do, so the result is the
- * one the batch kernels (rig_two_bone_simd.h) give for the same handle, bit for bit. What only
- * a fallback reads (a straight chain's hinge, opposite directions) goes through those routines.
+ * (kiln__f4); the batch kernels (rig_two_bone_simd.h) do the same operations in the same order
+ * per lane, so a handle's result is the same bits on every path. What only a fallback reads
+ * (a straight chain's hinge, opposite directions) goes through the routines of rig_math_f32.h.
  *
- * Only the model-space rotations of the start and middle joints are carried: the end joint's
- * local rotation changes only with the target rotation, which replaces its model rotation.
+ * Square roots and divisions are spent only where a length is not known otherwise
+ * (kiln__ik3_toward): the bend's hinge is the triangle's normal unnormalised, the opening's
+ * |(cos, sin)| is l1 l2, and the bent end is dg from the start, so 1 / dg, taken once per goal
+ * (kiln__ik3_goal), scales it for the aim. Only the model-space rotations of the start and
+ * middle joints are carried (the end joint's local changes only with the target rotation,
+ * which replaces its model rotation), as products of the frame's, the locals' as stored and
+ * the turns, none normalised on the way: every local written back is a quotient of two of
+ * them, normalised once there. The pole's turn and the aim before it reach the rotations as
+ * one product.
  */
+
+/* The steps inlined into the solve: its chain state then stays in registers. */
+#if defined(__GNUC__) || defined(__clang__)
+#define KILN__IK3S_INLINE inline __attribute__((always_inline))
+#else
+#define KILN__IK3S_INLINE inline
+#endif
 
 typedef struct kiln__ik3 {
     kiln__f4 p[3];   /* model-space joint positions */
@@ -35,7 +49,7 @@ KILN__IK3S_FN kiln__f4 kiln__ik3_hinge_fallback(const kiln__ik3 *c, kiln__f4 ba)
     static const vec3 x = {1.0f, 0.0f, 0.0f};
     float rot1[4], vba[4];
     vec3 hx, u, axis;
-    kiln__f4_st(rot1, c->rot[1]), kiln__f4_st(vba, ba);
+    kiln__f4_st(rot1, kiln__f4_qnorm(c->rot[1])), kiln__f4_st(vba, ba);
     kiln__qrot_f(rot1, x, hx);
     if (kiln__unit3f(vba, u) == 0.0f) u[0] = 0.0f, u[1] = 1.0f, u[2] = 0.0f;
     glm_vec3_muladds(u, -glm_vec3_dot(hx, u), hx);
@@ -43,15 +57,45 @@ KILN__IK3S_FN kiln__f4 kiln__ik3_hinge_fallback(const kiln__ik3 *c, kiln__f4 ba)
     return kiln__f4_set(axis[0], axis[1], axis[2], 0.0f);
 }
 
-/* Analytic solve toward g: the middle joint opens from its angle to the law of cosines' (both
- * as cosine and sine: the current ones from the dot and cross products, the wanted ones from
- * the factored forms of 1 ± cos, which keep their accuracy near straight and folded), then the
- * start aims the end at g. The end's position is brought along only when `move_end` (after
- * the last solve the pole's turn reads it only for a goal on the start). */
-KILN__IK3S_FN void kiln__ik3_toward(kiln__ik3 *c, kiln__f4 g, int move_end)
+/* The goal of one solve as seen from the start: ag = g - start, dg = |ag|, and the unit
+ * direction ug (kiln__unit3f of ag: ok = 0 and ug zero when dg is (near) zero). */
+typedef struct kiln__ik3_goal {
+    kiln__f4 ag, ug;
+    float dg, inv_dg;
+    int ok;
+} kiln__ik3_goal;
+
+KILN__IK3S_FN inline kiln__ik3_goal kiln__ik3_goal_of(kiln__f4 g, kiln__f4 p0)
 {
-    kiln__f4 ag = kiln__f4_sub(g, c->p[0]), hinge = kiln__f4_set(0.0f, 0.0f, 0.0f, 0.0f);
-    float dg = kiln__sqrt1f(kiln__f4_dot3(ag, ag)), l1 = c->l1, l2 = c->l2;
+    kiln__ik3_goal r;
+    r.ag = kiln__f4_sub(g, p0);
+    float n2 = kiln__f4_dot3(r.ag, r.ag);
+    r.dg = kiln__sqrt1f(n2);
+    r.ok = n2 > KILN__RIG_EPS2_F;
+    r.inv_dg = 1.0f / (r.ok ? r.dg : 1.0f);
+    r.ug = r.ok ? kiln__f4_scale(r.ag, r.inv_dg) : kiln__f4_set(0.0f, 0.0f, 0.0f, 0.0f);
+    return r;
+}
+
+/* Analytic solve toward the goal: the middle joint opens from its angle to the law of
+ * cosines' (both as cosine and sine: the current ones from the dot and cross products, the
+ * wanted ones from the factored forms of 1 ± cos, which keep their accuracy near straight and
+ * folded), then the start aims the end at the goal. The end's position is brought along only
+ * when `move_end` (after the last solve the pole's turn reads it only for a goal on the start).
+ *
+ * Fewer square roots and divisions than the rotations spelled out (kiln__f4_qaxis_cs,
+ * kiln__f4_qfrom_to) take, on the same formulas: the hinge is the triangle's normal cr
+ * unnormalised, its length |cr| moved onto the cosine part of the half-angle quaternion; the
+ * opening's |(cos, sin)|, which both factors' lengths make l1 l2, is taken as l1 l2; and once
+ * bent to the law of cosines' angle the end is dg from the start, so 1 / dg scales it to the
+ * aim's unit direction (a length off by δ moves the half-way quaternion by δ² only).
+ * With `aim` the aim's rotation is returned there for the pole's turn to compose with, and
+ * not applied to the rotations (the positions take it). */
+KILN__IK3S_FN KILN__IK3S_INLINE void kiln__ik3_toward(kiln__ik3 *c, const kiln__ik3_goal *t, int move_end,
+                                                      kiln__f4 *aim)
+{
+    kiln__f4 axis = kiln__f4_set(0.0f, 0.0f, 0.0f, 0.0f);
+    float l1 = c->l1, l2 = c->l2, dg = t->dg, k = 1.0f, inv_len = 0.0f;
     if (l1 > 1e-9f && l2 > 1e-9f) {
         kiln__f4 ba = kiln__f4_sub(c->p[0], c->p[1]), bc = kiln__f4_sub(c->p[2], c->p[1]);
         kiln__f4 cr = kiln__f4_cross(ba, bc);
@@ -62,40 +106,61 @@ KILN__IK3S_FN void kiln__ik3_toward(kiln__ik3 *c, kiln__f4 g, int move_end)
         float want_c, want_s;
         if (!(op > 0.0f)) want_c = -1.0f, want_s = 0.0f;     /* out of reach: straight */
         else if (!(om > 0.0f)) want_c = 1.0f, want_s = 0.0f; /* too close: folded */
-        else want_c = 0.5f * (op - om), want_s = kiln__sqrt1f(op * om); /* ((1 + cos) - (1 - cos)) / 2 */
-        /* the hinge: the normal of the (start, middle, end) triangle (kiln__unit3f of cr) */
-        if (cr2 > 1e-12f * l1l2 * l1l2 && cr2 > KILN__RIG_EPS2_F) hinge = kiln__f4_scale(cr, 1.0f / cur_s);
-        else hinge = kiln__ik3_hinge_fallback(c, ba);
+        else want_c = 0.5f * (op - om), want_s = kiln__sqrt1f(op * om), inv_len = t->inv_dg;
+        /* the hinge: the normal of the (start, middle, end) triangle, of length k */
+        if (cr2 > 1e-12f * l1l2 * l1l2 && cr2 > KILN__RIG_EPS2_F) axis = cr, k = cur_s;
+        else axis = kiln__ik3_hinge_fallback(c, ba);
         /* the opening angle acos(want) - acos(cur), cur taken unnormalised (both factors
-         * carry l1 l2) */
-        float cc = want_c * cur_c + want_s * cur_s, ss = want_s * cur_c - want_c * cur_s;
-        kiln__f4 q = kiln__f4_qaxis_cs(hinge, cc, ss);
+         * carry l1 l2); its half-angle as kiln__qaxis_cs_f takes it, with h = l1 l2 */
+        float cc = want_c * cur_c + want_s * cur_s, ss = want_s * cur_c - want_c * cur_s, hs, hc;
+        if (cc >= 0.0f) hs = ss, hc = l1l2 + cc;
+        else hs = l1l2 - cc, hc = ss;
+        kiln__f4 q = hs != 0.0f ? kiln__f4_qnorm(kiln__f4_with_w(kiln__f4_scale(axis, hs), hc * k))
+                                : kiln__f4_set(0.0f, 0.0f, 0.0f, 1.0f);
         c->p[2] = kiln__f4_add(c->p[1], kiln__f4_qrot(q, bc));
         c->rot[1] = kiln__f4_qmul(q, c->rot[1]);
     }
-    float fb[4];
-    kiln__f4_st(fb, hinge);
-    kiln__f4 ac = kiln__f4_sub(c->p[2], c->p[0]);
-    kiln__f4 q = kiln__f4_qfrom_to(ac, ag, fb);
+    /* the aim: kiln__f4_qfrom_to from the end's direction to the goal's */
+    kiln__f4 ac = kiln__f4_sub(c->p[2], c->p[0]), q = kiln__f4_set(0.0f, 0.0f, 0.0f, 1.0f);
+    float n2 = kiln__f4_dot3(ac, ac);
+    if (n2 > KILN__RIG_EPS2_F && t->ok) {
+        if (inv_len == 0.0f) inv_len = 1.0f / kiln__sqrt1f(n2);
+        kiln__f4 ua = kiln__f4_scale(ac, inv_len), ub = t->ug;
+        kiln__f4 cr = kiln__f4_cross(ua, ub), sum = kiln__f4_add(ua, ub);
+        cr = kiln__f4_muladds(cr, ua, -kiln__f4_dot3(cr, ua));
+        float w = 0.5f * kiln__f4_dot3(sum, sum);
+        if (w < 1e-12f && kiln__f4_dot3(cr, cr) < 1e-12f) {
+            /* opposite directions: a half turn about the hinge (unit), or any perpendicular */
+            float va[4], vb[4], fb[4];
+            versor r;
+            kiln__f4_st(va, ac), kiln__f4_st(vb, t->ag), kiln__f4_st(fb, kiln__f4_scale(axis, 1.0f / k));
+            kiln__qfrom_to_f(va, vb, fb, r);
+            q = kiln__f4_ld(r);
+        } else {
+            q = kiln__f4_qnorm(kiln__f4_with_w(cr, w));
+        }
+    }
     c->p[1] = kiln__f4_add(c->p[0], kiln__f4_qrot(q, kiln__f4_sub(c->p[1], c->p[0])));
     if (move_end) c->p[2] = kiln__f4_add(c->p[0], kiln__f4_qrot(q, ac));
+    if (aim) {
+        *aim = q;
+        return;
+    }
     c->rot[0] = kiln__f4_qmul(q, c->rot[0]);
     c->rot[1] = kiln__f4_qmul(q, c->rot[1]);
 }
 
-/* Turns the chain about the start->g axis: the middle joint into the half-plane of the pole
+/* Turns the chain about the start->goal axis: the middle joint into the half-plane of the pole
  * direction (with a pole vector bone), plus the twist given as (cos, sin) (kiln__ik_pole).
- * The positions turn too when `move`. */
-KILN__IK3S_FN void kiln__ik3_pole(kiln__ik3 *c, const kiln__rig *r, const kiln_blob_ik_handle *h, kiln__f4 g,
-                           const float twist_cs[2], int move)
+ * The positions turn too when `move`; the rotations by that turn after `aim` (the aim that
+ * kiln__ik3_toward left to it), as one product. */
+KILN__IK3S_FN KILN__IK3S_INLINE void kiln__ik3_pole(kiln__ik3 *c, const kiln__rig *r, const kiln_blob_ik_handle *h,
+                                                    const kiln__ik3_goal *t, const float twist_cs[2], int move,
+                                                    kiln__f4 aim)
 {
-    kiln__f4 u;
-    if (kiln__f4_unit3(kiln__f4_sub(g, c->p[0]), &u) == 0.0f &&
-        kiln__f4_unit3(kiln__f4_sub(c->p[2], c->p[0]), &u) == 0.0f)
-        return;
-    kiln__f4 q = kiln__f4_set(0.0f, 0.0f, 0.0f, 1.0f);
-    int turn = 0;
-    if (h->pole_vector_bone != KILN_BLOB_NONE) {
+    kiln__f4 u = t->ug, q = kiln__f4_set(0.0f, 0.0f, 0.0f, 1.0f);
+    int turn = 0, axis = t->ok || kiln__f4_unit3(kiln__f4_sub(c->p[2], c->p[0]), &u) != 0.0f;
+    if (axis && h->pole_vector_bone != KILN_BLOB_NONE) {
         kiln__f4 vp = kiln__f4_sub(kiln__f4_ld(r->model + (size_t)h->pole_vector_bone * 16u + 12u), c->p[0]);
         kiln__f4 vb = kiln__f4_sub(c->p[1], c->p[0]);
         vp = kiln__f4_muladds(vp, u, -kiln__f4_dot3(vp, u));
@@ -108,29 +173,42 @@ KILN__IK3S_FN void kiln__ik3_pole(kiln__ik3 *c, const kiln__rig *r, const kiln_b
             turn = 1;
         }
     }
-    if (twist_cs) {
+    if (axis && twist_cs) {
         q = kiln__f4_qmul(kiln__f4_qaxis_cs(u, twist_cs[0], twist_cs[1]), q);
         turn = 1;
     }
-    if (!turn) return;
-    if (move) {
-        c->p[1] = kiln__f4_add(c->p[0], kiln__f4_qrot(q, kiln__f4_sub(c->p[1], c->p[0])));
-        c->p[2] = kiln__f4_add(c->p[0], kiln__f4_qrot(q, kiln__f4_sub(c->p[2], c->p[0])));
+    if (turn) {
+        if (move) {
+            c->p[1] = kiln__f4_add(c->p[0], kiln__f4_qrot(q, kiln__f4_sub(c->p[1], c->p[0])));
+            c->p[2] = kiln__f4_add(c->p[0], kiln__f4_qrot(q, kiln__f4_sub(c->p[2], c->p[0])));
+        }
+        aim = kiln__f4_qmul(q, aim);
     }
-    c->rot[0] = kiln__f4_qmul(q, c->rot[0]);
-    c->rot[1] = kiln__f4_qmul(q, c->rot[1]);
+    c->rot[0] = kiln__f4_qmul(aim, c->rot[0]);
+    c->rot[1] = kiln__f4_qmul(aim, c->rot[1]);
 }
 
 /* The X angle of the XYZ Euler decomposition of q (kiln__qto_euler_xyz) as (cos, sin) up to
- * a positive factor: atan2(R21, R22), or atan2(-R12, R11) at cos(Y) = 0. */
-KILN__IK3S_FN void kiln__euler_x_cs(kiln__f4 uq, float cs[2])
+ * a positive factor: atan2(R21, R22), or atan2(-R12, R11) at cos(Y) = 0, from q as stored
+ * (kiln__f4_qvalid: the entries of its matrix times |q|², so with no normalisation). */
+KILN__IK3S_FN void kiln__euler_x_cs(kiln__f4 sq, float cs[2])
 {
-    float q[4];
-    kiln__f4_st(q, uq);
+    sq = kiln__f4_qvalid(sq);
+    float n2 = kiln__f4_norm2(sq), q[4];
+    kiln__f4_st(q, sq);
     float x = q[0], y = q[1], z = q[2], w = q[3];
-    float r00 = 1.0f - 2.0f * (y * y + z * z), r10 = 2.0f * (x * y + w * z);
-    if (r00 * r00 + r10 * r10 > 1e-12f) cs[0] = 1.0f - 2.0f * (x * x + y * y), cs[1] = 2.0f * (y * z + w * x);
-    else cs[0] = 1.0f - 2.0f * (x * x + z * z), cs[1] = -2.0f * (y * z - w * x);
+    float r00 = n2 - 2.0f * (y * y + z * z), r10 = 2.0f * (x * y + w * z);
+    if (r00 * r00 + r10 * r10 > 1e-12f * n2 * n2) cs[0] = n2 - 2.0f * (x * x + y * y), cs[1] = 2.0f * (y * z + w * x);
+    else cs[0] = n2 - 2.0f * (x * x + z * z), cs[1] = -2.0f * (y * z - w * x);
+}
+
+/* Whether a goal dg from the start is within the chain's reach: from |l1 - l2| (folded) to
+ * l1 + l2 (straight), with 1e-9 of l1 + l2 to spare (rig_ik.c's bounds, in float: 2 max -
+ * (l1 + l2) is exact, and the upper bound's slack is below half an ulp of l1 + l2). */
+static inline int kiln__ik3_reachable(float l1, float l2, float dg)
+{
+    float total = l1 + l2, longest = l1 > l2 ? l1 : l2;
+    return dg <= total && !(2.0f * longest - total - dg > 1e-9f * total);
 }
 
 /* Bone b's local rotation as stored (not normalised). */
@@ -141,13 +219,13 @@ KILN__IK3S_FN kiln__f4 kiln__local_rotation_f4(const kiln__rig *r, uint32_t b)
     return kiln__f4_set(x->qx[l], x->qy[l], x->qz[l], x->qw[l]);
 }
 
-/* Writes bone b's local rotation: q normalised, or slerp(fk, q, w) with bone b's unit local
- * rotation fk for w < 1. */
-KILN__IK3S_FN void kiln__set_rotation_f(kiln__rig *r, uint32_t b, kiln__f4 uq, float w)
+/* Writes bone b's local rotation: q normalised, or slerp(fk, q normalised, w) with bone b's
+ * unit local rotation fk for w < 1. */
+KILN__IK3S_FN inline void kiln__set_rotation_f(kiln__rig *r, uint32_t b, kiln__f4 uq, float w)
 {
     if (w < 1.0f) {
         versor fk, q;
-        kiln__f4_st(q, uq);
+        kiln__f4_st(q, kiln__f4_qnorm(uq));
         kiln__f4_st(fk, kiln__f4_qnorm(kiln__local_rotation_f4(r, b)));
         kiln__qslerp_f(fk, q, w, q);
         uq = kiln__f4_ld(q);
@@ -171,57 +249,60 @@ KILN__IK3S_KERNEL void KILN__IK3S(kiln__ik_two_bone_solve)(kiln__rig *r, const k
                                   h->target_offset[1]);
     g = kiln__f4_add(kiln__f4_muladds(g, kiln__f4_ld(tm + 8), h->target_offset[2]), kiln__f4_ld(tm + 12));
     kiln__ik3 c;
-    kiln__f4 frame = kiln__f4_qfrom_matrix(kiln__rig_parent_matrix(r, chain[0]));
+    kiln__f4 frame = kiln__f4_qfrom_matrix_u(kiln__rig_parent_matrix(r, chain[0]));
     for (int i = 0; i < 3; i++) c.p[i] = kiln__f4_ld(r->model + (size_t)chain[i] * 16u + 12u);
-    /* products of unit quaternions: renormalised once, when written back */
-    c.rot[0] = kiln__f4_qmul(frame, kiln__f4_qnorm(kiln__local_rotation_f4(r, chain[0])));
-    c.rot[1] = kiln__f4_qmul(c.rot[0], kiln__f4_qnorm(kiln__local_rotation_f4(r, chain[1])));
+    /* The model rotations are products of the frame's and the locals' as stored: every local
+     * written back is a quotient of two of them (or of one and the frame or target rotation),
+     * normalised then, so none of their lengths needs normalising before. */
+    c.rot[0] = kiln__f4_qmul(frame, kiln__f4_qvalid(kiln__local_rotation_f4(r, chain[0])));
+    c.rot[1] = kiln__f4_qmul(c.rot[0], kiln__f4_qvalid(kiln__local_rotation_f4(r, chain[1])));
     kiln__f4 d = kiln__f4_sub(c.p[1], c.p[0]);
     c.l1 = kiln__sqrt1f(kiln__f4_dot3(d, d));
     d = kiln__f4_sub(c.p[2], c.p[1]);
     c.l2 = kiln__sqrt1f(kiln__f4_dot3(d, d));
-    kiln__f4 ag = kiln__f4_sub(g, c.p[0]);
-    float dg = kiln__sqrt1f(kiln__f4_dot3(ag, ag)), total = c.l1 + c.l2;
+    kiln__ik3_goal goal = kiln__ik3_goal_of(g, c.p[0]);
+    kiln__f4 ag = goal.ag;
+    float dg = goal.dg, total = c.l1 + c.l2;
 
     float twist[2], *tw = NULL;
     if (h->pole_bone != KILN_BLOB_NONE) {
-        kiln__euler_x_cs(kiln__f4_qnorm(kiln__local_rotation_f4(r, h->pole_bone)), twist);
+        kiln__euler_x_cs(kiln__local_rotation_f4(r, h->pole_bone), twist);
         tw = twist;
     }
     float limit = total * (float)(1.0 - KILN__RIG_IK_REACH_INSET);
+    kiln__f4 aim;
     if (dg > limit && total > 1e-9f) {
         /* Out of reach (or so close to it that the chain is straight to float precision, where
          * the pole defines no plane): solved toward the point of the line 1e-4 of the reach
          * inside it, turned into the pole's plane there, then straightened (or bent the last
          * bit) within that plane, as rig_ik.c does beyond the reach. Inside the band the
          * result is the one the direct solve would give, the same plane and the same bend. */
-        kiln__f4 inside = kiln__f4_muladds(c.p[0], ag, limit / dg);
-        kiln__ik3_toward(&c, inside, 1);
-        kiln__ik3_pole(&c, r, h, inside, tw, 1);
-        kiln__ik3_toward(&c, g, 0);
+        kiln__ik3_goal in = kiln__ik3_goal_of(kiln__f4_muladds(c.p[0], ag, limit / dg), c.p[0]);
+        kiln__ik3_toward(&c, &in, 1, &aim);
+        kiln__ik3_pole(&c, r, h, &in, tw, 1, aim);
+        kiln__ik3_toward(&c, &goal, 0, NULL);
     } else {
-        kiln__ik3_toward(&c, g, !(kiln__f4_dot3(ag, ag) > KILN__RIG_EPS2_F));
-        kiln__ik3_pole(&c, r, h, g, tw, 0);
+        kiln__ik3_toward(&c, &goal, !goal.ok, &aim);
+        kiln__ik3_pole(&c, r, h, &goal, tw, 0, aim);
     }
+    const float *p0 = kiln__rig_parent_matrix(r, chain[0]);
+    float *m0 = r->model + (size_t)chain[0] * 16u, *m1 = r->model + (size_t)chain[1] * 16u;
     kiln__set_rotation_f(r, chain[0], kiln__f4_qmul(kiln__f4_qconj(frame), c.rot[0]), w);
     kiln__set_rotation_f(r, chain[1], kiln__f4_qmul(kiln__f4_qconj(c.rot[0]), c.rot[1]), w);
     if (h->flags & KILN_IK_USE_TARGET_ROTATION)
-        kiln__set_rotation_f(r, chain[2], kiln__f4_qmul(kiln__f4_qconj(c.rot[1]), kiln__f4_qfrom_matrix(tm)), w);
+        kiln__set_rotation_f(r, chain[2], kiln__f4_qmul(kiln__f4_qconj(c.rot[1]), kiln__f4_qfrom_matrix_u(tm)), w);
     /* the chain's model matrices from those locals, as kiln__rig_update makes them (the start
-     * keeping its position bit for bit when no translation moved), then the bones below */
-    float *m0 = r->model + (size_t)chain[0] * 16u, *m1 = r->model + (size_t)chain[1] * 16u;
-    const float *p0 = kiln__rig_parent_matrix(r, chain[0]);
-    if (r->moved) kiln__bone_to_model(r->local, r->bones, chain[0], p0, m0);
-    else kiln__bone_to_model_linear(r->local, r->bones, chain[0], p0, m0);
-    kiln__bone_to_model(r->local, r->bones, chain[1], m0, m1);
-    kiln__bone_to_model(r->local, r->bones, chain[2], m1, r->model + (size_t)chain[2] * 16u);
+     * keeping its position bit for bit when no translation moved; pose_bone_model.h, inlined),
+     * then the bones below */
+    kiln__bone_to_model_cols(r->local, r->bones, chain[0], p0, m0, r->moved);
+    kiln__bone_to_model_cols(r->local, r->bones, chain[1], m0, m1, 1);
+    kiln__bone_to_model_cols(r->local, r->bones, chain[2], m1, r->model + (size_t)chain[2] * 16u, 1);
     for (int i = 0; i < 3; i++) r->stamp[chain[i]] = r->epoch;
     kiln__rig_update_below(r, chain);
 
     rep->ik_solved++;
     /* reach: the end can be from |l1 - l2| (folded) to l1 + l2 (straight) from the start */
-    double slack = 1e-9 * total, longest = c.l1 > c.l2 ? c.l1 : c.l2;
-    if (!(dg <= total + slack && dg >= 2.0 * longest - total - slack)) {
+    if (!kiln__ik3_reachable(c.l1, c.l2, dg)) {
         rep->ik_unreachable++;
     } else if (w >= 1.0f) {
         float e[4];

@@ -731,3 +731,119 @@ Test(rig_simd, early_orients_with_degenerate_matrices_match_the_one_at_a_time_st
     rf_pose_free(&p);
     free(mem);
 }
+
+/* The solve reads a stored local rotation as the rotation it stands for, whatever its length:
+ * the hips' and knees' locals (the model matrices left as the unit ones give them; not those
+ * of the leg under another's ankle, whose matrices that leg's solve recomposes from them) and
+ * the pole bones' (the twist) scaled by factors inside and outside (1/2, 2) solve to what the
+ * unit ones do within 1e-5 (the leg whose goal lies in the band where the chain is straight
+ * to float precision turns a last-bit difference into 5e-6), and every path gives the scalar
+ * path's bits for them (lanes whose rotations are far from unit length go to the scalar code,
+ * which normalises them). */
+Test(rig_simd, stored_rotation_lengths_do_not_change_the_solve)
+{
+    static const float scale[] = {0.6f, 1.9f, 3.0f, 0.2f, 1e-5f, 1e5f, 1.0f};
+    enum { NS = sizeof scale / sizeof scale[0] };
+    legs L;
+    legs_make(&L);
+    const uint32_t soa = L.pose.soa_count;
+    const size_t lbytes = sizeof *L.pose.local * soa, mbytes = sizeof(float) * 16 * N;
+    kiln_soa_xform *unit_local = malloc(lbytes), *ref_local = malloc(lbytes);
+    float *unit_model = malloc(mbytes), *ref_model = malloc(mbytes);
+    cr_assert(unit_local && ref_local && unit_model && ref_model);
+    static const kiln_simd paths[] = {KILN_SIMD_SCALAR, KILN_SIMD_SSE2, KILN_SIMD_AVX2, KILN_SIMD_AVX512};
+    double worst_unit = 0, worst_path = 0;
+    for (uint32_t k = 0; k < POSES; k += 3) {
+        cr_assert_eq(kiln_simd_force(KILN_SIMD_SCALAR), KILN_SIMD_SCALAR);
+        legs_reset(&L, k);
+        cr_assert_eq(rf_solve(&L.pose, NULL), KILN_OK);
+        memcpy(unit_local, L.pose.local, lbytes), memcpy(unit_model, L.pose.model, mbytes);
+        for (size_t pi = 0; pi < sizeof paths / sizeof *paths; pi++) {
+            if (kiln_simd_force(paths[pi]) != paths[pi]) continue;
+            legs_reset(&L, k);
+            for (uint32_t i = 0; i < LEGS; i++) {
+                /* not leg 9's: leg 8's solve recomposes them, as kiln__bone_to_model reads them */
+                if (i == 9) continue;
+                const uint32_t bones[3] = {hip_of(i), hip_of(i) + 1, hip_of(i) + 4};
+                for (int j = 0; j < 3; j++)
+                    for (unsigned c = 0; c < 4; c++) *rf_lane(L.pose.local, bones[j], 3 + c) *= scale[(i + 3 * j + k) % NS];
+            }
+            cr_assert_eq(rf_solve(&L.pose, NULL), KILN_OK);
+            if (pi == 0) {
+                memcpy(ref_local, L.pose.local, lbytes), memcpy(ref_model, L.pose.model, mbytes);
+                for (uint32_t i = 0; i < LEGS; i++)
+                    for (uint32_t b = hip_of(i); b < hip_of(i) + 3; b++) {
+                        float q[4], u[4];
+                        local_q(&L.pose, b, q);
+                        for (unsigned c = 0; c < 4; c++) u[c] = ((const float *)(const void *)&unit_local[b / 8])[(3 + c) * 8 + b % 8];
+                        worst_unit = fmax(worst_unit, qdist(q, u));
+                        for (unsigned c = 12; c < 15; c++)
+                            worst_unit = fmax(worst_unit, fabs(L.pose.model[b * 16 + c] - unit_model[b * 16 + c]));
+                    }
+                continue;
+            }
+            const unsigned char *a = (const unsigned char *)(const void *)L.pose.local;
+            const unsigned char *r = (const unsigned char *)(const void *)ref_local;
+            for (size_t x = 0; x < lbytes; x++) worst_path = fmax(worst_path, a[x] != r[x]);
+            cr_assert_eq(memcmp(L.pose.model, ref_model, mbytes), 0, "%s pose %u: the model matrices differ from the scalar path's",
+                         kiln_simd_name(paths[pi]), k);
+        }
+    }
+    kiln_simd_force(KILN_SIMD_AUTO);
+    fprintf(stderr, "rig simd stored rotation lengths: %.2e from the unit ones\n", worst_unit);
+    cr_assert(worst_unit <= TOL_PATH, "scaled stored rotations solve %.3g away from the unit ones", worst_unit);
+    cr_assert(worst_path == 0, "a path's local rotations differ from the scalar path's in some bit");
+    free(unit_local), free(ref_local), free(unit_model), free(ref_model);
+    legs_free(&L);
+}
+
+/* A straight leg bends about the knee's model X axis (the hinge fallback, kiln/rig.h): with its
+ * hip turned 40 degrees about Y and no pole vector, the knee swings out in that turned plane,
+ * and a stored hip rotation 1.5 times unit length gives the knee the unit one gives (within
+ * 1e-6 m), on every path. */
+Test(rig_simd, a_straight_legs_hinge_follows_its_scaled_stored_rotation)
+{
+    static char names[5][16] = {"root", "hip", "knee", "ankle", "target"};
+    af_bone b[5];
+    b[0] = af_bone_at(names[0], -1, 0, 0, 0);
+    b[1] = af_bone_at(names[1], 0, 0, 1, 0);
+    af_axis_angle(0, 1, 0, 40.0 * 3.14159265358979323846 / 180.0, b[1].r);
+    b[2] = af_bone_at(names[2], 1, 0, -0.5f, 0);
+    b[3] = af_bone_at(names[3], 2, 0, -0.5f, 0);
+    b[4] = af_bone_at(names[4], 0, 0, 0.3f, 0); /* 0.7 below the hip: the knee must bend */
+    kiln_blob_ik_handle ik = rf_ik(0, 1, 3, 3, 4);
+    size_t size;
+    af_skel skel = {5, b};
+    unsigned char *mem = rf_build(&skel, NULL, 0, &ik, 1, &size);
+    const kiln_blob *blob;
+    cr_assert_eq(kiln_blob_load(mem, size, 0, &blob, NULL), KILN_OK);
+    rf_pose pose;
+    rf_pose_init(&pose, blob, 0);
+    cr_assert_eq(rf_forward(&pose), KILN_OK);
+    const size_t lbytes = sizeof *pose.local * pose.soa_count;
+    kiln_soa_xform *start = malloc(lbytes);
+    float *start_model = malloc(sizeof(float) * 16 * 5);
+    cr_assert(start && start_model);
+    memcpy(start, pose.local, lbytes), memcpy(start_model, pose.model, sizeof(float) * 16 * 5);
+    static const kiln_simd paths[] = {KILN_SIMD_SCALAR, KILN_SIMD_SSE2, KILN_SIMD_AVX2};
+    for (size_t pi = 0; pi < sizeof paths / sizeof *paths; pi++) {
+        if (kiln_simd_force(paths[pi]) != paths[pi]) continue;
+        double knee[2][3];
+        for (int scaled = 0; scaled < 2; scaled++) {
+            memcpy(pose.local, start, lbytes), memcpy(pose.model, start_model, sizeof(float) * 16 * 5);
+            for (unsigned c = 0; c < 4 && scaled; c++) *rf_lane(pose.local, 1, 3 + c) *= 1.5f;
+            cr_assert_eq(rf_solve(&pose, NULL), KILN_OK);
+            rf_position(&pose, 2, knee[scaled]);
+        }
+        /* the knee's X axis is (cos 40, 0, -sin 40): the knee leaves the leg's line along
+         * ±(sin 40, 0, cos 40) */
+        double out = knee[0][0] * 0.6427876096865393 + knee[0][2] * 0.766044443118978;
+        cr_assert(fabs(out) > 0.1, "%s: the knee did not bend in the hip's turned plane (%g)", kiln_simd_name(paths[pi]), out);
+        cr_assert(rf_dist(knee[0], knee[1]) <= 1e-6, "%s: the scaled stored hip moves the knee by %.3g m",
+                  kiln_simd_name(paths[pi]), rf_dist(knee[0], knee[1]));
+    }
+    kiln_simd_force(KILN_SIMD_AUTO);
+    free(start), free(start_model);
+    rf_pose_free(&pose);
+    free(mem);
+}
