@@ -237,11 +237,9 @@ void kiln__qfrom_euler_xyz(const double e[3], double q[4]);
 /* The rotation of a 3x3 (columns c0 c1 c2, column-major inside a float[16]) as
  * kiln__qfrom_columns takes it: Gram-Schmidt on the columns, Shepperd, a unit quaternion. */
 void kiln__qfrom_matrix(const float m[16], double q[4]);
-/* x = inverse(m) · p for an affine float[16] m (kiln__affine_solve); 0 when m is singular. */
-int kiln__affine_solve_f(const float m[16], const double p[3], double x[3]);
-/* kiln__affine_solve_f in two steps, for several points and one matrix: the same arithmetic, so
- * kiln__affine_apply(inv, p, x) gives kiln__affine_solve_f(m, p, x)'s x bit for bit. */
+/* The parts of kiln__affine_solve (contract/math_f64.h) for an affine float[16] m: its
+ * cofactors, determinant, singularity test and translation, for several points and one matrix
+ * (kiln__frame_inverse of rig_constraint_step.h). */
 void kiln__affine_inverse_f(const float m[16], kiln__affine_inv *inv);
-void kiln__affine_apply(const kiln__affine_inv *inv, const double p[3], double x[3]);
 
 #endif /* KILN_RIG_INTERNAL_H */

@@ -74,12 +74,6 @@ void kiln__qfrom_matrix(const float m[16], double q[4])
     kiln__qfrom_columns(c0, c1, q);
 }
 
-int kiln__affine_solve_f(const float m[16], const double p[3], double x[3])
-{
-    double d[12] = {m[0], m[1], m[2], m[4], m[5], m[6], m[8], m[9], m[10], m[12], m[13], m[14]};
-    return kiln__affine_solve(d, p, x);
-}
-
 void kiln__affine_inverse_f(const float m[16], kiln__affine_inv *inv)
 {
     /* kiln__affine_solve (contract/math_f64.h), its terms named as there */
@@ -93,13 +87,4 @@ void kiln__affine_inverse_f(const float m[16], kiln__affine_inv *inv)
     inv->ok = fabs(det) > 1e-12 * scale * scale * scale && isfinite(det);
     inv->det = det;
     inv->t[0] = m[12], inv->t[1] = m[13], inv->t[2] = m[14];
-}
-
-void kiln__affine_apply(const kiln__affine_inv *inv, const double p[3], double x[3])
-{
-    const double *k = inv->cof, det = inv->det;
-    double v[3] = {p[0] - inv->t[0], p[1] - inv->t[1], p[2] - inv->t[2]};
-    x[0] = (k[0] * v[0] + k[1] * v[1] + k[2] * v[2]) / det;
-    x[1] = (k[3] * v[0] + k[4] * v[1] + k[5] * v[2]) / det;
-    x[2] = (k[6] * v[0] + k[7] * v[1] + k[8] * v[2]) / det;
 }
