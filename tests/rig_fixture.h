@@ -161,6 +161,19 @@ static inline kiln_result rf_solve(rf_pose *p, kiln_rig_report *report)
     return rf_solve_ex(p, 0, NULL, 0, NULL, 0, report);
 }
 
+/* rf_solve with the kiln_rig_prepare plan in `prepared` (p->scratch_size bytes), or without a
+ * plan (p's own scratch) when `prepared` is NULL. */
+static inline kiln_result rf_solve_plan(rf_pose *p, void *prepared, kiln_rig_report *report)
+{
+    if (!prepared) return rf_solve(p, report);
+    kiln_rig_desc d;
+    memset(&d, 0, sizeof d);
+    d.blob = p->blob, d.skeleton = p->skeleton, d.local = p->local, d.soa_count = p->soa_count;
+    d.object = p->model, d.bone_count = p->bone_count, d.root = p->has_root ? p->root : NULL;
+    d.scratch = prepared, d.scratch_size = p->scratch_size, d.prepared = 1, d.report = report;
+    return kiln_rig_solve(&d);
+}
+
 static inline void rf_position(const rf_pose *p, uint32_t bone, double out[3])
 {
     const float *m = p->model + (size_t)bone * 16;

@@ -133,6 +133,18 @@ static void local_q(const rf_pose *p, uint32_t b, float q[4])
     for (unsigned k = 0; k < 4; k++) q[k] = *rf_lane(p->local, b, 3 + k);
 }
 
+/* Bones b0..b(n-1) under `parent`, each at a random offset with a random rotation (seed). */
+static void random_bones(af_bone *b, char (*names)[8], const int32_t *parent, uint32_t n, uint32_t seed)
+{
+    uint32_t st = seed;
+    for (uint32_t i = 0; i < n; i++) {
+        snprintf(names[i], sizeof names[i], "b%u", i);
+        b[i] = af_bone_at(names[i], parent[i], (float)af_rand(&st, -1, 1), (float)af_rand(&st, -1, 1),
+                          (float)af_rand(&st, -1, 1));
+        af_axis_angle(af_rand(&st, -1, 1), af_rand(&st, -1, 1), af_rand(&st, -1, 1) + 0.01, af_rand(&st, -3, 3), b[i].r);
+    }
+}
+
 Test(rig_simd, every_path_matches_the_serial_scalar_solve)
 {
     legs L;
@@ -543,15 +555,7 @@ Test(rig_simd, constraint_steps_give_the_same_bits_on_every_path)
             memcpy(p.local, start_local + (size_t)pk * soa, sizeof *p.local * soa);
             memcpy(p.model, start_model + (size_t)pk * 16 * CB, sizeof(float) * 16 * CB);
             kiln_rig_report rep;
-            if (prep) {
-                kiln_rig_desc d;
-                memset(&d, 0, sizeof d);
-                d.blob = blob, d.local = p.local, d.soa_count = soa, d.object = p.model, d.bone_count = CB;
-                d.scratch = prepared, d.scratch_size = p.scratch_size, d.prepared = 1, d.report = &rep;
-                cr_assert_eq(kiln_rig_solve(&d), KILN_OK);
-            } else {
-                cr_assert_eq(rf_solve(&p, &rep), KILN_OK);
-            }
+            cr_assert_eq(rf_solve_plan(&p, prep ? prepared : NULL, &rep), KILN_OK);
             cr_assert_eq(rep.constraints_applied, CN, "%s pose %u", kiln_simd_name(paths[pi]), k);
             kiln_soa_xform *rl = ref_local + (size_t)pk * soa;
             float *rm = ref_model + (size_t)pk * 16 * CB;
@@ -588,13 +592,7 @@ Test(rig_simd, an_early_orient_waits_for_a_parent_an_earlier_step_turns)
     static char names[CB][8];
     af_bone b[CB];
     static const int32_t parent[CB] = {-1, 0, 0, 2, 0, 0, 0, 0};
-    uint32_t st = 31;
-    for (uint32_t i = 0; i < CB; i++) {
-        snprintf(names[i], sizeof names[i], "b%u", i);
-        b[i] = af_bone_at(names[i], parent[i], (float)af_rand(&st, -1, 1), (float)af_rand(&st, -1, 1),
-                          (float)af_rand(&st, -1, 1));
-        af_axis_angle(af_rand(&st, -1, 1), af_rand(&st, -1, 1), af_rand(&st, -1, 1) + 0.01, af_rand(&st, -3, 3), b[i].r);
-    }
+    random_bones(b, names, parent, CB, 31);
     /* owner, target: 2 (the parent of 3) onto 1, then 3 onto 4, and 5, 6, 7 onto 4, 1, 4 */
     static const uint32_t owner[CN] = {2, 3, 5, 6, 7}, target[CN] = {1, 4, 4, 1, 4};
     kiln_blob_constraint c[CN];
@@ -625,12 +623,7 @@ Test(rig_simd, an_early_orient_waits_for_a_parent_an_earlier_step_turns)
             memcpy(p.local, start, sizeof *start * soa);
             memcpy(p.model, start_model, sizeof start_model);
             kiln_rig_report rep;
-            kiln_rig_desc d;
-            memset(&d, 0, sizeof d);
-            d.blob = blob, d.local = p.local, d.soa_count = soa, d.object = p.model, d.bone_count = CB;
-            d.scratch = prep ? prepared : p.scratch, d.scratch_size = p.scratch_size, d.prepared = prep;
-            d.report = &rep;
-            cr_assert_eq(kiln_rig_solve(&d), KILN_OK);
+            cr_assert_eq(rf_solve_plan(&p, prep ? prepared : NULL, &rep), KILN_OK);
             cr_assert_eq(rep.constraints_applied, CN);
             const char *what = kiln_simd_name(paths[pi]);
             for (uint32_t i = 0; i < CN; i++) {
@@ -668,13 +661,7 @@ Test(rig_simd, early_orients_with_degenerate_matrices_match_the_one_at_a_time_st
     af_bone b[CB];
     /* 1..3 drivers under the root, 4 a frame under the root, 5..8 owners (6 and 7 under 4) */
     static const int32_t parent[CB] = {-1, 0, 0, 0, 0, 0, 4, 4, 0};
-    uint32_t st = 57;
-    for (uint32_t i = 0; i < CB; i++) {
-        snprintf(names[i], sizeof names[i], "b%u", i);
-        b[i] = af_bone_at(names[i], parent[i], (float)af_rand(&st, -1, 1), (float)af_rand(&st, -1, 1),
-                          (float)af_rand(&st, -1, 1));
-        af_axis_angle(af_rand(&st, -1, 1), af_rand(&st, -1, 1), af_rand(&st, -1, 1) + 0.01, af_rand(&st, -3, 3), b[i].r);
-    }
+    random_bones(b, names, parent, CB, 57);
     static const uint32_t owner[CN] = {5, 6, 7, 8, 5, 8}, target[CN] = {1, 2, 3, 1, 2, 3};
     kiln_blob_constraint c[CN];
     for (uint32_t i = 0; i < CN; i++) {
@@ -709,11 +696,7 @@ Test(rig_simd, early_orients_with_degenerate_matrices_match_the_one_at_a_time_st
             for (int prep = 0; prep < 2; prep++) {
                 memcpy(p.local, start, sizeof *start * soa);
                 memcpy(p.model, start_model, sizeof start_model);
-                kiln_rig_desc d;
-                memset(&d, 0, sizeof d);
-                d.blob = blob, d.local = p.local, d.soa_count = soa, d.object = p.model, d.bone_count = CB;
-                d.scratch = prep ? prepared : p.scratch, d.scratch_size = p.scratch_size, d.prepared = prep;
-                cr_assert_eq(kiln_rig_solve(&d), KILN_OK);
+                cr_assert_eq(rf_solve_plan(&p, prep ? prepared : NULL, NULL), KILN_OK);
                 if (pi == 0 && !prep) {
                     memcpy(ref_local, p.local, sizeof *ref_local * soa), memcpy(ref_model, p.model, sizeof ref_model);
                     continue;
