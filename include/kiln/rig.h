@@ -75,7 +75,9 @@
  * otherwise (a non-uniformly scaled parent without SSC shears its children: no rotation can
  * reproduce that, and IK cannot keep such a chain's lengths either). Local translations and scales keep the pose's meaning (SSC included),
  * because the object matrices are recomputed from the locals exactly as
- * kiln_pose_local_to_object does (the scalar reference kernel).
+ * kiln_pose_local_to_object does (the scalar reference kernel; a point constraint's owner with
+ * no children gets its translation column only, its other columns being the caller's, which a
+ * translation does not change).
  *
  * Cost: O(chain length) per handle (two-bone: constant; FABRIK: at most
  * KILN_RIG_IK_ITERATIONS passes, and a few more evaluations of the chain when it polishes; 240
