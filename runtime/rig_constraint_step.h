@@ -81,20 +81,26 @@ KILN__CN_FN kiln__rig_frame_cache *KILN__CN(kiln__frame_of)(kiln__rig *r, int32_
     return f;
 }
 
-/* The inverse of the owner's frame matrix pm for a point constraint: kiln__affine_inverse_f's
- * cofactors times the determinant's reciprocal (one division per frame, not three per point).
- * Out of line: once per frame, and its locals would have the step realign its stack. */
+/* The inverse of the owner's frame matrix pm for a point constraint: kiln__affine_solve's
+ * (contract/math_f64.h) cofactors, determinant and singularity test, its terms named as there,
+ * then the cofactors times the determinant's reciprocal (one division per frame, not three per
+ * point). Out of line: once per frame, and its locals would have the step realign its stack. */
 #if defined(__GNUC__) || defined(__clang__)
 __attribute__((noinline))
 #endif
 KILN__CN_FN void KILN__CN(kiln__frame_inverse)(const float *pm, kiln__frame_inv *inv)
 {
-    kiln__affine_inv a;
-    kiln__affine_inverse_f(pm, &a);
-    double rd = 1.0 / a.det;
-    for (int k = 0; k < 9; k++) inv->m[k] = a.cof[k] * rd;
-    for (int k = 0; k < 3; k++) inv->t[k] = a.t[k];
-    inv->ok = a.ok;
+    double a = pm[0], b = pm[4], c = pm[8], d = pm[1], e = pm[5], f = pm[9], g = pm[2], h = pm[6], i = pm[10];
+    double k[9];
+    k[0] = e * i - f * h, k[1] = c * h - b * i, k[2] = b * f - c * e;
+    k[3] = f * g - d * i, k[4] = a * i - c * g, k[5] = c * d - a * f;
+    k[6] = d * h - e * g, k[7] = b * g - a * h, k[8] = a * e - b * d;
+    double det = a * k[0] + b * k[3] + c * k[6];
+    double scale = fabs(a) + fabs(b) + fabs(c) + fabs(d) + fabs(e) + fabs(f) + fabs(g) + fabs(h) + fabs(i);
+    inv->ok = fabs(det) > 1e-12 * scale * scale * scale && isfinite(det);
+    double rd = 1.0 / det;
+    for (int n = 0; n < 9; n++) inv->m[n] = k[n] * rd;
+    inv->t[0] = pm[12], inv->t[1] = pm[13], inv->t[2] = pm[14];
 }
 
 /* Orient: q_des = conj(R(parent frame)) ⊗ R(target) ⊗ offset, normalised, as the rotation of the

@@ -37,19 +37,12 @@ typedef struct kiln__ik_bend {
     double d[3], axis[3], angle, conj[4], pad;
 } kiln__ik_bend;
 
-/* kiln__affine_solve's inverse of an affine float[16] m, in parts: its 3x3 (a..i), the
- * cofactors it multiplies with, the determinant and the translation (kiln__affine_inverse_f). */
-typedef struct kiln__affine_inv {
-    double cof[9], det, t[3];
-    int ok; /* 0: m is singular (kiln__affine_solve returns 0) */
-} kiln__affine_inv;
-
 /* The inverse of an affine float[16] m for the points a constraint maps into m's space: the
- * inverse of its 3x3 (kiln__affine_inverse_f's cofactors times 1 / det, row-major: row i gives
+ * inverse of its 3x3 (kiln__affine_solve's cofactors times 1 / det, row-major: row i gives
  * coordinate i) and its translation. */
 typedef struct kiln__frame_inv {
     double m[9], t[3];
-    int ok; /* 0: m is singular (kiln__affine_inverse_f's test) */
+    int ok; /* 0: m is singular (kiln__affine_solve's test) */
 } kiln__frame_inv;
 
 /* What the constraints read from their owners' parent matrices (rig_constraint.c), kept while
@@ -237,9 +230,5 @@ void kiln__qfrom_euler_xyz(const double e[3], double q[4]);
 /* The rotation of a 3x3 (columns c0 c1 c2, column-major inside a float[16]) as
  * kiln__qfrom_columns takes it: Gram-Schmidt on the columns, Shepperd, a unit quaternion. */
 void kiln__qfrom_matrix(const float m[16], double q[4]);
-/* The parts of kiln__affine_solve (contract/math_f64.h) for an affine float[16] m: its
- * cofactors, determinant, singularity test and translation, for several points and one matrix
- * (kiln__frame_inverse of rig_constraint_step.h). */
-void kiln__affine_inverse_f(const float m[16], kiln__affine_inv *inv);
 
 #endif /* KILN_RIG_INTERNAL_H */
