@@ -487,7 +487,7 @@ kiln_result kiln_rig_solve(const kiln_rig_desc *d)
             double w = d->constraint_weights ? kiln__weight(d->constraint_weights, d->constraint_weight_count, i, cp[i].own)
                                              : cp[i].own;
             if (w > 0.0 && cp[i].kind != KILN__CONSTRAINT_INVALID)
-                simd->rig.constraint_apply(&r, &cns[i], &cp[i], cp[i].early ? r.tq[i] : NULL, w);
+                simd->rig.constraint_step[cp[i].kind](&r, &cns[i], &cp[i], cp[i].early ? r.tq[i] : NULL, w);
             else
                 report.constraints_skipped++;
         }

@@ -1,12 +1,13 @@
-/* runtime/rig_constraint_step.h - one constraint step (kiln__constraint_apply of
- * rig_internal.h) as a template, compiled once for the x86-64 baseline (rig_constraint.c) and
- * once for AVX2 (rig_constraint_avx2.c, kiln__constraint_apply_avx2): the same operations, which
+/* runtime/rig_constraint_step.h - one constraint step (kiln__constraint_point, _orient and
+ * _scale of rig_internal.h) as a template, compiled once for the x86-64 baseline
+ * (rig_constraint.c) and once for AVX2 (rig_constraint_avx2.c, their _avx2 copies): the same
+ * operations, which
  * the VEX encoding runs with fewer register copies, so the same bits (products are never fused:
  * the AVX2 file's target has no FMA). The arithmetic is described at the top of
  * rig_constraint.c: an orient's desired rotation from one Shepperd step on Rp^T · Rt
  * (kiln__orient_want), a point through the frame's cached inverse 3x3, a leaf point owner's
  * translation column alone. Each kind of constraint has its own step function
- * (kiln__constraint_orient, _point, _scale), which kiln__constraint_apply picks.
+ * (kiln__constraint_point, _orient, _scale: the kernel table's constraint_step, by kind).
  * Private.
  *
  * Include after rig_math_f32.h, rig_internal.h and pose_bone_model.h with KILN__CN(name) (a
@@ -201,17 +202,10 @@ KILN__BONE_MODEL_INLINE void KILN__CN(kiln__constraint_done)(kiln__rig *r, uint3
         if (!((flags) & (1u << (k)))) (fk) = (float)((fk) + (weight) * ((want) - (fk)));           \
     } while (0)
 
-/* The three kinds of step, each on its own (kiln__constraint_apply picks one): the smaller
- * functions save and restore fewer registers than one that holds all three. */
-#if defined(__GNUC__) || defined(__clang__)
-#define KILN__CN_KIND static __attribute__((noinline))
-#else
-#define KILN__CN_KIND static
-#endif
-
-KILN__CN_KIND KILN__CN_ENTRY void KILN__CN(kiln__constraint_orient)(kiln__rig *r, const kiln_blob_constraint *c,
-                                                                   const kiln__constraint_plan *pl, const float *tr,
-                                                                   double weight)
+/* The three kinds of step, each on its own (the kernel table's constraint_step, by kind): the
+ * smaller functions save and restore fewer registers than one that holds all three. */
+KILN__CN_ENTRY void KILN__CN(kiln__constraint_orient)(kiln__rig *r, const kiln_blob_constraint *c,
+                                                     const kiln__constraint_plan *pl, const float *tr, double weight)
 {
     kiln_soa_xform *x = &r->local[c->bone / KILN_SOA_WIDTH];
     unsigned l = c->bone % KILN_SOA_WIDTH;
@@ -236,9 +230,10 @@ KILN__CN_KIND KILN__CN_ENTRY void KILN__CN(kiln__constraint_orient)(kiln__rig *r
     KILN__CN(kiln__constraint_done)(r, c->bone, x, l, pm, 0);
 }
 
-KILN__CN_KIND KILN__CN_ENTRY void KILN__CN(kiln__constraint_point)(kiln__rig *r, const kiln_blob_constraint *c,
-                                                                  const kiln__constraint_plan *pl, double weight)
+KILN__CN_ENTRY void KILN__CN(kiln__constraint_point)(kiln__rig *r, const kiln_blob_constraint *c,
+                                                    const kiln__constraint_plan *pl, const float *tr, double weight)
 {
+    (void)tr;
     kiln_soa_xform *x = &r->local[c->bone / KILN_SOA_WIDTH];
     unsigned l = c->bone % KILN_SOA_WIDTH;
     const float *pm = pl->parent >= 0 ? r->model + (size_t)pl->parent * 16u : r->root; /* the owner's frame */
@@ -271,9 +266,10 @@ KILN__CN_KIND KILN__CN_ENTRY void KILN__CN(kiln__constraint_point)(kiln__rig *r,
     KILN__CN(kiln__constraint_done)(r, c->bone, x, l, pm, 1);
 }
 
-KILN__CN_KIND KILN__CN_ENTRY void KILN__CN(kiln__constraint_scale)(kiln__rig *r, const kiln_blob_constraint *c,
-                                                                  const kiln__constraint_plan *pl, double weight)
+KILN__CN_ENTRY void KILN__CN(kiln__constraint_scale)(kiln__rig *r, const kiln_blob_constraint *c,
+                                                    const kiln__constraint_plan *pl, const float *tr, double weight)
 {
+    (void)tr;
     kiln_soa_xform *x = &r->local[c->bone / KILN_SOA_WIDTH];
     unsigned l = c->bone % KILN_SOA_WIDTH;
     const float *pm = pl->parent >= 0 ? r->model + (size_t)pl->parent * 16u : r->root; /* the owner's frame */
@@ -288,13 +284,4 @@ KILN__CN_KIND KILN__CN_ENTRY void KILN__CN(kiln__constraint_scale)(kiln__rig *r,
     KILN__CN(kiln__constraint_done)(r, c->bone, x, l, pm, 0);
 }
 
-KILN__CN_ENTRY void KILN__CN(kiln__constraint_apply)(kiln__rig *r, const kiln_blob_constraint *c,
-                                                     const kiln__constraint_plan *pl, const float *tr, double weight)
-{
-    if (pl->kind == KILN_CONSTRAINT_ORIENT) KILN__CN(kiln__constraint_orient)(r, c, pl, tr, weight);
-    else if (pl->kind == KILN_CONSTRAINT_POINT) KILN__CN(kiln__constraint_point)(r, c, pl, weight);
-    else KILN__CN(kiln__constraint_scale)(r, c, pl, weight);
-}
-
 #undef KILN__CN_BLEND
-#undef KILN__CN_KIND

@@ -192,16 +192,28 @@ void kiln__constraint_plan_of(const kiln_blob_constraint *c, const kiln_blob_bon
                               kiln__constraint_plan *p);
 
 /* Applies constraint c (planned as p, not KILN__CONSTRAINT_INVALID) with total weight w in
- * (0, 1] and updates the model matrices (rig_constraint.c); tr: the desired rotation (before skipped axes and weight) as
- * kiln__constraint_targets took it for an `early` ORIENT, else NULL. */
-void kiln__constraint_apply(kiln__rig *r, const kiln_blob_constraint *c, const kiln__constraint_plan *p,
+ * (0, 1] and updates the model matrices (rig_constraint.c); tr: the desired rotation (before
+ * skipped axes and weight) as kiln__constraint_targets took it for an `early` ORIENT, else
+ * NULL. One function per kind (KILN_CONSTRAINT_POINT, ORIENT, SCALE: the index into
+ * kiln__rig_kernels.constraint_step); point and scale ignore tr. */
+typedef void (*kiln__constraint_step_fn)(kiln__rig *r, const kiln_blob_constraint *c, const kiln__constraint_plan *p,
+                                         const float *tr, double w);
+void kiln__constraint_point(kiln__rig *r, const kiln_blob_constraint *c, const kiln__constraint_plan *p,
+                            const float *tr, double w);
+void kiln__constraint_orient(kiln__rig *r, const kiln_blob_constraint *c, const kiln__constraint_plan *p,
+                             const float *tr, double w);
+void kiln__constraint_scale(kiln__rig *r, const kiln_blob_constraint *c, const kiln__constraint_plan *p,
                             const float *tr, double w);
 /* The desired rotations conj(R(parent frame)) ⊗ R(target) ⊗ offset of the n constraints c
  * planned `early` in p, into r->tq, before the first step: they do not depend on one another,
  * so their chains of square roots and divisions overlap. */
 void kiln__constraint_targets(kiln__rig *r, const kiln_blob_constraint *c, const kiln__constraint_plan *p, uint32_t n);
 /* The same compiled for AVX2 (rig_constraint_avx2.c): the same results, bit for bit. */
-void kiln__constraint_apply_avx2(kiln__rig *r, const kiln_blob_constraint *c, const kiln__constraint_plan *p,
+void kiln__constraint_point_avx2(kiln__rig *r, const kiln_blob_constraint *c, const kiln__constraint_plan *p,
+                                 const float *tr, double w);
+void kiln__constraint_orient_avx2(kiln__rig *r, const kiln_blob_constraint *c, const kiln__constraint_plan *p,
+                                  const float *tr, double w);
+void kiln__constraint_scale_avx2(kiln__rig *r, const kiln_blob_constraint *c, const kiln__constraint_plan *p,
                                  const float *tr, double w);
 void kiln__constraint_targets_avx2(kiln__rig *r, const kiln_blob_constraint *c, const kiln__constraint_plan *p,
                                    uint32_t n);
@@ -210,8 +222,7 @@ void kiln__constraint_targets_avx2(kiln__rig *r, const kiln_blob_constraint *c, 
 typedef struct kiln__rig_kernels {
     kiln__ik3_batch_fn two_bone_batch; /* independent two-bone handles in lanes; NULL: one at a time */
     kiln__ik3_single_fn two_bone;      /* one two-bone handle (kiln__ik_two_bone_solve) */
-    void (*constraint_apply)(kiln__rig *r, const kiln_blob_constraint *c, const kiln__constraint_plan *p,
-                             const float *tr, double w);
+    kiln__constraint_step_fn constraint_step[3]; /* by kind: point, orient, scale */
     void (*constraint_targets)(kiln__rig *r, const kiln_blob_constraint *c, const kiln__constraint_plan *p,
                                uint32_t n);
 } kiln__rig_kernels;
