@@ -8,7 +8,8 @@
  * parent-first order from the first changed bone to the last bone of its subtree (subtrees
  * need not be contiguous, but none extends past its last descendant, found once per call): a
  * bone is recomputed when it or its parent is stale. Staleness is an epoch stamp per bone, so
- * nothing is cleared between steps.
+ * nothing is cleared between steps, nor between the solves of one plan (the plan carries the
+ * epoch on; the stamps are cleared when it is written and when the epoch would wrap).
  */
 #include <stddef.h>
 #include <stdint.h>
