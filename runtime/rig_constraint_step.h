@@ -87,7 +87,11 @@ KILN__CN_FN kiln__rig_frame_cache *KILN__CN(kiln__frame_of)(kiln__rig *r, int32_
  * (contract/math_f64.h) cofactors, determinant and singularity test, its terms named as there,
  * then the cofactors times the determinant's reciprocal (one division per frame, not three per
  * point). Out of line: once per frame, and its locals would have the step realign its stack. */
-#if defined(__GNUC__) || defined(__clang__)
+#if defined(__GNUC__) && !defined(__clang__)
+/* GCC's straight-line vectorisation packs the nine conversions into double vectors through
+ * shuffles that cost more than the conversions (the same operations either way) */
+__attribute__((noinline, optimize("no-tree-slp-vectorize")))
+#elif defined(__clang__)
 __attribute__((noinline))
 #endif
 KILN__CN_FN void KILN__CN(kiln__frame_inverse)(const float *pm, kiln__frame_inv *inv)
