@@ -8,7 +8,8 @@
  * parent-first order from the first changed bone to the last bone of its subtree (subtrees
  * need not be contiguous, but none extends past its last descendant, found once per call): a
  * bone is recomputed when it or its parent is stale. Staleness is an epoch stamp per bone, so
- * nothing is cleared between steps.
+ * nothing is cleared between steps, nor between the solves of one plan (the plan carries the
+ * epoch on; the stamps are cleared when it is written and when the epoch would wrap).
  */
 #include <stddef.h>
 #include <stdint.h>
@@ -84,6 +85,8 @@ typedef struct kiln__rig_layout {
 typedef struct kiln__rig_plan {
     uint32_t magic, skeleton, bone_count, soa_count, depth, nik, ncn;
     uint32_t early; /* constraints planned `early` (0 or at least 2) */
+    uint32_t epoch; /* the next solve's first epoch: every bone's stamp is below it */
+    uint32_t epoch_limit; /* above it, a solve's steps (one epoch each) could wrap it */
     const kiln_blob *blob;
     const kiln_blob_bone *bones;
     const kiln_blob_ik_handle *iks;
@@ -311,6 +314,11 @@ static void kiln__rig_plan_write(unsigned char *s, const kiln__rig_layout *l, co
     plan->iks = rec->iks, plan->nik = rec->nik;
     plan->cns = rec->cns, plan->ncn = rec->ncn;
     plan->layout = *l;
+    /* the stamps start in the past; solves carry the epoch on (kiln_rig_solve) */
+    memset(s + l->stamp, 0, (size_t)sk->bone_count * 4u);
+    plan->epoch = 1;
+    uint64_t steps = 2u * ((uint64_t)rec->nik + rec->ncn) + 2u;
+    plan->epoch_limit = steps < UINT32_MAX ? (uint32_t)(UINT32_MAX - steps) : 0;
     /* last descendant of every bone: children come after their parent, so one backward pass
      * carries each subtree's end up to its root */
     const uint32_t nb = sk->bone_count; /* a local: the stores below cannot change it */
@@ -380,7 +388,7 @@ kiln_result kiln_rig_solve(const kiln_rig_desc *d)
         return kiln__fail(KILN_ERR_INVALID_ARGUMENT, "kiln_rig_solve: desc->ik_weights, constraint_weights",
                           "a weight array is NULL with a nonzero count");
     unsigned char *s = (unsigned char *)d->scratch;
-    const kiln__rig_plan *plan = (const kiln__rig_plan *)(const void *)s;
+    kiln__rig_plan *plan = (kiln__rig_plan *)(void *)s;
     if (d->prepared) {
         if ((uintptr_t)d->scratch % 8u)
             return kiln__fail(KILN_ERR_BLOB_MISALIGNED, "kiln_rig_solve: desc->scratch", "scratch %p is not 8-byte aligned",
@@ -433,8 +441,13 @@ kiln_result kiln_rig_solve(const kiln_rig_desc *d)
         r.batch = (uint32_t *)(void *)(s + l->batch);
         r.batch_chain = (uint32_t(*)[3])(void *)(s + l->batch_chain);
         r.report = &report;
-        memset(r.stamp, 0, (size_t)nb * sizeof *r.stamp);
-        r.epoch = 1;
+        /* a solve advances the epoch once per step: the stamps are cleared only when the
+         * epoch would wrap, not on every call */
+        if (plan->epoch > plan->epoch_limit) {
+            memset(r.stamp, 0, (size_t)nb * sizeof *r.stamp);
+            plan->epoch = 1;
+        }
+        r.epoch = plan->epoch;
         r.moved = 0;
         r.frame.bone = UINT32_MAX;
         const kiln__simd_table *simd = kiln__simd_get();
@@ -471,12 +484,16 @@ kiln_result kiln_rig_solve(const kiln_rig_desc *d)
         r.tq = (float(*)[4])(void *)(s + l->tq);
         if (ncn && plan->early) simd->rig.constraint_targets(&r, cns, cp, ncn);
         for (uint32_t i = 0; i < ncn; i++) {
-            double w = kiln__weight(d->constraint_weights, d->constraint_weight_count, i, cp[i].own);
+            /* own is clamped already, and own * 1.0 is own */
+            double w = d->constraint_weights ? kiln__weight(d->constraint_weights, d->constraint_weight_count, i, cp[i].own)
+                                             : cp[i].own;
             if (w > 0.0 && cp[i].kind != KILN__CONSTRAINT_INVALID)
-                simd->rig.constraint_apply(&r, &cns[i], &cp[i], cp[i].early ? r.tq[i] : NULL, w);
+                simd->rig.constraint_step[cp[i].kind](&r, &cns[i], &cp[i], cp[i].early ? r.tq[i] : NULL, w);
             else
                 report.constraints_skipped++;
         }
+        /* past every stamp this solve wrote */
+        plan->epoch = r.epoch + 1u;
     }
     if (d->report) *d->report = report;
     return KILN_OK;

@@ -1,4 +1,4 @@
-/* Constraint steps compiled for AVX2 (rig_constraint_step.h): kiln__constraint_apply's
+/* Constraint steps compiled for AVX2 (rig_constraint_step.h): the constraint steps'
  * operations VEX-encoded, selected with the AVX2 path (kiln_rig_solve), the same bits; and the
  * desired rotations of a prepared plan's early orient constraints, eight at a time in lanes
  * (kiln__orient_lanes_avx2): every lane does kiln__orient_want's float operations in its order,

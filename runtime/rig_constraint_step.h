@@ -1,11 +1,13 @@
-/* runtime/rig_constraint_step.h - one constraint step (kiln__constraint_apply of
- * rig_internal.h) as a template, compiled once for the x86-64 baseline (rig_constraint.c) and
- * once for AVX2 (rig_constraint_avx2.c, kiln__constraint_apply_avx2): the same operations, which
+/* runtime/rig_constraint_step.h - one constraint step (kiln__constraint_point, _orient and
+ * _scale of rig_internal.h) as a template, compiled once for the x86-64 baseline
+ * (rig_constraint.c) and once for AVX2 (rig_constraint_avx2.c, their _avx2 copies): the same
+ * operations, which
  * the VEX encoding runs with fewer register copies, so the same bits (products are never fused:
  * the AVX2 file's target has no FMA). The arithmetic is described at the top of
  * rig_constraint.c: an orient's desired rotation from one Shepperd step on Rp^T · Rt
  * (kiln__orient_want), a point through the frame's cached inverse 3x3, a leaf point owner's
- * translation column alone.
+ * translation column alone. Each kind of constraint has its own step function
+ * (kiln__constraint_point, _orient, _scale: the kernel table's constraint_step, by kind).
  * Private.
  *
  * Include after rig_math_f32.h, rig_internal.h and pose_bone_model.h with KILN__CN(name) (a
@@ -81,20 +83,30 @@ KILN__CN_FN kiln__rig_frame_cache *KILN__CN(kiln__frame_of)(kiln__rig *r, int32_
     return f;
 }
 
-/* The inverse of the owner's frame matrix pm for a point constraint: kiln__affine_inverse_f's
- * cofactors times the determinant's reciprocal (one division per frame, not three per point).
- * Out of line: once per frame, and its locals would have the step realign its stack. */
-#if defined(__GNUC__) || defined(__clang__)
+/* The inverse of the owner's frame matrix pm for a point constraint: kiln__affine_solve's
+ * (contract/math_f64.h) cofactors, determinant and singularity test, its terms named as there,
+ * then the cofactors times the determinant's reciprocal (one division per frame, not three per
+ * point). Out of line: once per frame, and its locals would have the step realign its stack. */
+#if defined(__GNUC__) && !defined(__clang__)
+/* GCC's straight-line vectorisation packs the nine conversions into double vectors through
+ * shuffles that cost more than the conversions (the same operations either way) */
+__attribute__((noinline, optimize("no-tree-slp-vectorize")))
+#elif defined(__clang__)
 __attribute__((noinline))
 #endif
 KILN__CN_FN void KILN__CN(kiln__frame_inverse)(const float *pm, kiln__frame_inv *inv)
 {
-    kiln__affine_inv a;
-    kiln__affine_inverse_f(pm, &a);
-    double rd = 1.0 / a.det;
-    for (int k = 0; k < 9; k++) inv->m[k] = a.cof[k] * rd;
-    for (int k = 0; k < 3; k++) inv->t[k] = a.t[k];
-    inv->ok = a.ok;
+    double a = pm[0], b = pm[4], c = pm[8], d = pm[1], e = pm[5], f = pm[9], g = pm[2], h = pm[6], i = pm[10];
+    double k[9];
+    k[0] = e * i - f * h, k[1] = c * h - b * i, k[2] = b * f - c * e;
+    k[3] = f * g - d * i, k[4] = a * i - c * g, k[5] = c * d - a * f;
+    k[6] = d * h - e * g, k[7] = b * g - a * h, k[8] = a * e - b * d;
+    double det = a * k[0] + b * k[3] + c * k[6];
+    double scale = fabs(a) + fabs(b) + fabs(c) + fabs(d) + fabs(e) + fabs(f) + fabs(g) + fabs(h) + fabs(i);
+    inv->ok = fabs(det) > 1e-12 * scale * scale * scale && isfinite(det);
+    double rd = 1.0 / det;
+    for (int n = 0; n < 9; n++) inv->m[n] = k[n] * rd;
+    inv->t[0] = pm[12], inv->t[1] = pm[13], inv->t[2] = pm[14];
 }
 
 /* Orient: q_des = conj(R(parent frame)) ⊗ R(target) ⊗ offset, normalised, as the rotation of the
@@ -158,69 +170,11 @@ KILN__CN_ENTRY void KILN__CN(kiln__constraint_targets)(kiln__rig *r, const kiln_
 #endif
 }
 
-KILN__CN_ENTRY void KILN__CN(kiln__constraint_apply)(kiln__rig *r, const kiln_blob_constraint *c,
-                                                     const kiln__constraint_plan *pl, const float *tr, double weight)
+/* The end of every step: the owner's matrix (and its subtree's) from its new local. moved: a
+ * point constraint wrote its translation only. */
+KILN__BONE_MODEL_INLINE void KILN__CN(kiln__constraint_done)(kiln__rig *r, uint32_t b, const kiln_soa_xform *x,
+                                                             unsigned l, const float *pm, int moved)
 {
-    kiln_rig_report *rep = r->report;
-    kiln_soa_xform *x = &r->local[c->bone / KILN_SOA_WIDTH];
-    unsigned l = c->bone % KILN_SOA_WIDTH;
-    float w = (float)weight;
-    const float *pm = pl->parent >= 0 ? r->model + (size_t)pl->parent * 16u : r->root; /* the owner's frame */
-    if (pl->kind == KILN_CONSTRAINT_ORIENT) {
-        versor q = {x->qx[l], x->qy[l], x->qz[l], x->qw[l]}, want;
-        kiln__f4_st(want, tr ? kiln__f4_ld(tr) : KILN__CN(kiln__orient_want)(r, c, pl, pm));
-        uint32_t skip = c->flags & (KILN_CONSTRAINT_SKIP_X | KILN_CONSTRAINT_SKIP_Y | KILN_CONSTRAINT_SKIP_Z);
-        if (skip || w < 1.0f) {
-            kiln__qnorm_f(q);
-            if (skip) KILN__CN(kiln__orient_skip)(skip, q, want);
-        }
-        if (w < 1.0f) {
-            kiln__qslerp_f(q, want, w, q);
-        } else {
-            /* slerp at 1: the target on the FK rotation's side of the sphere (the FK rotation's
-             * sign is its normalised one's; a degenerate one stands for the identity) */
-            float n2 = glm_vec4_norm2(q), d = n2 > KILN__RIG_EPS2_F && isfinite(n2) ? glm_vec4_dot(q, want) : want[3];
-            glm_vec4_scale(want, d < 0.0f ? -1.0f : 1.0f, q);
-        }
-        x->qx[l] = q[0], x->qy[l] = q[1], x->qz[l] = q[2], x->qw[l] = q[3];
-    } else {
-        double want[3];
-        float *fk[3];
-        if (pl->kind == KILN_CONSTRAINT_POINT) {
-            /* the target's position in the owner's parent space: the local translation that puts
-             * the owner there, whatever the parent's scale and the owner's SSC (translation is
-             * composed before either) */
-            const float *tm = r->model + (size_t)c->target * 16u;
-            double p[3] = {tm[12], tm[13], tm[14]};
-            kiln__rig_frame_cache *f = KILN__CN(kiln__frame_of)(r, pl->parent);
-            kiln__frame_inv own;
-            const kiln__frame_inv *inv = &own;
-            if (!f) {
-                KILN__CN(kiln__frame_inverse)(pm, &own);
-            } else {
-                if (!f->has_inv) KILN__CN(kiln__frame_inverse)(pm, &f->inv), f->has_inv = 1;
-                inv = &f->inv;
-            }
-            if (!inv->ok) {
-                rep->constraints_skipped++;
-                return;
-            }
-            const double *im = inv->m, v[3] = {p[0] - inv->t[0], p[1] - inv->t[1], p[2] - inv->t[2]};
-            for (int k = 0; k < 3; k++) want[k] = im[k * 3] * v[0] + im[k * 3 + 1] * v[1] + im[k * 3 + 2] * v[2];
-            for (int k = 0; k < 3; k++) want[k] += c->offset[k];
-            fk[0] = &x->tx[l], fk[1] = &x->ty[l], fk[2] = &x->tz[l];
-        } else {
-            const kiln_soa_xform *tx = &r->local[c->target / KILN_SOA_WIDTH];
-            unsigned tl = c->target % KILN_SOA_WIDTH;
-            want[0] = (double)tx->sx[tl] * c->offset[0], want[1] = (double)tx->sy[tl] * c->offset[1];
-            want[2] = (double)tx->sz[tl] * c->offset[2];
-            fk[0] = &x->sx[l], fk[1] = &x->sy[l], fk[2] = &x->sz[l];
-        }
-        for (int k = 0; k < 3; k++)
-            if (!(c->flags & (1u << k))) *fk[k] = (float)(*fk[k] + weight * (want[k] - *fk[k]));
-    }
-    const uint32_t b = c->bone;
-    const int moved = pl->kind == KILN_CONSTRAINT_POINT;
     r->stamp[b] = r->epoch;
     if (r->last[b] == b) {
         /* a leaf, as most owners are: kiln__rig_update's first case without the call */
@@ -243,5 +197,95 @@ KILN__CN_ENTRY void KILN__CN(kiln__constraint_apply)(kiln__rig *r, const kiln_bl
         r->moved = moved;
         kiln__rig_update(r, b);
     }
-    rep->constraints_applied++;
+    r->report->constraints_applied++;
 }
+
+/* fk + weight (want - fk) in double, into the float fk, unless the axis is skipped */
+#define KILN__CN_BLEND(flags, k, fk, want, weight)                                                  \
+    do {                                                                                            \
+        if (!((flags) & (1u << (k)))) (fk) = (float)((fk) + (weight) * ((want) - (fk)));           \
+    } while (0)
+
+/* The three kinds of step, each on its own (the kernel table's constraint_step, by kind): the
+ * smaller functions save and restore fewer registers than one that holds all three. */
+KILN__CN_ENTRY void KILN__CN(kiln__constraint_orient)(kiln__rig *r, const kiln_blob_constraint *c,
+                                                     const kiln__constraint_plan *pl, const float *tr, double weight)
+{
+    kiln_soa_xform *x = &r->local[c->bone / KILN_SOA_WIDTH];
+    unsigned l = c->bone % KILN_SOA_WIDTH;
+    float w = (float)weight;
+    const float *pm = pl->parent >= 0 ? r->model + (size_t)pl->parent * 16u : r->root; /* the owner's frame */
+    versor q = {x->qx[l], x->qy[l], x->qz[l], x->qw[l]}, want;
+    kiln__f4_st(want, tr ? kiln__f4_ld(tr) : KILN__CN(kiln__orient_want)(r, c, pl, pm));
+    uint32_t skip = c->flags & (KILN_CONSTRAINT_SKIP_X | KILN_CONSTRAINT_SKIP_Y | KILN_CONSTRAINT_SKIP_Z);
+    if (skip || w < 1.0f) {
+        kiln__qnorm_f(q);
+        if (skip) KILN__CN(kiln__orient_skip)(skip, q, want);
+    }
+    if (w < 1.0f) {
+        kiln__qslerp_f(q, want, w, q);
+    } else {
+        /* slerp at 1: the target on the FK rotation's side of the sphere (the FK rotation's
+         * sign is its normalised one's; a degenerate one stands for the identity) */
+        float n2 = glm_vec4_norm2(q), d = n2 > KILN__RIG_EPS2_F && isfinite(n2) ? glm_vec4_dot(q, want) : want[3];
+        glm_vec4_scale(want, d < 0.0f ? -1.0f : 1.0f, q);
+    }
+    x->qx[l] = q[0], x->qy[l] = q[1], x->qz[l] = q[2], x->qw[l] = q[3];
+    KILN__CN(kiln__constraint_done)(r, c->bone, x, l, pm, 0);
+}
+
+KILN__CN_ENTRY void KILN__CN(kiln__constraint_point)(kiln__rig *r, const kiln_blob_constraint *c,
+                                                    const kiln__constraint_plan *pl, const float *tr, double weight)
+{
+    (void)tr;
+    kiln_soa_xform *x = &r->local[c->bone / KILN_SOA_WIDTH];
+    unsigned l = c->bone % KILN_SOA_WIDTH;
+    const float *pm = pl->parent >= 0 ? r->model + (size_t)pl->parent * 16u : r->root; /* the owner's frame */
+    /* the target's position in the owner's parent space: the local translation that puts the
+     * owner there, whatever the parent's scale and the owner's SSC (translation is composed
+     * before either) */
+    const float *tm = r->model + (size_t)c->target * 16u;
+    double p[3] = {tm[12], tm[13], tm[14]};
+    kiln__rig_frame_cache *f = KILN__CN(kiln__frame_of)(r, pl->parent);
+    kiln__frame_inv own;
+    const kiln__frame_inv *inv = &own;
+    if (!f) {
+        KILN__CN(kiln__frame_inverse)(pm, &own);
+    } else {
+        if (!f->has_inv) KILN__CN(kiln__frame_inverse)(pm, &f->inv), f->has_inv = 1;
+        inv = &f->inv;
+    }
+    if (!inv->ok) {
+        r->report->constraints_skipped++;
+        return;
+    }
+    const double *im = inv->m, v[3] = {p[0] - inv->t[0], p[1] - inv->t[1], p[2] - inv->t[2]};
+    double want[3];
+    for (int k = 0; k < 3; k++) want[k] = im[k * 3] * v[0] + im[k * 3 + 1] * v[1] + im[k * 3 + 2] * v[2];
+    for (int k = 0; k < 3; k++) want[k] += c->offset[k];
+    uint32_t flags = c->flags;
+    KILN__CN_BLEND(flags, 0, x->tx[l], want[0], weight);
+    KILN__CN_BLEND(flags, 1, x->ty[l], want[1], weight);
+    KILN__CN_BLEND(flags, 2, x->tz[l], want[2], weight);
+    KILN__CN(kiln__constraint_done)(r, c->bone, x, l, pm, 1);
+}
+
+KILN__CN_ENTRY void KILN__CN(kiln__constraint_scale)(kiln__rig *r, const kiln_blob_constraint *c,
+                                                    const kiln__constraint_plan *pl, const float *tr, double weight)
+{
+    (void)tr;
+    kiln_soa_xform *x = &r->local[c->bone / KILN_SOA_WIDTH];
+    unsigned l = c->bone % KILN_SOA_WIDTH;
+    const float *pm = pl->parent >= 0 ? r->model + (size_t)pl->parent * 16u : r->root; /* the owner's frame */
+    const kiln_soa_xform *tx = &r->local[c->target / KILN_SOA_WIDTH];
+    unsigned tl = c->target % KILN_SOA_WIDTH;
+    double want[3] = {(double)tx->sx[tl] * c->offset[0], (double)tx->sy[tl] * c->offset[1],
+                      (double)tx->sz[tl] * c->offset[2]};
+    uint32_t flags = c->flags;
+    KILN__CN_BLEND(flags, 0, x->sx[l], want[0], weight);
+    KILN__CN_BLEND(flags, 1, x->sy[l], want[1], weight);
+    KILN__CN_BLEND(flags, 2, x->sz[l], want[2], weight);
+    KILN__CN(kiln__constraint_done)(r, c->bone, x, l, pm, 0);
+}
+
+#undef KILN__CN_BLEND

@@ -37,19 +37,12 @@ typedef struct kiln__ik_bend {
     double d[3], axis[3], angle, conj[4], pad;
 } kiln__ik_bend;
 
-/* kiln__affine_solve's inverse of an affine float[16] m, in parts: its 3x3 (a..i), the
- * cofactors it multiplies with, the determinant and the translation (kiln__affine_inverse_f). */
-typedef struct kiln__affine_inv {
-    double cof[9], det, t[3];
-    int ok; /* 0: m is singular (kiln__affine_solve returns 0) */
-} kiln__affine_inv;
-
 /* The inverse of an affine float[16] m for the points a constraint maps into m's space: the
- * inverse of its 3x3 (kiln__affine_inverse_f's cofactors times 1 / det, row-major: row i gives
+ * inverse of its 3x3 (kiln__affine_solve's cofactors times 1 / det, row-major: row i gives
  * coordinate i) and its translation. */
 typedef struct kiln__frame_inv {
     double m[9], t[3];
-    int ok; /* 0: m is singular (kiln__affine_inverse_f's test) */
+    int ok; /* 0: m is singular (kiln__affine_solve's test) */
 } kiln__frame_inv;
 
 /* What the constraints read from their owners' parent matrices (rig_constraint.c), kept while
@@ -199,16 +192,28 @@ void kiln__constraint_plan_of(const kiln_blob_constraint *c, const kiln_blob_bon
                               kiln__constraint_plan *p);
 
 /* Applies constraint c (planned as p, not KILN__CONSTRAINT_INVALID) with total weight w in
- * (0, 1] and updates the model matrices (rig_constraint.c); tr: the desired rotation (before skipped axes and weight) as
- * kiln__constraint_targets took it for an `early` ORIENT, else NULL. */
-void kiln__constraint_apply(kiln__rig *r, const kiln_blob_constraint *c, const kiln__constraint_plan *p,
+ * (0, 1] and updates the model matrices (rig_constraint.c); tr: the desired rotation (before
+ * skipped axes and weight) as kiln__constraint_targets took it for an `early` ORIENT, else
+ * NULL. One function per kind (KILN_CONSTRAINT_POINT, ORIENT, SCALE: the index into
+ * kiln__rig_kernels.constraint_step); point and scale ignore tr. */
+typedef void (*kiln__constraint_step_fn)(kiln__rig *r, const kiln_blob_constraint *c, const kiln__constraint_plan *p,
+                                         const float *tr, double w);
+void kiln__constraint_point(kiln__rig *r, const kiln_blob_constraint *c, const kiln__constraint_plan *p,
+                            const float *tr, double w);
+void kiln__constraint_orient(kiln__rig *r, const kiln_blob_constraint *c, const kiln__constraint_plan *p,
+                             const float *tr, double w);
+void kiln__constraint_scale(kiln__rig *r, const kiln_blob_constraint *c, const kiln__constraint_plan *p,
                             const float *tr, double w);
 /* The desired rotations conj(R(parent frame)) ⊗ R(target) ⊗ offset of the n constraints c
  * planned `early` in p, into r->tq, before the first step: they do not depend on one another,
  * so their chains of square roots and divisions overlap. */
 void kiln__constraint_targets(kiln__rig *r, const kiln_blob_constraint *c, const kiln__constraint_plan *p, uint32_t n);
 /* The same compiled for AVX2 (rig_constraint_avx2.c): the same results, bit for bit. */
-void kiln__constraint_apply_avx2(kiln__rig *r, const kiln_blob_constraint *c, const kiln__constraint_plan *p,
+void kiln__constraint_point_avx2(kiln__rig *r, const kiln_blob_constraint *c, const kiln__constraint_plan *p,
+                                 const float *tr, double w);
+void kiln__constraint_orient_avx2(kiln__rig *r, const kiln_blob_constraint *c, const kiln__constraint_plan *p,
+                                  const float *tr, double w);
+void kiln__constraint_scale_avx2(kiln__rig *r, const kiln_blob_constraint *c, const kiln__constraint_plan *p,
                                  const float *tr, double w);
 void kiln__constraint_targets_avx2(kiln__rig *r, const kiln_blob_constraint *c, const kiln__constraint_plan *p,
                                    uint32_t n);
@@ -217,8 +222,7 @@ void kiln__constraint_targets_avx2(kiln__rig *r, const kiln_blob_constraint *c, 
 typedef struct kiln__rig_kernels {
     kiln__ik3_batch_fn two_bone_batch; /* independent two-bone handles in lanes; NULL: one at a time */
     kiln__ik3_single_fn two_bone;      /* one two-bone handle (kiln__ik_two_bone_solve) */
-    void (*constraint_apply)(kiln__rig *r, const kiln_blob_constraint *c, const kiln__constraint_plan *p,
-                             const float *tr, double w);
+    kiln__constraint_step_fn constraint_step[3]; /* by kind: point, orient, scale */
     void (*constraint_targets)(kiln__rig *r, const kiln_blob_constraint *c, const kiln__constraint_plan *p,
                                uint32_t n);
 } kiln__rig_kernels;
@@ -237,9 +241,5 @@ void kiln__qfrom_euler_xyz(const double e[3], double q[4]);
 /* The rotation of a 3x3 (columns c0 c1 c2, column-major inside a float[16]) as
  * kiln__qfrom_columns takes it: Gram-Schmidt on the columns, Shepperd, a unit quaternion. */
 void kiln__qfrom_matrix(const float m[16], double q[4]);
-/* The parts of kiln__affine_solve (contract/math_f64.h) for an affine float[16] m: its
- * cofactors, determinant, singularity test and translation, for several points and one matrix
- * (kiln__frame_inverse of rig_constraint_step.h). */
-void kiln__affine_inverse_f(const float m[16], kiln__affine_inv *inv);
 
 #endif /* KILN_RIG_INTERNAL_H */

@@ -73,18 +73,3 @@ void kiln__qfrom_matrix(const float m[16], double q[4])
     double c0[3] = {m[0], m[1], m[2]}, c1[3] = {m[4], m[5], m[6]};
     kiln__qfrom_columns(c0, c1, q);
 }
-
-void kiln__affine_inverse_f(const float m[16], kiln__affine_inv *inv)
-{
-    /* kiln__affine_solve (contract/math_f64.h), its terms named as there */
-    double a = m[0], b = m[4], c = m[8], d = m[1], e = m[5], f = m[9], g = m[2], h = m[6], i = m[10];
-    double *k = inv->cof;
-    k[0] = e * i - f * h, k[1] = c * h - b * i, k[2] = b * f - c * e;
-    k[3] = f * g - d * i, k[4] = a * i - c * g, k[5] = c * d - a * f;
-    k[6] = d * h - e * g, k[7] = b * g - a * h, k[8] = a * e - b * d;
-    double det = a * k[0] + b * k[3] + c * k[6];
-    double scale = fabs(a) + fabs(b) + fabs(c) + fabs(d) + fabs(e) + fabs(f) + fabs(g) + fabs(h) + fabs(i);
-    inv->ok = fabs(det) > 1e-12 * scale * scale * scale && isfinite(det);
-    inv->det = det;
-    inv->t[0] = m[12], inv->t[1] = m[13], inv->t[2] = m[14];
-}

@@ -22,6 +22,10 @@
             kiln__local_to_model_##p, kiln__skin_##p                                                  \
     }
 
+/* a path's constraint steps, by kind (kiln__rig_kernels.constraint_step) */
+#define KILN__CONSTRAINT_STEPS(sfx) \
+    {kiln__constraint_point##sfx, kiln__constraint_orient##sfx, kiln__constraint_scale##sfx}
+
 static const kiln__simd_table kiln__row_scalar = {
     KILN_SIMD_SCALAR,
     "scalar",
@@ -32,7 +36,7 @@ static const kiln__simd_table kiln__row_scalar = {
     kiln__instance_world_scalar,
     &kiln__scan_scalar,
     kiln__crc32c_sw,
-    {NULL, kiln__ik_two_bone_solve, kiln__constraint_apply, kiln__constraint_targets}, /* no batches */
+    {NULL, kiln__ik_two_bone_solve, KILN__CONSTRAINT_STEPS(), kiln__constraint_targets}, /* no batches */
 };
 
 #if KILN__SIMD_SSE2 && KILN__X86_DISPATCH
@@ -56,14 +60,14 @@ static const kiln__simd_table kiln__row_sse2 = {
     kiln__instance_world_sse2,
     &KILN__SCAN_SSE2,
     kiln__crc32c_sw, /* SSE2 has no crc32 instruction */
-    {kiln__ik3_batch_sse2, kiln__ik_two_bone_solve, kiln__constraint_apply, kiln__constraint_targets},
+    {kiln__ik3_batch_sse2, kiln__ik_two_bone_solve, KILN__CONSTRAINT_STEPS(), kiln__constraint_targets},
 };
 #endif
 
 #if KILN__SIMD_AVX2
 /* the rig kernels of the AVX2 and AVX-512 rows */
 #define KILN__RIG_AVX2 \
-    {kiln__ik3_batch_avx2, kiln__ik_two_bone_solve_avx2, kiln__constraint_apply_avx2, kiln__constraint_targets_avx2}
+    {kiln__ik3_batch_avx2, kiln__ik_two_bone_solve_avx2, KILN__CONSTRAINT_STEPS(_avx2), kiln__constraint_targets_avx2}
 
 static const kiln__simd_table kiln__row_avx2 = {
     KILN_SIMD_AVX2,
