@@ -436,4 +436,28 @@ static inline kiln__f4 kiln__f4_qfrom_matrix_u(const float m[16])
     return kiln__f4_qvalid(kiln__f4_shepperd(c));
 }
 
+/* The rows of the 3x3 whose columns c (kiln__f4_rot_cols) holds, as kiln__f4_rows_of gives
+ * them, in vectors. */
+static inline void kiln__f4_rows3(const float c[12], kiln__f4 rows[3])
+{
+#if KILN__SIMD_SSE2
+    __m128 x = _mm_loadu_ps(c), y = _mm_loadu_ps(c + 4), z = _mm_loadu_ps(c + 8), w = _mm_setzero_ps();
+    _MM_TRANSPOSE4_PS(x, y, z, w);
+    rows[0] = x, rows[1] = y, rows[2] = z;
+#else
+    for (int k = 0; k < 3; k++) rows[k] = kiln__f4_set(c[k], c[4 + k], c[8 + k], 0.0f);
+#endif
+}
+
+/* (R^T · q.xyz, q.w) for the rows of R (kiln__f4_rows3 of its kiln__f4_rot_cols): a rotation
+ * given in model space re-expressed in R's frame, conj(R) ⊗ q ⊗ R for the quaternion of R, with
+ * no Shepperd step; each lane summed as kiln__f4_mul_rows sums it. */
+static inline kiln__f4 kiln__f4_rows_mul_q(const kiln__f4 rows[3], kiln__f4 q)
+{
+    kiln__f4 v = kiln__f4_scale(rows[0], kiln__f4_x(q));
+    v = kiln__f4_muladds(v, rows[1], kiln__f4_y(q));
+    v = kiln__f4_muladds(v, rows[2], kiln__f4_z(q));
+    return kiln__f4_with_w(v, kiln__f4_w(q));
+}
+
 #endif /* KILN_RIG_MATH_F32_H */
