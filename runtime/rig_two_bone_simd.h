@@ -140,20 +140,18 @@ KILN__FN kv3 KILN__SFX(kiln__unit3v)(kv3 a, kv *len, kv *bad)
     return KILN__SFX(kiln__v3scale)(a, kv_div(kv_set1(1.0f), n));
 }
 
-/* kiln__qaxis_cs_f: the rotation about the unit axis by the angle of (c, s); (0, 0) and a zero
- * half-angle sine give the identity, as there. */
-KILN__FN kv_quat KILN__SFX(kiln__qaxis_csv)(kv3 axis, kv c, kv s, kv *bad)
+/* kiln__f4_qaxis_cs_u: the rotation about the unit axis by the angle of (c, s), up to a positive
+ * factor; a zero half-angle sine (or h not above 0) gives the identity, as there. */
+KILN__FN kv_quat KILN__SFX(kiln__qaxis_csv)(kv3 axis, kv c, kv s)
 {
     kv h = kv_sqrt(kiln__rig_ma(s, s, kv_mul(c, c)));
     kv pos = kv_lt(c, kv_zero());
     pos = KILN__SFX(kiln__not)(pos); /* c >= 0 (NaN lanes fail later) */
     kv hs = kv_sel(pos, s, kv_sub(h, c)), hc = kv_sel(pos, kv_add(h, c), s);
-    kv zero = KILN__SFX(kiln__not)(kv_or(kv_lt(hs, kv_zero()), kv_gt(hs, kv_zero())));
-    kv_quat q = {kv_mul(axis.x, hs), kv_mul(axis.y, hs), kv_mul(axis.z, hs), hc};
-    kv nb = kv_zero();
-    q = KILN__SFX(kiln__qnormv)(q, &nb);
-    *bad = kv_or(*bad, kv_andnot(zero, nb)); /* the scalar code gives the identity there too,
-                                                 but only through kiln__qnorm_f's fallback */
+    kv zero = KILN__SFX(kiln__not)(kv_and(kv_or(kv_lt(hs, kv_zero()), kv_gt(hs, kv_zero())), kv_gt(h, kv_zero())));
+    kv ih = kv_div(kv_set1(1.0f), kv_sel(zero, kv_set1(1.0f), h));
+    hs = kv_mul(hs, ih);
+    kv_quat q = {kv_mul(axis.x, hs), kv_mul(axis.y, hs), kv_mul(axis.z, hs), kv_mul(hc, ih)};
     return KILN__SFX(kiln__qsel)(zero, KILN__SFX(kiln__qident)(), q);
 }
 
@@ -290,17 +288,15 @@ KILN__FN void KILN__SFX(kiln__ik3v_pole)(KILN__SFX(kiln__ik3v) *c, kv3 g, kv3 pv
     kv plane = kv_and(has_pv, kv_and(kv_gt(KILN__SFX(kiln__v3dot)(vp, vp), eps2),
                                      kv_gt(KILN__SFX(kiln__v3dot)(vb, vb), eps2)));
     kv3 cr = KILN__SFX(kiln__v3cross)(vb, vp);
-    kv nb = kv_zero();
-    kv_quat q = KILN__SFX(kiln__qaxis_csv)(u, KILN__SFX(kiln__v3dot)(vb, vp), KILN__SFX(kiln__v3dot)(cr, u), &nb);
-    *bad = kv_or(*bad, kv_and(plane, nb));
+    kv_quat q = KILN__SFX(kiln__qaxis_csv)(u, KILN__SFX(kiln__v3dot)(vb, vp), KILN__SFX(kiln__v3dot)(cr, u));
     q = KILN__SFX(kiln__qsel)(plane, q, KILN__SFX(kiln__qident)());
-    nb = kv_zero();
-    kv_quat t = KILN__SFX(kiln__qaxis_csv)(u, tw_c, tw_s, &nb);
-    *bad = kv_or(*bad, kv_and(has_tw, nb));
+    kv_quat t = KILN__SFX(kiln__qaxis_csv)(u, tw_c, tw_s);
     q = KILN__SFX(kiln__qsel)(has_tw, KILN__SFX(kiln__qmulv)(t, q), q);
     if (move) {
-        c->p1 = KILN__SFX(kiln__v3add)(c->p0, KILN__SFX(kiln__qrotv)(q, KILN__SFX(kiln__v3sub)(c->p1, c->p0)));
-        c->p2 = KILN__SFX(kiln__v3add)(c->p0, KILN__SFX(kiln__qrotv)(q, KILN__SFX(kiln__v3sub)(c->p2, c->p0)));
+        /* the positions turn by q normalised (a lane it fails on fails at the end as well) */
+        kv_quat qn = KILN__SFX(kiln__qnormv)(q, bad);
+        c->p1 = KILN__SFX(kiln__v3add)(c->p0, KILN__SFX(kiln__qrotv)(qn, KILN__SFX(kiln__v3sub)(c->p1, c->p0)));
+        c->p2 = KILN__SFX(kiln__v3add)(c->p0, KILN__SFX(kiln__qrotv)(qn, KILN__SFX(kiln__v3sub)(c->p2, c->p0)));
     }
     /* the turn after the aim, as one product (the aim alone where there is no turn) */
     c->t0 = KILN__SFX(kiln__qsel)(kv_or(plane, has_tw), KILN__SFX(kiln__qmulv)(q, aim), aim);

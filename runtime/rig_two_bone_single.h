@@ -174,18 +174,19 @@ KILN__IK3S_FN KILN__IK3S_INLINE void kiln__ik3_pole(kiln__ik3 *c, const kiln__ri
         float scale = c->l1 + c->l2, eps2 = 1e-10f * scale * scale;
         if (kiln__f4_dot3(vp, vp) > eps2 && kiln__f4_dot3(vb, vb) > eps2) {
             kiln__f4 cr = kiln__f4_cross(vb, vp);
-            q = kiln__f4_qaxis_cs(u, kiln__f4_dot3(vb, vp), kiln__f4_dot3(cr, u));
+            q = kiln__f4_qaxis_cs_u(u, kiln__f4_dot3(vb, vp), kiln__f4_dot3(cr, u));
             turn = 1;
         }
     }
     if (axis && twist_cs) {
-        q = kiln__f4_qmul(kiln__f4_qaxis_cs(u, twist_cs[0], twist_cs[1]), q);
+        q = kiln__f4_qmul(kiln__f4_qaxis_cs_u(u, twist_cs[0], twist_cs[1]), q);
         turn = 1;
     }
     if (turn) {
         if (move) {
-            c->p[1] = kiln__f4_add(c->p[0], kiln__f4_qrot(q, kiln__f4_sub(c->p[1], c->p[0])));
-            c->p[2] = kiln__f4_add(c->p[0], kiln__f4_qrot(q, kiln__f4_sub(c->p[2], c->p[0])));
+            kiln__f4 qn = kiln__f4_qnorm(q);
+            c->p[1] = kiln__f4_add(c->p[0], kiln__f4_qrot(qn, kiln__f4_sub(c->p[1], c->p[0])));
+            c->p[2] = kiln__f4_add(c->p[0], kiln__f4_qrot(qn, kiln__f4_sub(c->p[2], c->p[0])));
         }
         aim = kiln__f4_qmul(q, aim);
     }
@@ -223,18 +224,16 @@ KILN__IK3S_FN kiln__f4 kiln__local_rotation_f4(const kiln__rig *r, uint32_t b)
     return kiln__f4_set(x->qx[l], x->qy[l], x->qz[l], x->qw[l]);
 }
 
-/* Writes bone b's local rotation: q normalised, or slerp(fk, q normalised, w) with bone b's
- * unit local rotation fk for w < 1. */
+/* Writes bone b's local rotation: the unit q, or slerp(fk, q, w) with bone b's unit local
+ * rotation fk for w < 1. */
 KILN__IK3S_FN inline void kiln__set_rotation_f(kiln__rig *r, uint32_t b, kiln__f4 uq, float w)
 {
     if (w < 1.0f) {
         versor fk, q;
-        kiln__f4_st(q, kiln__f4_qnorm(uq));
+        kiln__f4_st(q, uq);
         kiln__f4_st(fk, kiln__f4_qnorm(kiln__local_rotation_f4(r, b)));
         kiln__qslerp_f(fk, q, w, q);
         uq = kiln__f4_ld(q);
-    } else {
-        uq = kiln__f4_qnorm(uq);
     }
     float q[4];
     kiln__f4_st(q, uq);
@@ -303,16 +302,26 @@ KILN__IK3S_KERNEL void KILN__IK3S(kiln__ik_two_bone_solve)(kiln__rig *r, const k
     kiln__f4 q0 = kiln__f4_qmul(kiln__f4_rows_mul_q(frows, c.t0), c.fk[0]);
     kiln__f4 q1 = kiln__f4_qmul(kiln__f4_qmul(kiln__f4_qconj(c.fk[0]), kiln__f4_rows_mul_q(frows, c.x)),
                                 kiln__f4_qmul(c.fk[0], c.fk[1]));
+    int use_target = (h->flags & KILN_IK_USE_TARGET_ROTATION) != 0;
+    kiln__f4 q2 = q1;
+    if (use_target) {
+        float tc[12], tr[12];
+        kiln__f4_rot_cols(tm, tc);
+        for (int j = 0; j < 3; j++) kiln__f4_st(tr + j * 4, kiln__f4_rows_mul_q(frows, kiln__f4_ld(tc + j * 4)));
+        q2 = kiln__f4_qmul(kiln__f4_qconj(kiln__f4_qmul(q0, q1)), kiln__f4_shepperd(tr));
+    }
+    /* normalised side by side: one square root and one division for all (kiln__f4_qnorm's
+     * bits; its fallbacks one by one) */
+    kiln__f4 inv;
+    if (kiln__f4_inv_len4(kiln__f4_norm2_4(q0, q1, q2, q2), &inv)) {
+        q0 = kiln__f4_scale(q0, kiln__f4_x(inv)), q1 = kiln__f4_scale(q1, kiln__f4_y(inv));
+        q2 = kiln__f4_scale(q2, kiln__f4_z(inv));
+    } else {
+        q0 = kiln__f4_qnorm(q0), q1 = kiln__f4_qnorm(q1), q2 = kiln__f4_qnorm(q2);
+    }
     kiln__set_rotation_f(r, chain[0], q0, w);
     kiln__set_rotation_f(r, chain[1], q1, w);
-    if (h->flags & KILN_IK_USE_TARGET_ROTATION) {
-        float tc[12];
-        kiln__f4_rot_cols(tm, tc);
-        float tr[12];
-        for (int j = 0; j < 3; j++) kiln__f4_st(tr + j * 4, kiln__f4_rows_mul_q(frows, kiln__f4_ld(tc + j * 4)));
-        kiln__f4 rel = kiln__f4_shepperd(tr);
-        kiln__set_rotation_f(r, chain[2], kiln__f4_qmul(kiln__f4_qconj(kiln__f4_qmul(q0, q1)), rel), w);
-    }
+    if (use_target) kiln__set_rotation_f(r, chain[2], q2, w);
     /* the chain's model matrices from those locals, as kiln__rig_update makes them (the start
      * keeping its position bit for bit when no translation moved; pose_bone_model.h, inlined),
      * then the bones below */
