@@ -4,8 +4,10 @@
  *
  * Private template: include after simd_ops.h. The same steps and operations, in the same order,
  * as the single solve of rig_two_bone_single.h (bend about the unnormalised hinge, aim the end
- * scaled by 1 / dg at the goal, turn to the pole plus the twist composed with the aim; the
- * model rotations normalised only when written back; out of reach through the point just
+ * scaled by 1 / dg at the goal, turn to the pole plus the twist composed with the aim, both
+ * scaled by 1 / h and not normalised; the start's turn and the middle joint's bend carried in
+ * model space and re-expressed in the parent frame's orthonormalised axes, with the stored
+ * locals, only when written back and normalised there; out of reach through the point just
  * inside it, both ways computed and the lane's one selected), so every lane is that solve's
  * result bit for bit. What the scalar solve settles with a fallback (a straight
  * chain's hinge, opposite directions, zero-length bones, a goal on the start, a zero rotation)

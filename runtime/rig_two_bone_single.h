@@ -21,12 +21,15 @@
  * Square roots and divisions are spent only where a length is not known otherwise
  * (kiln__ik3_toward): the bend's hinge is the triangle's normal unnormalised, the opening's
  * |(cos, sin)| is l1 l2, and the bent end is dg from the start, so 1 / dg, taken once per goal
- * (kiln__ik3_goal), scales it for the aim. Only the model-space rotations of the start and
- * middle joints are carried (the end joint's local changes only with the target rotation,
- * which replaces its model rotation), as products of the frame's, the locals' as stored and
- * the turns, none normalised on the way: every local written back is a quotient of two of
- * them, normalised once there. The pole's turn and the aim before it reach the rotations as
- * one product.
+ * (kiln__ik3_goal), scales it for the aim. No model rotation is built: the solve carries the
+ * start's turn t0 and the middle joint's bend x, in model space, and re-expresses them in the
+ * frames only at the end, the start's local (F^T t0.xyz, t0.w) ⊗ local0 with F^T the parent
+ * frame's orthonormalised columns transposed (conj(F) ⊗ t0 ⊗ F without a Shepperd step for
+ * F), the middle joint's its bend in the start's axes, conj(local0) ⊗ (F^T x.xyz, x.w) ⊗
+ * local0 ⊗ local1, and the end's, with the target rotation, conj(F q0 q1) ⊗ R(target) from
+ * the one 3x3 F^T R(target). None is normalised on the way (the pole's and the twist's turns
+ * are scaled by 1 / h instead, kiln__f4_qaxis_cs_u); the two or three locals are normalised
+ * once, side by side in one vector, when written back.
  */
 
 /* The steps inlined into the solve: its chain state then stays in registers. */
@@ -95,7 +98,8 @@ KILN__IK3S_FN inline kiln__ik3_goal kiln__ik3_goal_of(kiln__f4 g, kiln__f4 p0)
  * bent to the law of cosines' angle the end is dg from the start, so 1 / dg scales it to the
  * aim's unit direction (a length off by δ moves the half-way quaternion by δ² only).
  * With `aim` the aim's rotation is returned there for the pole's turn to compose with, and
- * not applied to the rotations (the positions take it). */
+ * not applied to the start's turn (the positions take it); `first`: no turn yet (t0 and x
+ * the identity). */
 KILN__IK3S_FN KILN__IK3S_INLINE void kiln__ik3_toward(kiln__ik3 *c, const kiln__ik3_goal *t, int move_end,
                                                       kiln__f4 *aim, int first)
 {
@@ -157,8 +161,8 @@ KILN__IK3S_FN KILN__IK3S_INLINE void kiln__ik3_toward(kiln__ik3 *c, const kiln__
 
 /* Turns the chain about the start->goal axis: the middle joint into the half-plane of the pole
  * direction (with a pole vector bone), plus the twist given as (cos, sin) (kiln__ik_pole).
- * The positions turn too when `move`; the rotations by that turn after `aim` (the aim that
- * kiln__ik3_toward left to it), as one product. */
+ * The positions turn too when `move` (by the turn normalised); the start's first turn is that
+ * turn after `aim` (the aim that kiln__ik3_toward left to it), as one product. */
 KILN__IK3S_FN KILN__IK3S_INLINE void kiln__ik3_pole(kiln__ik3 *c, const kiln__rig *r, const kiln_blob_ik_handle *h,
                                                     const kiln__ik3_goal *t, const float twist_cs[2], int move,
                                                     kiln__f4 aim)
