@@ -15,6 +15,7 @@
 
 #include "math_cglm.h"
 
+#include <float.h>
 #include <math.h>
 
 #include "simd.h"
@@ -434,6 +435,75 @@ static inline kiln__f4 kiln__f4_qfrom_matrix_u(const float m[16])
     float c[12];
     kiln__f4_rot_cols(m, c);
     return kiln__f4_qvalid(kiln__f4_shepperd(c));
+}
+
+/* The rows of the 3x3 whose columns c (kiln__f4_rot_cols) holds, as kiln__f4_rows_of gives
+ * them, in vectors. */
+static inline void kiln__f4_rows3(const float c[12], kiln__f4 rows[3])
+{
+#if KILN__SIMD_SSE2
+    __m128 x = _mm_loadu_ps(c), y = _mm_loadu_ps(c + 4), z = _mm_loadu_ps(c + 8), w = _mm_setzero_ps();
+    _MM_TRANSPOSE4_PS(x, y, z, w);
+    rows[0] = x, rows[1] = y, rows[2] = z;
+#else
+    for (int k = 0; k < 3; k++) rows[k] = kiln__f4_set(c[k], c[4 + k], c[8 + k], 0.0f);
+#endif
+}
+
+/* (R^T · q.xyz, q.w) for the rows of R (kiln__f4_rows3 of its kiln__f4_rot_cols): a rotation
+ * given in model space re-expressed in R's frame, conj(R) ⊗ q ⊗ R for the quaternion of R, with
+ * no Shepperd step; each lane summed as kiln__f4_mul_rows sums it. */
+static inline kiln__f4 kiln__f4_rows_mul_q(const kiln__f4 rows[3], kiln__f4 q)
+{
+    kiln__f4 v = kiln__f4_scale(rows[0], kiln__f4_x(q));
+    v = kiln__f4_muladds(v, rows[1], kiln__f4_y(q));
+    v = kiln__f4_muladds(v, rows[2], kiln__f4_z(q));
+    return kiln__f4_with_w(v, kiln__f4_w(q));
+}
+
+/* kiln__f4_qaxis_cs up to a positive factor, (axis · hs, hc) / h with |q|² in [2, 4], for a
+ * rotation only composed with others and normalised at the end: one division instead of the
+ * normalisation's square root and division. The identity where kiln__f4_qaxis_cs gives it, and
+ * for h not above 0 (a (c, s) whose squares underflow). */
+static inline kiln__f4 kiln__f4_qaxis_cs_u(kiln__f4 axis, float c, float s)
+{
+    float h = kiln__sqrt1f(c * c + s * s), hs, hc;
+    if (c >= 0.0f) hs = s, hc = h + c;
+    else hs = h - c, hc = s;
+    if (!(hs != 0.0f) || !(h > 0.0f)) return kiln__f4_set(0.0f, 0.0f, 0.0f, 1.0f);
+    float ih = 1.0f / h;
+    return kiln__f4_with_w(kiln__f4_scale(axis, hs * ih), hc * ih);
+}
+
+/* kiln__f4_norm2 of a, b, c and d in lanes 0 to 3 (the same sums, (x² + y²) + (z² + w²)). */
+static inline kiln__f4 kiln__f4_norm2_4(kiln__f4 a, kiln__f4 b, kiln__f4 c, kiln__f4 d)
+{
+#if KILN__SIMD_SSE2
+    a = _mm_mul_ps(a, a), b = _mm_mul_ps(b, b), c = _mm_mul_ps(c, c), d = _mm_mul_ps(d, d);
+    _MM_TRANSPOSE4_PS(a, b, c, d);
+    return _mm_add_ps(_mm_add_ps(a, b), _mm_add_ps(c, d));
+#else
+    return kiln__f4_set(kiln__f4_norm2(a), kiln__f4_norm2(b), kiln__f4_norm2(c), kiln__f4_norm2(d));
+#endif
+}
+
+/* 1 / sqrt(n2) per lane into *inv (a correctly rounded square root, then a division: per lane
+ * the bits of kiln__f4_qnorm's factor); returns whether every lane's n2 is above
+ * KILN__RIG_EPS2_F and finite (kiln__f4_qnorm's test), so that they all apply. */
+static inline int kiln__f4_inv_len4(kiln__f4 n2, kiln__f4 *inv)
+{
+#if KILN__SIMD_SSE2
+    __m128 ok = _mm_and_ps(_mm_cmpgt_ps(n2, _mm_set1_ps(KILN__RIG_EPS2_F)), _mm_cmple_ps(n2, _mm_set1_ps(FLT_MAX)));
+    *inv = _mm_div_ps(_mm_set1_ps(1.0f), _mm_sqrt_ps(n2));
+    return _mm_movemask_ps(ok) == 0xF;
+#else
+    int ok = 1;
+    for (int k = 0; k < 4; k++) {
+        ok &= n2.v[k] > KILN__RIG_EPS2_F && n2.v[k] <= FLT_MAX;
+        inv->v[k] = 1.0f / sqrtf(n2.v[k]);
+    }
+    return ok;
+#endif
 }
 
 #endif /* KILN_RIG_MATH_F32_H */

@@ -4,8 +4,10 @@
  *
  * Private template: include after simd_ops.h. The same steps and operations, in the same order,
  * as the single solve of rig_two_bone_single.h (bend about the unnormalised hinge, aim the end
- * scaled by 1 / dg at the goal, turn to the pole plus the twist composed with the aim; the
- * model rotations normalised only when written back; out of reach through the point just
+ * scaled by 1 / dg at the goal, turn to the pole plus the twist composed with the aim, both
+ * scaled by 1 / h and not normalised; the start's turn and the middle joint's bend carried in
+ * model space and re-expressed in the parent frame's orthonormalised axes, with the stored
+ * locals, only when written back and normalised there; out of reach through the point just
  * inside it, both ways computed and the lane's one selected), so every lane is that solve's
  * result bit for bit. What the scalar solve settles with a fallback (a straight
  * chain's hinge, opposite directions, zero-length bones, a goal on the start, a zero rotation)
@@ -140,20 +142,18 @@ KILN__FN kv3 KILN__SFX(kiln__unit3v)(kv3 a, kv *len, kv *bad)
     return KILN__SFX(kiln__v3scale)(a, kv_div(kv_set1(1.0f), n));
 }
 
-/* kiln__qaxis_cs_f: the rotation about the unit axis by the angle of (c, s); (0, 0) and a zero
- * half-angle sine give the identity, as there. */
-KILN__FN kv_quat KILN__SFX(kiln__qaxis_csv)(kv3 axis, kv c, kv s, kv *bad)
+/* kiln__f4_qaxis_cs_u: the rotation about the unit axis by the angle of (c, s), up to a positive
+ * factor; a zero half-angle sine (or h not above 0) gives the identity, as there. */
+KILN__FN kv_quat KILN__SFX(kiln__qaxis_csv)(kv3 axis, kv c, kv s)
 {
     kv h = kv_sqrt(kiln__rig_ma(s, s, kv_mul(c, c)));
     kv pos = kv_lt(c, kv_zero());
     pos = KILN__SFX(kiln__not)(pos); /* c >= 0 (NaN lanes fail later) */
     kv hs = kv_sel(pos, s, kv_sub(h, c)), hc = kv_sel(pos, kv_add(h, c), s);
-    kv zero = KILN__SFX(kiln__not)(kv_or(kv_lt(hs, kv_zero()), kv_gt(hs, kv_zero())));
-    kv_quat q = {kv_mul(axis.x, hs), kv_mul(axis.y, hs), kv_mul(axis.z, hs), hc};
-    kv nb = kv_zero();
-    q = KILN__SFX(kiln__qnormv)(q, &nb);
-    *bad = kv_or(*bad, kv_andnot(zero, nb)); /* the scalar code gives the identity there too,
-                                                 but only through kiln__qnorm_f's fallback */
+    kv zero = KILN__SFX(kiln__not)(kv_and(kv_or(kv_lt(hs, kv_zero()), kv_gt(hs, kv_zero())), kv_gt(h, kv_zero())));
+    kv ih = kv_div(kv_set1(1.0f), kv_sel(zero, kv_set1(1.0f), h));
+    hs = kv_mul(hs, ih);
+    kv_quat q = {kv_mul(axis.x, hs), kv_mul(axis.y, hs), kv_mul(axis.z, hs), kv_mul(hc, ih)};
     return KILN__SFX(kiln__qsel)(zero, KILN__SFX(kiln__qident)(), q);
 }
 
@@ -171,14 +171,34 @@ KILN__FN kv_quat KILN__SFX(kiln__qaimv)(kv3 ua, kv3 ub, kv *bad)
     return KILN__SFX(kiln__qnormv)(q, bad);
 }
 
-/* kiln__f4_qfrom_matrix_u on columns c0, c1: Gram-Schmidt, then Shepperd's four cases selected
- * per lane, not normalised. Zero columns set `bad`. */
-KILN__FN kv_quat KILN__SFX(kiln__qfrom_colsv)(kv3 c0, kv3 c1, kv *bad)
+/* kiln__f4_rot_cols on columns c0, c1: Gram-Schmidt into x, y, z. Zero columns set `bad`. */
+KILN__FN void KILN__SFX(kiln__colsv)(kv3 c0, kv3 c1, kv3 f[3], kv *bad)
 {
     kv3 x = KILN__SFX(kiln__unit3v)(c0, NULL, bad);
     kv3 y = KILN__SFX(kiln__v3muladds)(c1, x, kv_xor(KILN__SFX(kiln__v3dot)(x, c1), kv_set1(-0.0f)));
     y = KILN__SFX(kiln__unit3v)(y, NULL, bad);
-    kv3 z = KILN__SFX(kiln__v3cross)(x, y);
+    f[0] = x, f[1] = y, f[2] = KILN__SFX(kiln__v3cross)(x, y);
+}
+
+/* F^T · v for F's columns f (kiln__f4_mul_rows' sums). */
+KILN__FN kv3 KILN__SFX(kiln__v3tmul)(const kv3 f[3], kv3 v)
+{
+    kv3 r = {KILN__SFX(kiln__v3dot)(f[0], v), KILN__SFX(kiln__v3dot)(f[1], v), KILN__SFX(kiln__v3dot)(f[2], v)};
+    return r;
+}
+
+/* kiln__f4_rows_mul_q: (F^T · q.xyz, q.w). */
+KILN__FN kv_quat KILN__SFX(kiln__qinframev)(const kv3 f[3], kv_quat q)
+{
+    kv3 v = {q.x, q.y, q.z};
+    v = KILN__SFX(kiln__v3tmul)(f, v);
+    kv_quat r = {v.x, v.y, v.z, q.w};
+    return r;
+}
+
+/* kiln__f4_shepperd on the columns x, y, z: its four cases selected per lane, not normalised. */
+KILN__FN kv_quat KILN__SFX(kiln__shepperdv)(kv3 x, kv3 y, kv3 z)
+{
     kv one = kv_set1(1.0f);
     kv tr = kv_add(kv_add(x.x, y.y), z.z);
     kv m0 = kv_gt(tr, kv_zero());
@@ -196,20 +216,20 @@ KILN__FN kv_quat KILN__SFX(kiln__qfrom_colsv)(kv3 c0, kv3 c1, kv *bad)
     q.y = kv_sel(m0, b, kv_sel(m1, d, kv_sel(m2, h, f)));
     q.z = kv_sel(m0, c, kv_sel(m1, e, kv_sel(m2, f, h)));
     q.w = kv_sel(m0, h, kv_sel(m1, a, kv_sel(m2, b, c)));
-    return KILN__SFX(kiln__qvalidv)(q, bad);
+    return q;
 }
 
 /* The chain of KV_W lanes (kiln__ik3 of rig_two_bone.c). */
 typedef struct KILN__SFX(kiln__ik3v) {
     kv3 p0, p1, p2;
-    kv_quat rot0, rot1;
+    kv_quat t0, x; /* kiln__ik3's turn of the start and bend of the middle joint */
     kv l1, l2;
 } KILN__SFX(kiln__ik3v);
 
 /* kiln__ik3_toward: bend the middle joint to the law of cosines' angle, aim the end at g (the
  * same shortcuts: the unnormalised hinge, h = l1 l2, the bent end scaled by 1 / dg); with
  * `aim`, the aim's rotation is left there for the pole's turn. */
-KILN__FN void KILN__SFX(kiln__ik3v_toward)(KILN__SFX(kiln__ik3v) *c, kv3 g, kv_quat *aim, kv *bad)
+KILN__FN void KILN__SFX(kiln__ik3v_toward)(KILN__SFX(kiln__ik3v) *c, kv3 g, kv_quat *aim, int first, kv *bad)
 {
     kv3 ag = KILN__SFX(kiln__v3sub)(g, c->p0);
     kv n2g = KILN__SFX(kiln__v3dot)(ag, ag), okg = kv_gt(n2g, kv_set1(KILN__RIG_EPS2_F));
@@ -241,7 +261,9 @@ KILN__FN void KILN__SFX(kiln__ik3v_toward)(KILN__SFX(kiln__ik3v) *c, kv3 g, kv_q
     *bad = kv_or(*bad, kv_andnot(zero, nb));
     q = KILN__SFX(kiln__qsel)(zero, KILN__SFX(kiln__qident)(), q);
     c->p2 = KILN__SFX(kiln__v3add)(c->p1, KILN__SFX(kiln__qrotv)(q, bc));
-    c->rot1 = KILN__SFX(kiln__qmulv)(q, c->rot1);
+    c->x = first ? q
+                 : KILN__SFX(kiln__qmulv)(KILN__SFX(kiln__qmulv)(KILN__SFX(kiln__qconjv)(c->t0), q),
+                                          KILN__SFX(kiln__qmulv)(c->t0, c->x));
     kv3 ac = KILN__SFX(kiln__v3sub)(c->p2, c->p0);
     kv n2 = KILN__SFX(kiln__v3dot)(ac, ac), ok = kv_gt(n2, kv_set1(KILN__RIG_EPS2_F));
     *bad = kv_or(*bad, KILN__SFX(kiln__not)(ok));
@@ -253,8 +275,7 @@ KILN__FN void KILN__SFX(kiln__ik3v_toward)(KILN__SFX(kiln__ik3v) *c, kv3 g, kv_q
         *aim = q;
         return;
     }
-    c->rot0 = KILN__SFX(kiln__qmulv)(q, c->rot0);
-    c->rot1 = KILN__SFX(kiln__qmulv)(q, c->rot1);
+    c->t0 = KILN__SFX(kiln__qmulv)(q, c->t0);
 }
 
 /* kiln__ik3_pole: the turn about the start->g axis to the pole's half-plane, then the twist. */
@@ -269,22 +290,18 @@ KILN__FN void KILN__SFX(kiln__ik3v_pole)(KILN__SFX(kiln__ik3v) *c, kv3 g, kv3 pv
     kv plane = kv_and(has_pv, kv_and(kv_gt(KILN__SFX(kiln__v3dot)(vp, vp), eps2),
                                      kv_gt(KILN__SFX(kiln__v3dot)(vb, vb), eps2)));
     kv3 cr = KILN__SFX(kiln__v3cross)(vb, vp);
-    kv nb = kv_zero();
-    kv_quat q = KILN__SFX(kiln__qaxis_csv)(u, KILN__SFX(kiln__v3dot)(vb, vp), KILN__SFX(kiln__v3dot)(cr, u), &nb);
-    *bad = kv_or(*bad, kv_and(plane, nb));
+    kv_quat q = KILN__SFX(kiln__qaxis_csv)(u, KILN__SFX(kiln__v3dot)(vb, vp), KILN__SFX(kiln__v3dot)(cr, u));
     q = KILN__SFX(kiln__qsel)(plane, q, KILN__SFX(kiln__qident)());
-    nb = kv_zero();
-    kv_quat t = KILN__SFX(kiln__qaxis_csv)(u, tw_c, tw_s, &nb);
-    *bad = kv_or(*bad, kv_and(has_tw, nb));
+    kv_quat t = KILN__SFX(kiln__qaxis_csv)(u, tw_c, tw_s);
     q = KILN__SFX(kiln__qsel)(has_tw, KILN__SFX(kiln__qmulv)(t, q), q);
     if (move) {
-        c->p1 = KILN__SFX(kiln__v3add)(c->p0, KILN__SFX(kiln__qrotv)(q, KILN__SFX(kiln__v3sub)(c->p1, c->p0)));
-        c->p2 = KILN__SFX(kiln__v3add)(c->p0, KILN__SFX(kiln__qrotv)(q, KILN__SFX(kiln__v3sub)(c->p2, c->p0)));
+        /* the positions turn by q normalised (a lane it fails on fails at the end as well) */
+        kv_quat qn = KILN__SFX(kiln__qnormv)(q, bad);
+        c->p1 = KILN__SFX(kiln__v3add)(c->p0, KILN__SFX(kiln__qrotv)(qn, KILN__SFX(kiln__v3sub)(c->p1, c->p0)));
+        c->p2 = KILN__SFX(kiln__v3add)(c->p0, KILN__SFX(kiln__qrotv)(qn, KILN__SFX(kiln__v3sub)(c->p2, c->p0)));
     }
     /* the turn after the aim, as one product (the aim alone where there is no turn) */
-    aim = KILN__SFX(kiln__qsel)(kv_or(plane, has_tw), KILN__SFX(kiln__qmulv)(q, aim), aim);
-    c->rot0 = KILN__SFX(kiln__qmulv)(aim, c->rot0);
-    c->rot1 = KILN__SFX(kiln__qmulv)(aim, c->rot1);
+    c->t0 = KILN__SFX(kiln__qsel)(kv_or(plane, has_tw), KILN__SFX(kiln__qmulv)(q, aim), aim);
 }
 
 KILN__FN kv_quat KILN__SFX(kiln__qldv)(const float (*v)[KILN__IK3_LANES], unsigned o)
@@ -386,17 +403,14 @@ KILN__KERNEL void KILN__SFX(kiln__ik3_batch)(kiln__ik3_batch *b, uint32_t lanes)
                          kv_sub(n2, kv_mul(two, kv_add(kv_mul(pq.x, pq.x), kv_mul(pq.z, pq.z)))));
         kv tw_s = kv_sel(regular, kv_mul(two, kv_add(kv_mul(pq.y, pq.z), kv_mul(pq.w, pq.x))),
                          kv_mul(kv_set1(-2.0f), kv_sub(kv_mul(pq.y, pq.z), kv_mul(pq.w, pq.x))));
-        kv_quat frame = KILN__SFX(kiln__qfrom_colsv)(KILN__SFX(kiln__v3ld)(b->pm, o), KILN__SFX(kiln__v3ld)(b->pm + 4, o), &bad);
-        tb = kv_zero();
-        kv_quat rt = KILN__SFX(kiln__qfrom_colsv)(KILN__SFX(kiln__v3ld)(b->tc0, o), KILN__SFX(kiln__v3ld)(b->tc1, o), &tb);
-        bad = kv_or(bad, kv_and(use_target, tb));
+        kv3 fc[3], tc[3];
+        KILN__SFX(kiln__colsv)(KILN__SFX(kiln__v3ld)(b->pm, o), KILN__SFX(kiln__v3ld)(b->pm + 4, o), fc, &bad);
         KILN__SFX(kiln__ik3v) c;
         c.p0 = KILN__SFX(kiln__v3ld)(b->p[0], o), c.p1 = KILN__SFX(kiln__v3ld)(b->p[1], o);
         c.p2 = KILN__SFX(kiln__v3ld)(b->p[2], o);
         kv_quat fk0 = KILN__SFX(kiln__qvalidv)(KILN__SFX(kiln__qldv)(b->fk[0], o), &bad);
         kv_quat fk1 = KILN__SFX(kiln__qvalidv)(KILN__SFX(kiln__qldv)(b->fk[1], o), &bad);
-        c.rot0 = KILN__SFX(kiln__qmulv)(frame, fk0);
-        c.rot1 = KILN__SFX(kiln__qmulv)(c.rot0, fk1);
+        c.t0 = c.x = KILN__SFX(kiln__qident)();
         kv3 d = KILN__SFX(kiln__v3sub)(c.p1, c.p0);
         c.l1 = kv_sqrt(KILN__SFX(kiln__v3dot)(d, d));
         d = KILN__SFX(kiln__v3sub)(c.p2, c.p1);
@@ -412,20 +426,26 @@ KILN__KERNEL void KILN__SFX(kiln__ik3_batch)(kiln__ik3_batch *b, uint32_t lanes)
         kv3 inside = KILN__SFX(kiln__v3muladds)(c.p0, ag, kv_div(limit, kv_sel(out, dg, kv_set1(1.0f))));
         kv3 t1 = KILN__SFX(kiln__v3sel)(out, inside, g);
         kv_quat aim;
-        KILN__SFX(kiln__ik3v_toward)(&c, t1, &aim, &bad);
+        KILN__SFX(kiln__ik3v_toward)(&c, t1, &aim, 1, &bad);
         KILN__SFX(kiln__ik3v_pole)(&c, t1, pv, has_pv, tw_c, tw_s, has_tw, kv_any(out), aim, &bad);
         if (kv_any(out)) {
             KILN__SFX(kiln__ik3v) s = c;
             kv sb = kv_zero();
-            KILN__SFX(kiln__ik3v_toward)(&s, g, NULL, &sb);
+            KILN__SFX(kiln__ik3v_toward)(&s, g, NULL, 0, &sb);
             bad = kv_or(bad, kv_and(out, sb));
-            c.rot0 = KILN__SFX(kiln__qsel)(out, s.rot0, c.rot0);
-            c.rot1 = KILN__SFX(kiln__qsel)(out, s.rot1, c.rot1);
+            c.t0 = KILN__SFX(kiln__qsel)(out, s.t0, c.t0);
+            c.x = KILN__SFX(kiln__qsel)(out, s.x, c.x);
         }
-        kv_quat q0 = KILN__SFX(kiln__qmulv)(KILN__SFX(kiln__qconjv)(frame), c.rot0);
-        kv_quat q1 = KILN__SFX(kiln__qmulv)(KILN__SFX(kiln__qconjv)(c.rot0), c.rot1);
-        kv_quat q2 = KILN__SFX(kiln__qmulv)(KILN__SFX(kiln__qconjv)(c.rot1), rt);
+        /* the locals from the turns re-expressed in the frames (kiln__ik_two_bone_solve) */
+        kv_quat q0 = KILN__SFX(kiln__qmulv)(KILN__SFX(kiln__qinframev)(fc, c.t0), fk0);
+        kv_quat q1 = KILN__SFX(kiln__qmulv)(
+            KILN__SFX(kiln__qmulv)(KILN__SFX(kiln__qconjv)(fk0), KILN__SFX(kiln__qinframev)(fc, c.x)),
+            KILN__SFX(kiln__qmulv)(fk0, fk1));
         tb = kv_zero();
+        KILN__SFX(kiln__colsv)(KILN__SFX(kiln__v3ld)(b->tc0, o), KILN__SFX(kiln__v3ld)(b->tc1, o), tc, &tb);
+        kv_quat rel = KILN__SFX(kiln__shepperdv)(KILN__SFX(kiln__v3tmul)(fc, tc[0]), KILN__SFX(kiln__v3tmul)(fc, tc[1]),
+                                                 KILN__SFX(kiln__v3tmul)(fc, tc[2]));
+        kv_quat q2 = KILN__SFX(kiln__qmulv)(KILN__SFX(kiln__qconjv)(KILN__SFX(kiln__qmulv)(q0, q1)), rel);
         q0 = KILN__SFX(kiln__qnormv)(q0, &bad), q1 = KILN__SFX(kiln__qnormv)(q1, &bad);
         q2 = KILN__SFX(kiln__qsel)(use_target, KILN__SFX(kiln__qnormv)(q2, &tb), KILN__SFX(kiln__qldv)(b->q2, o));
         bad = kv_or(bad, kv_and(use_target, tb));

@@ -21,12 +21,15 @@
  * Square roots and divisions are spent only where a length is not known otherwise
  * (kiln__ik3_toward): the bend's hinge is the triangle's normal unnormalised, the opening's
  * |(cos, sin)| is l1 l2, and the bent end is dg from the start, so 1 / dg, taken once per goal
- * (kiln__ik3_goal), scales it for the aim. Only the model-space rotations of the start and
- * middle joints are carried (the end joint's local changes only with the target rotation,
- * which replaces its model rotation), as products of the frame's, the locals' as stored and
- * the turns, none normalised on the way: every local written back is a quotient of two of
- * them, normalised once there. The pole's turn and the aim before it reach the rotations as
- * one product.
+ * (kiln__ik3_goal), scales it for the aim. No model rotation is built: the solve carries the
+ * start's turn t0 and the middle joint's bend x, in model space, and re-expresses them in the
+ * frames only at the end, the start's local (F^T t0.xyz, t0.w) ⊗ local0 with F^T the parent
+ * frame's orthonormalised columns transposed (conj(F) ⊗ t0 ⊗ F without a Shepperd step for
+ * F), the middle joint's its bend in the start's axes, conj(local0) ⊗ (F^T x.xyz, x.w) ⊗
+ * local0 ⊗ local1, and the end's, with the target rotation, conj(F q0 q1) ⊗ R(target) from
+ * the one 3x3 F^T R(target). None is normalised on the way (the pole's and the twist's turns
+ * are scaled by 1 / h instead, kiln__f4_qaxis_cs_u); the two or three locals are normalised
+ * once, side by side in one vector, when written back.
  */
 
 /* The steps inlined into the solve: its chain state then stays in registers. */
@@ -38,7 +41,11 @@
 
 typedef struct kiln__ik3 {
     kiln__f4 p[3];   /* model-space joint positions */
-    kiln__f4 rot[2]; /* model-space rotations of the start and middle joints */
+    kiln__f4 t0;     /* the start's turn so far, in model space (unnormalised) */
+    kiln__f4 x;      /* the middle joint's bend relative to the start, in the model space of the
+                      * pose as given: its model rotation is t0 ⊗ x ⊗ (its rotation as given) */
+    kiln__f4 fk[2];  /* the start's and middle joint's local rotations as stored (kiln__f4_qvalid) */
+    const float *fc; /* the parent frame's orthonormalised columns (kiln__f4_rot_cols) */
     float l1, l2;    /* bone lengths */
 } kiln__ik3;
 
@@ -49,7 +56,8 @@ KILN__IK3S_FN kiln__f4 kiln__ik3_hinge_fallback(const kiln__ik3 *c, kiln__f4 ba)
     static const vec3 x = {1.0f, 0.0f, 0.0f};
     float rot1[4], vba[4];
     vec3 hx, u, axis;
-    kiln__f4_st(rot1, kiln__f4_qnorm(c->rot[1])), kiln__f4_st(vba, ba);
+    kiln__f4 m1 = kiln__f4_qmul(kiln__f4_shepperd(c->fc), kiln__f4_qmul(c->fk[0], c->fk[1]));
+    kiln__f4_st(rot1, kiln__f4_qnorm(kiln__f4_qmul(c->t0, kiln__f4_qmul(c->x, m1)))), kiln__f4_st(vba, ba);
     kiln__qrot_f(rot1, x, hx);
     if (kiln__unit3f(vba, u) == 0.0f) u[0] = 0.0f, u[1] = 1.0f, u[2] = 0.0f;
     glm_vec3_muladds(u, -glm_vec3_dot(hx, u), hx);
@@ -90,9 +98,10 @@ KILN__IK3S_FN inline kiln__ik3_goal kiln__ik3_goal_of(kiln__f4 g, kiln__f4 p0)
  * bent to the law of cosines' angle the end is dg from the start, so 1 / dg scales it to the
  * aim's unit direction (a length off by δ moves the half-way quaternion by δ² only).
  * With `aim` the aim's rotation is returned there for the pole's turn to compose with, and
- * not applied to the rotations (the positions take it). */
+ * not applied to the start's turn (the positions take it); `first`: no turn yet (t0 and x
+ * the identity). */
 KILN__IK3S_FN KILN__IK3S_INLINE void kiln__ik3_toward(kiln__ik3 *c, const kiln__ik3_goal *t, int move_end,
-                                                      kiln__f4 *aim)
+                                                      kiln__f4 *aim, int first)
 {
     kiln__f4 axis = kiln__f4_set(0.0f, 0.0f, 0.0f, 0.0f);
     float l1 = c->l1, l2 = c->l2, dg = t->dg, k = 1.0f, inv_len = 0.0f;
@@ -118,7 +127,8 @@ KILN__IK3S_FN KILN__IK3S_INLINE void kiln__ik3_toward(kiln__ik3 *c, const kiln__
         kiln__f4 q = hs != 0.0f ? kiln__f4_qnorm(kiln__f4_with_w(kiln__f4_scale(axis, hs), hc * k))
                                 : kiln__f4_set(0.0f, 0.0f, 0.0f, 1.0f);
         c->p[2] = kiln__f4_add(c->p[1], kiln__f4_qrot(q, bc));
-        c->rot[1] = kiln__f4_qmul(q, c->rot[1]);
+        /* the bend, carried relative to the start: conj(t0) ⊗ q ⊗ t0 (q itself before any turn) */
+        c->x = first ? q : kiln__f4_qmul(kiln__f4_qmul(kiln__f4_qconj(c->t0), q), kiln__f4_qmul(c->t0, c->x));
     }
     /* the aim: kiln__f4_qfrom_to from the end's direction to the goal's */
     kiln__f4 ac = kiln__f4_sub(c->p[2], c->p[0]), q = kiln__f4_set(0.0f, 0.0f, 0.0f, 1.0f);
@@ -146,14 +156,13 @@ KILN__IK3S_FN KILN__IK3S_INLINE void kiln__ik3_toward(kiln__ik3 *c, const kiln__
         *aim = q;
         return;
     }
-    c->rot[0] = kiln__f4_qmul(q, c->rot[0]);
-    c->rot[1] = kiln__f4_qmul(q, c->rot[1]);
+    c->t0 = kiln__f4_qmul(q, c->t0);
 }
 
 /* Turns the chain about the start->goal axis: the middle joint into the half-plane of the pole
  * direction (with a pole vector bone), plus the twist given as (cos, sin) (kiln__ik_pole).
- * The positions turn too when `move`; the rotations by that turn after `aim` (the aim that
- * kiln__ik3_toward left to it), as one product. */
+ * The positions turn too when `move` (by the turn normalised); the start's first turn is that
+ * turn after `aim` (the aim that kiln__ik3_toward left to it), as one product. */
 KILN__IK3S_FN KILN__IK3S_INLINE void kiln__ik3_pole(kiln__ik3 *c, const kiln__rig *r, const kiln_blob_ik_handle *h,
                                                     const kiln__ik3_goal *t, const float twist_cs[2], int move,
                                                     kiln__f4 aim)
@@ -169,23 +178,23 @@ KILN__IK3S_FN KILN__IK3S_INLINE void kiln__ik3_pole(kiln__ik3 *c, const kiln__ri
         float scale = c->l1 + c->l2, eps2 = 1e-10f * scale * scale;
         if (kiln__f4_dot3(vp, vp) > eps2 && kiln__f4_dot3(vb, vb) > eps2) {
             kiln__f4 cr = kiln__f4_cross(vb, vp);
-            q = kiln__f4_qaxis_cs(u, kiln__f4_dot3(vb, vp), kiln__f4_dot3(cr, u));
+            q = kiln__f4_qaxis_cs_u(u, kiln__f4_dot3(vb, vp), kiln__f4_dot3(cr, u));
             turn = 1;
         }
     }
     if (axis && twist_cs) {
-        q = kiln__f4_qmul(kiln__f4_qaxis_cs(u, twist_cs[0], twist_cs[1]), q);
+        q = kiln__f4_qmul(kiln__f4_qaxis_cs_u(u, twist_cs[0], twist_cs[1]), q);
         turn = 1;
     }
     if (turn) {
         if (move) {
-            c->p[1] = kiln__f4_add(c->p[0], kiln__f4_qrot(q, kiln__f4_sub(c->p[1], c->p[0])));
-            c->p[2] = kiln__f4_add(c->p[0], kiln__f4_qrot(q, kiln__f4_sub(c->p[2], c->p[0])));
+            kiln__f4 qn = kiln__f4_qnorm(q);
+            c->p[1] = kiln__f4_add(c->p[0], kiln__f4_qrot(qn, kiln__f4_sub(c->p[1], c->p[0])));
+            c->p[2] = kiln__f4_add(c->p[0], kiln__f4_qrot(qn, kiln__f4_sub(c->p[2], c->p[0])));
         }
         aim = kiln__f4_qmul(q, aim);
     }
-    c->rot[0] = kiln__f4_qmul(aim, c->rot[0]);
-    c->rot[1] = kiln__f4_qmul(aim, c->rot[1]);
+    c->t0 = aim; /* the first turn of the start */
 }
 
 /* The X angle of the XYZ Euler decomposition of q (kiln__qto_euler_xyz) as (cos, sin) up to
@@ -219,18 +228,16 @@ KILN__IK3S_FN kiln__f4 kiln__local_rotation_f4(const kiln__rig *r, uint32_t b)
     return kiln__f4_set(x->qx[l], x->qy[l], x->qz[l], x->qw[l]);
 }
 
-/* Writes bone b's local rotation: q normalised, or slerp(fk, q normalised, w) with bone b's
- * unit local rotation fk for w < 1. */
+/* Writes bone b's local rotation: the unit q, or slerp(fk, q, w) with bone b's unit local
+ * rotation fk for w < 1. */
 KILN__IK3S_FN inline void kiln__set_rotation_f(kiln__rig *r, uint32_t b, kiln__f4 uq, float w)
 {
     if (w < 1.0f) {
         versor fk, q;
-        kiln__f4_st(q, kiln__f4_qnorm(uq));
+        kiln__f4_st(q, uq);
         kiln__f4_st(fk, kiln__f4_qnorm(kiln__local_rotation_f4(r, b)));
         kiln__qslerp_f(fk, q, w, q);
         uq = kiln__f4_ld(q);
-    } else {
-        uq = kiln__f4_qnorm(uq);
     }
     float q[4];
     kiln__f4_st(q, uq);
@@ -249,13 +256,18 @@ KILN__IK3S_KERNEL void KILN__IK3S(kiln__ik_two_bone_solve)(kiln__rig *r, const k
                                   h->target_offset[1]);
     g = kiln__f4_add(kiln__f4_muladds(g, kiln__f4_ld(tm + 8), h->target_offset[2]), kiln__f4_ld(tm + 12));
     kiln__ik3 c;
-    kiln__f4 frame = kiln__f4_qfrom_matrix_u(kiln__rig_parent_matrix(r, chain[0]));
+    const float *p0 = kiln__rig_parent_matrix(r, chain[0]);
+    float fc[12];
+    kiln__f4 frows[3];
+    kiln__f4_rot_cols(p0, fc);
+    c.fc = fc;
     for (int i = 0; i < 3; i++) c.p[i] = kiln__f4_ld(r->model + (size_t)chain[i] * 16u + 12u);
-    /* The model rotations are products of the frame's and the locals' as stored: every local
-     * written back is a quotient of two of them (or of one and the frame or target rotation),
-     * normalised then, so none of their lengths needs normalising before. */
-    c.rot[0] = kiln__f4_qmul(frame, kiln__f4_qvalid(kiln__local_rotation_f4(r, chain[0])));
-    c.rot[1] = kiln__f4_qmul(c.rot[0], kiln__f4_qvalid(kiln__local_rotation_f4(r, chain[1])));
+    /* The turns are carried in model space and only re-expressed in the frames at the end, as
+     * products of them and the locals as stored, normalised when written: none of their
+     * lengths needs normalising before. */
+    c.fk[0] = kiln__f4_qvalid(kiln__local_rotation_f4(r, chain[0]));
+    c.fk[1] = kiln__f4_qvalid(kiln__local_rotation_f4(r, chain[1]));
+    c.t0 = c.x = kiln__f4_set(0.0f, 0.0f, 0.0f, 1.0f);
     kiln__f4 d = kiln__f4_sub(c.p[1], c.p[0]);
     c.l1 = kiln__sqrt1f(kiln__f4_dot3(d, d));
     d = kiln__f4_sub(c.p[2], c.p[1]);
@@ -278,19 +290,42 @@ KILN__IK3S_KERNEL void KILN__IK3S(kiln__ik_two_bone_solve)(kiln__rig *r, const k
          * bit) within that plane, as rig_ik.c does beyond the reach. Inside the band the
          * result is the one the direct solve would give, the same plane and the same bend. */
         kiln__ik3_goal in = kiln__ik3_goal_of(kiln__f4_muladds(c.p[0], ag, limit / dg), c.p[0]);
-        kiln__ik3_toward(&c, &in, 1, &aim);
+        kiln__ik3_toward(&c, &in, 1, &aim, 1);
         kiln__ik3_pole(&c, r, h, &in, tw, 1, aim);
-        kiln__ik3_toward(&c, &goal, 0, NULL);
+        kiln__ik3_toward(&c, &goal, 0, NULL, 0);
     } else {
-        kiln__ik3_toward(&c, &goal, !goal.ok, &aim);
+        kiln__ik3_toward(&c, &goal, !goal.ok, &aim, 1);
         kiln__ik3_pole(&c, r, h, &goal, tw, 0, aim);
     }
-    const float *p0 = kiln__rig_parent_matrix(r, chain[0]);
     float *m0 = r->model + (size_t)chain[0] * 16u, *m1 = r->model + (size_t)chain[1] * 16u;
-    kiln__set_rotation_f(r, chain[0], kiln__f4_qmul(kiln__f4_qconj(frame), c.rot[0]), w);
-    kiln__set_rotation_f(r, chain[1], kiln__f4_qmul(kiln__f4_qconj(c.rot[0]), c.rot[1]), w);
-    if (h->flags & KILN_IK_USE_TARGET_ROTATION)
-        kiln__set_rotation_f(r, chain[2], kiln__f4_qmul(kiln__f4_qconj(c.rot[1]), kiln__f4_qfrom_matrix_u(tm)), w);
+    /* the locals: the start's is its turn in the frame's axes, conj(F) ⊗ t0 ⊗ F, composed with
+     * its local; the middle's is the bend in the start's axes, conj(F fk0) ⊗ x ⊗ F fk0, composed
+     * with its local; the end's (target rotation) conj(F q0 q1) ⊗ R(target), whose F^T R(target)
+     * is one 3x3 (kiln__f4_qrel) */
+    kiln__f4_rows3(fc, frows);
+    kiln__f4 q0 = kiln__f4_qmul(kiln__f4_rows_mul_q(frows, c.t0), c.fk[0]);
+    kiln__f4 q1 = kiln__f4_qmul(kiln__f4_qmul(kiln__f4_qconj(c.fk[0]), kiln__f4_rows_mul_q(frows, c.x)),
+                                kiln__f4_qmul(c.fk[0], c.fk[1]));
+    int use_target = (h->flags & KILN_IK_USE_TARGET_ROTATION) != 0;
+    kiln__f4 q2 = q1;
+    if (use_target) {
+        float tc[12], tr[12];
+        kiln__f4_rot_cols(tm, tc);
+        for (int j = 0; j < 3; j++) kiln__f4_st(tr + j * 4, kiln__f4_rows_mul_q(frows, kiln__f4_ld(tc + j * 4)));
+        q2 = kiln__f4_qmul(kiln__f4_qconj(kiln__f4_qmul(q0, q1)), kiln__f4_shepperd(tr));
+    }
+    /* normalised side by side: one square root and one division for all (kiln__f4_qnorm's
+     * bits; its fallbacks one by one) */
+    kiln__f4 inv;
+    if (kiln__f4_inv_len4(kiln__f4_norm2_4(q0, q1, q2, q2), &inv)) {
+        q0 = kiln__f4_scale(q0, kiln__f4_x(inv)), q1 = kiln__f4_scale(q1, kiln__f4_y(inv));
+        q2 = kiln__f4_scale(q2, kiln__f4_z(inv));
+    } else {
+        q0 = kiln__f4_qnorm(q0), q1 = kiln__f4_qnorm(q1), q2 = kiln__f4_qnorm(q2);
+    }
+    kiln__set_rotation_f(r, chain[0], q0, w);
+    kiln__set_rotation_f(r, chain[1], q1, w);
+    if (use_target) kiln__set_rotation_f(r, chain[2], q2, w);
     /* the chain's model matrices from those locals, as kiln__rig_update makes them (the start
      * keeping its position bit for bit when no translation moved; pose_bone_model.h, inlined),
      * then the bones below */
