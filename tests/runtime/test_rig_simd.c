@@ -134,7 +134,7 @@ static void local_q(const rf_pose *p, uint32_t b, float q[4])
 }
 
 /* Bones b0..b(n-1) under `parent`, each at a random offset with a random rotation (seed). */
-static void random_bones(af_bone *b, char (*names)[8], const int32_t *parent, uint32_t n, uint32_t seed)
+static void random_bones(af_bone *b, char (*names)[16], const int32_t *parent, uint32_t n, uint32_t seed)
 {
     uint32_t st = seed;
     for (uint32_t i = 0; i < n; i++) {
@@ -589,7 +589,7 @@ Test(rig_simd, constraint_steps_give_the_same_bits_on_every_path)
 Test(rig_simd, an_early_orient_waits_for_a_parent_an_earlier_step_turns)
 {
     enum { CB = 8, CN = 5 };
-    static char names[CB][8];
+    static char names[CB][16];
     af_bone b[CB];
     static const int32_t parent[CB] = {-1, 0, 0, 2, 0, 0, 0, 0};
     random_bones(b, names, parent, CB, 31);
@@ -657,7 +657,7 @@ Test(rig_simd, an_early_orient_waits_for_a_parent_an_earlier_step_turns)
 Test(rig_simd, early_orients_with_degenerate_matrices_match_the_one_at_a_time_step)
 {
     enum { CB = 9, CN = 6 };
-    static char names[CB][8];
+    static char names[CB][16];
     af_bone b[CB];
     /* 1..3 drivers under the root, 4 a frame under the root, 5..8 owners (6 and 7 under 4) */
     static const int32_t parent[CB] = {-1, 0, 0, 0, 0, 0, 4, 4, 0};
