@@ -77,7 +77,7 @@ static KILN__TARGET_AVX2_NOFMA void kiln__orient_lanes_avx2(kiln__rig *r, const 
     for (uint32_t i = 0; i < n; i++) {
         uint32_t j = idx[i];
         const float *tm = r->model + (size_t)c[j].target * 16u;
-        const float *pm = p[j].parent >= 0 ? r->model + (size_t)p[j].parent * 16u : r->root;
+        const float *pm = kiln__constraint_frame(r, &p[j]);
         g[0][i] = _mm_loadu_ps(tm), g[1][i] = _mm_loadu_ps(tm + 4);
         g[2][i] = _mm_loadu_ps(pm), g[3][i] = _mm_loadu_ps(pm + 4);
         g[4][i] = _mm_loadu_ps(p[j].off);
@@ -159,8 +159,7 @@ static KILN__TARGET_AVX2_NOFMA void kiln__orient_lanes_avx2(kiln__rig *r, const 
             for (int k = 0; k < 4; k++) r->tq[j][k] = out[k][i];
         } else {
             /* a fallback of kiln__f4_rot_cols or kiln__f4_qnorm */
-            const float *pm = p[j].parent >= 0 ? r->model + (size_t)p[j].parent * 16u : r->root;
-            kiln__f4_st(r->tq[j], kiln__orient_want_avx2(r, &c[j], &p[j], pm));
+            kiln__orient_early_avx2(r, c, p, j);
         }
     }
 }

@@ -140,6 +140,13 @@ KILN__CN_FN void KILN__CN(kiln__orient_skip)(uint32_t skip, const versor fk, ver
     KILN__CN(kiln__qfrom_euler_cs_f)(ed, want);
 }
 
+/* The desired rotation of early orient constraint i into r->tq[i]. */
+KILN__CN_FN void KILN__CN(kiln__orient_early)(kiln__rig *r, const kiln_blob_constraint *c, const kiln__constraint_plan *p,
+                                             uint32_t i)
+{
+    kiln__f4_st(r->tq[i], KILN__CN(kiln__orient_want)(r, &c[i], &p[i], kiln__constraint_frame(r, &p[i])));
+}
+
 KILN__CN_ENTRY void KILN__CN(kiln__constraint_targets)(kiln__rig *r, const kiln_blob_constraint *c,
                                                        const kiln__constraint_plan *p, uint32_t n)
 {
@@ -155,18 +162,11 @@ KILN__CN_ENTRY void KILN__CN(kiln__constraint_targets)(kiln__rig *r, const kiln_
     if (k >= KILN__CN_LANES_MIN) {
         KILN__CN(kiln__orient_lanes)(r, c, p, idx, k);
     } else {
-        for (uint32_t m = 0; m < k; m++) {
-            uint32_t i = idx[m];
-            const float *pm = p[i].parent >= 0 ? r->model + (size_t)p[i].parent * 16u : r->root;
-            kiln__f4_st(r->tq[i], KILN__CN(kiln__orient_want)(r, &c[i], &p[i], pm));
-        }
+        for (uint32_t m = 0; m < k; m++) KILN__CN(kiln__orient_early)(r, c, p, idx[m]);
     }
 #else
-    for (uint32_t i = 0; i < n; i++) {
-        if (!p[i].early) continue;
-        const float *pm = p[i].parent >= 0 ? r->model + (size_t)p[i].parent * 16u : r->root;
-        kiln__f4_st(r->tq[i], KILN__CN(kiln__orient_want)(r, &c[i], &p[i], pm));
-    }
+    for (uint32_t i = 0; i < n; i++)
+        if (p[i].early) KILN__CN(kiln__orient_early)(r, c, p, i);
 #endif
 }
 
@@ -214,7 +214,7 @@ KILN__CN_ENTRY void KILN__CN(kiln__constraint_orient)(kiln__rig *r, const kiln_b
     kiln_soa_xform *x = &r->local[c->bone / KILN_SOA_WIDTH];
     unsigned l = c->bone % KILN_SOA_WIDTH;
     float w = (float)weight;
-    const float *pm = pl->parent >= 0 ? r->model + (size_t)pl->parent * 16u : r->root; /* the owner's frame */
+    const float *pm = kiln__constraint_frame(r, pl);
     versor q = {x->qx[l], x->qy[l], x->qz[l], x->qw[l]}, want;
     kiln__f4_st(want, tr ? kiln__f4_ld(tr) : KILN__CN(kiln__orient_want)(r, c, pl, pm));
     uint32_t skip = c->flags & (KILN_CONSTRAINT_SKIP_X | KILN_CONSTRAINT_SKIP_Y | KILN_CONSTRAINT_SKIP_Z);
@@ -240,7 +240,7 @@ KILN__CN_ENTRY void KILN__CN(kiln__constraint_point)(kiln__rig *r, const kiln_bl
     (void)tr;
     kiln_soa_xform *x = &r->local[c->bone / KILN_SOA_WIDTH];
     unsigned l = c->bone % KILN_SOA_WIDTH;
-    const float *pm = pl->parent >= 0 ? r->model + (size_t)pl->parent * 16u : r->root; /* the owner's frame */
+    const float *pm = kiln__constraint_frame(r, pl);
     /* the target's position in the owner's parent space: the local translation that puts the
      * owner there, whatever the parent's scale and the owner's SSC (translation is composed
      * before either) */
@@ -276,7 +276,7 @@ KILN__CN_ENTRY void KILN__CN(kiln__constraint_scale)(kiln__rig *r, const kiln_bl
     (void)tr;
     kiln_soa_xform *x = &r->local[c->bone / KILN_SOA_WIDTH];
     unsigned l = c->bone % KILN_SOA_WIDTH;
-    const float *pm = pl->parent >= 0 ? r->model + (size_t)pl->parent * 16u : r->root; /* the owner's frame */
+    const float *pm = kiln__constraint_frame(r, pl);
     const kiln_soa_xform *tx = &r->local[c->target / KILN_SOA_WIDTH];
     unsigned tl = c->target % KILN_SOA_WIDTH;
     double want[3] = {(double)tx->sx[tl] * c->offset[0], (double)tx->sy[tl] * c->offset[1],

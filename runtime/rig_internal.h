@@ -190,6 +190,12 @@ typedef struct kiln__constraint_plan {
 } kiln__constraint_plan;
 void kiln__constraint_plan_of(const kiln_blob_constraint *c, const kiln_blob_bone *bones, uint32_t bone_count,
                               kiln__constraint_plan *p);
+/* A planned constraint's frame: its owner's parent's model matrix, or the root matrix for a
+ * root owner (kiln__rig_parent_matrix with the parent the plan checked). */
+static inline const float *kiln__constraint_frame(const kiln__rig *r, const kiln__constraint_plan *p)
+{
+    return p->parent >= 0 ? r->model + (size_t)p->parent * 16u : r->root;
+}
 
 /* Applies constraint c (planned as p, not KILN__CONSTRAINT_INVALID) with total weight w in
  * (0, 1] and updates the model matrices (rig_constraint.c); tr: the desired rotation (before
