@@ -142,14 +142,21 @@ static inline kiln_result rf_forward(rf_pose *p)
                                     p->bone_count);
 }
 
-/* kiln_rig_solve on the pose: the desc is filled from p, `stages` and the optional weights. */
-static inline kiln_result rf_solve_ex(rf_pose *p, uint32_t stages, const float *ik_w, uint32_t nik_w,
-                                      const float *cn_w, uint32_t ncn_w, kiln_rig_report *report)
+/* A desc of p's blob, skeleton, pose, matrices and root, the rest zero. */
+static inline kiln_rig_desc rf_desc(const rf_pose *p)
 {
     kiln_rig_desc d;
     memset(&d, 0, sizeof d);
     d.blob = p->blob, d.skeleton = p->skeleton, d.local = p->local, d.soa_count = p->soa_count;
     d.object = p->model, d.bone_count = p->bone_count, d.root = p->has_root ? p->root : NULL;
+    return d;
+}
+
+/* kiln_rig_solve on the pose: the desc is filled from p, `stages` and the optional weights. */
+static inline kiln_result rf_solve_ex(rf_pose *p, uint32_t stages, const float *ik_w, uint32_t nik_w,
+                                      const float *cn_w, uint32_t ncn_w, kiln_rig_report *report)
+{
+    kiln_rig_desc d = rf_desc(p);
     d.stages = stages, d.ik_weights = ik_w, d.ik_weight_count = nik_w;
     d.constraint_weights = cn_w, d.constraint_weight_count = ncn_w;
     d.scratch = p->scratch, d.scratch_size = p->scratch_size, d.report = report;
@@ -166,10 +173,7 @@ static inline kiln_result rf_solve(rf_pose *p, kiln_rig_report *report)
 static inline kiln_result rf_solve_plan(rf_pose *p, void *prepared, kiln_rig_report *report)
 {
     if (!prepared) return rf_solve(p, report);
-    kiln_rig_desc d;
-    memset(&d, 0, sizeof d);
-    d.blob = p->blob, d.skeleton = p->skeleton, d.local = p->local, d.soa_count = p->soa_count;
-    d.object = p->model, d.bone_count = p->bone_count, d.root = p->has_root ? p->root : NULL;
+    kiln_rig_desc d = rf_desc(p);
     d.scratch = prepared, d.scratch_size = p->scratch_size, d.prepared = 1, d.report = report;
     return kiln_rig_solve(&d);
 }
