@@ -213,8 +213,11 @@ void kiln__rig_update(kiln__rig *r, uint32_t first)
 
 void kiln__rig_update_below(kiln__rig *r, const uint32_t chain[3])
 {
-    const uint32_t e = r->epoch, first = chain[0];
-    for (uint32_t b = first; b <= r->last[first]; b++) {
+    const uint32_t e = r->epoch, first = chain[0], end = r->last[first];
+    uint32_t b = first;
+    /* a chain of consecutive bones (the usual limb): the bones below it come after it */
+    if (chain[1] == first + 1u && chain[2] == first + 2u) b = first + 3u;
+    for (; b <= end; b++) {
         if (b == chain[0] || b == chain[1] || b == chain[2]) continue;
         int32_t p = r->bones[b].parent;
         if (r->stamp[b] != e && !(p >= 0 && (uint32_t)p < b && r->stamp[p] == e)) continue;
