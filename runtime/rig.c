@@ -521,12 +521,18 @@ kiln_result kiln_rig_solve(const kiln_rig_desc *d)
     }
     const kiln__constraint_plan *cp = (const kiln__constraint_plan *)(const void *)(s + l->cn);
     if (ncn && plan->early) simd->rig.constraint_targets(r, cns, cp, ncn);
+    /* in locals: the steps cannot change them, so they are not read again per constraint */
+    const kiln__constraint_step_fn step[3] = {simd->rig.constraint_step[0], simd->rig.constraint_step[1],
+                                              simd->rig.constraint_step[2]};
+    const float *cw = d->constraint_weights;
+    const uint32_t cwn = d->constraint_weight_count;
+    float(*tq)[4] = r->tq;
     for (uint32_t i = 0; i < ncn; i++) {
+        const kiln__constraint_plan *p = &cp[i];
         /* own is clamped already, and own * 1.0 is own */
-        double w = d->constraint_weights ? kiln__weight(d->constraint_weights, d->constraint_weight_count, i, cp[i].own)
-                                         : cp[i].own;
-        if (w > 0.0 && cp[i].kind != KILN__CONSTRAINT_INVALID)
-            simd->rig.constraint_step[cp[i].kind](r, &cns[i], &cp[i], cp[i].early ? r->tq[i] : NULL, w);
+        double w = cw ? kiln__weight(cw, cwn, i, p->own) : p->own;
+        if (w > 0.0 && p->kind != KILN__CONSTRAINT_INVALID)
+            step[p->kind](r, &cns[i], p, p->early ? tq[i] : NULL, w);
         else
             rep->constraints_skipped++;
     }
