@@ -84,7 +84,7 @@ typedef struct kiln__rig_layout {
 #define KILN__RIG_PLAN_MAGIC 0x4b524750u /* "PGRK" */
 typedef struct kiln__rig_plan {
     uint32_t magic, skeleton, bone_count, soa_count, depth, nik, ncn;
-    uint32_t early; /* constraints planned `early` (0 or at least KILN__RIG_EARLY_MIN) */
+    uint32_t early; /* constraints planned `early` (0 or at least 2) */
     uint32_t epoch; /* the next solve's first epoch: every bone's stamp is below it */
     uint32_t epoch_limit; /* above it, a solve's steps (one epoch each) could wrap it */
     uint32_t iks_own; /* 1: every IK handle record is the skeleton's (so with no weights, all 1) */
@@ -388,12 +388,10 @@ static void kiln__rig_plan_write(unsigned char *s, const kiln__rig_layout *l, co
         cp[i].early = (uint16_t)early;
         nearly += (uint32_t)early;
     }
-    /* too few to overlap or fill lanes: they are taken in their steps, as without a plan (the
-     * same kiln__orient_want on the same matrices, so the same bits), and the solve spares the
-     * scan for them */
-    if (nearly < KILN__RIG_EARLY_MIN)
+    /* one alone has nothing to overlap with: it is taken in its step, as without a plan */
+    if (nearly == 1)
         for (uint32_t i = 0; i < plan->ncn; i++) cp[i].early = 0;
-    plan->early = nearly >= KILN__RIG_EARLY_MIN ? nearly : 0;
+    plan->early = nearly > 1 ? nearly : 0;
 }
 
 kiln_result kiln_rig_prepare(const kiln_blob *blob, uint32_t skeleton, void *scratch, size_t scratch_size)

@@ -177,18 +177,14 @@ void kiln__ik_two_bone_batch(kiln__rig *r, const kiln_blob_ik_handle *const *hs,
 /* What the plan (rig.c) keeps of one constraint record, derived once by kiln__constraint_plan
  * (rig_constraint.c) so that a solve neither checks nor converts it again. */
 #define KILN__CONSTRAINT_INVALID 0xffffu
-/* Fewest `early` orient constraints a plan takes before the first step: two cost more there
- * (the scan for them, and on the AVX2 path two lanes) than in their steps (callgrind). */
-#define KILN__RIG_EARLY_MIN 3u
 typedef struct kiln__constraint_plan {
     float off[4];   /* ORIENT: the offset quaternion normalised (kiln__qnorm_f); else as recorded */
     double own;     /* the record's weight clamped to [0, 1] (NaN: 0) */
     uint16_t kind;  /* the record's KILN_CONSTRAINT_* type, or KILN__CONSTRAINT_INVALID: a bone out
                        of range, the target the owner, or an unknown type (never applied) */
     uint16_t early; /* 1: an ORIENT whose target's and owner's parent's model matrices no earlier
-                       constraint can change (kiln_rig_prepare's plans only, when at least
-                       KILN__RIG_EARLY_MIN are): its desired rotation is taken before the first
-                       step (kiln__constraint_targets) */
+                       constraint can change (kiln_rig_prepare's plans only): its desired
+                       rotation is taken before the first step (kiln__constraint_targets) */
     int32_t parent; /* the owner's parent, or -1 when the owner is a root (the root matrix is its
                        frame, as kiln__rig_parent_matrix has it) */
 } kiln__constraint_plan;
@@ -215,7 +211,7 @@ void kiln__constraint_orient(kiln__rig *r, const kiln_blob_constraint *c, const 
 void kiln__constraint_scale(kiln__rig *r, const kiln_blob_constraint *c, const kiln__constraint_plan *p,
                             const float *tr, double w);
 /* The desired rotations conj(R(parent frame)) ⊗ R(target) ⊗ offset of the n constraints c
- * planned `early` in p (at least KILN__RIG_EARLY_MIN), into r->tq, before the first step: they do not depend on one another,
+ * planned `early` in p, into r->tq, before the first step: they do not depend on one another,
  * so their chains of square roots and divisions overlap. */
 void kiln__constraint_targets(kiln__rig *r, const kiln_blob_constraint *c, const kiln__constraint_plan *p, uint32_t n);
 /* The same compiled for AVX2 (rig_constraint_avx2.c): the same results, bit for bit. */
