@@ -74,7 +74,7 @@ static size_t kiln__round8(size_t n) { return (n + 7u) & ~(size_t)7u; }
 /* Byte offsets of the scratch arrays for `bones` bones, chains of up to `depth` joints, `nik`
  * IK handles and `ncn` constraints. */
 typedef struct kiln__rig_layout {
-    size_t stamp, last, chain, pos, work, bend, rot, len, batch, batch_chain, cn, tq, size;
+    size_t stamp, last, chain, pos, work, bend, rot, len, batch, batch_chain, cn, tq, early, size;
 } kiln__rig_layout;
 
 /* What kiln_rig_prepare derives from the blob once and kiln_rig_solve reads (at the start of
@@ -99,10 +99,10 @@ typedef struct kiln__rig_plan {
     kiln__rig rig;
 } kiln__rig_plan;
 
-_Static_assert(sizeof(kiln__constraint_plan) + 16 == 48,
-               "kiln_rig_scratch_size's documentation counts 48 bytes per constraint");
-_Static_assert(sizeof(kiln__rig_plan) == 568 || sizeof(void *) != 8,
-               "kiln_rig_scratch_size's documentation counts 568 bytes for the plan on 64-bit targets");
+_Static_assert(sizeof(kiln__constraint_plan) + 16 + 4 == 52,
+               "kiln_rig_scratch_size's documentation counts 52 bytes per constraint");
+_Static_assert(sizeof(kiln__rig_plan) == 576 || sizeof(void *) != 8,
+               "kiln_rig_scratch_size's documentation counts 576 bytes for the plan on 64-bit targets");
 
 static kiln__rig_layout kiln__layout(uint32_t bones, uint32_t depth, uint32_t nik, uint32_t ncn)
 {
@@ -119,7 +119,8 @@ static kiln__rig_layout kiln__layout(uint32_t bones, uint32_t depth, uint32_t ni
     l.batch_chain = l.batch + kiln__round8((size_t)nik * 4u);
     l.cn = kiln__round8(l.batch_chain + (size_t)nik * 12u);
     l.tq = l.cn + (size_t)ncn * sizeof(kiln__constraint_plan);
-    l.size = (l.tq + (size_t)ncn * 16u + 63u) & ~(size_t)63u;
+    l.early = l.tq + (size_t)ncn * 16u;
+    l.size = (l.early + (size_t)ncn * 4u + 63u) & ~(size_t)63u;
     return l;
 }
 
@@ -392,6 +393,10 @@ static void kiln__rig_plan_write(unsigned char *s, const kiln__rig_layout *l, co
     if (nearly == 1)
         for (uint32_t i = 0; i < plan->ncn; i++) cp[i].early = 0;
     plan->early = nearly > 1 ? nearly : 0;
+    /* their indices, for kiln__constraint_targets to take without a scan */
+    uint32_t *early_idx = (uint32_t *)(void *)(s + l->early), k = 0;
+    for (uint32_t i = 0; i < plan->ncn && plan->early; i++)
+        if (cp[i].early) early_idx[k++] = i;
 }
 
 kiln_result kiln_rig_prepare(const kiln_blob *blob, uint32_t skeleton, void *scratch, size_t scratch_size)
@@ -518,7 +523,8 @@ kiln_result kiln_rig_solve(const kiln_rig_desc *d)
         i += n - 1;
     }
     const kiln__constraint_plan *cp = (const kiln__constraint_plan *)(const void *)(s + l->cn);
-    if (ncn && plan->early) simd->rig.constraint_targets(r, cns, cp, ncn);
+    if (ncn && plan->early)
+        simd->rig.constraint_targets(r, cns, cp, (const uint32_t *)(const void *)(s + l->early), plan->early);
     /* in locals: the steps cannot change them, so they are not read again per constraint */
     const kiln__constraint_step_fn step[3] = {simd->rig.constraint_step[0], simd->rig.constraint_step[1],
                                               simd->rig.constraint_step[2]};

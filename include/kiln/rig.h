@@ -181,8 +181,8 @@ typedef struct kiln_rig_desc {
 } kiln_rig_desc;
 
 /* Bytes of scratch kiln_rig_solve needs for skeleton `skeleton` of `blob`: 8 per bone, 188 per
- * level of the skeleton's depth (the longest chain a handle can have), 16 per IK handle, 48 per
- * constraint and 568 for the plan's header, rounded up; 0 for a bad index. */
+ * level of the skeleton's depth (the longest chain a handle can have), 16 per IK handle, 52 per
+ * constraint and 576 for the plan's header, rounded up; 0 for a bad index. */
 KILN_API size_t kiln_rig_scratch_size(const kiln_blob *blob, uint32_t skeleton);
 
 /* Optional, once per scratch buffer (e.g. per character): writes into `scratch` (at least
