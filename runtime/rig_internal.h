@@ -164,6 +164,17 @@ void kiln__ik3_batch_avx2(kiln__ik3_batch *b, uint32_t lanes);
 /* Like kiln__rig_update, for a two-bone chain whose three model matrices the caller wrote
  * already (marked stale, so that their descendants are recomputed, but not recomputed). */
 void kiln__rig_update_below(kiln__rig *r, const uint32_t chain[3]);
+/* The same, with the commonest case inline: a chain of consecutive bones and nothing below. */
+static inline void kiln__rig_update_chain(kiln__rig *r, const uint32_t chain[3])
+{
+    uint32_t first = chain[0];
+    if (chain[1] == first + 1u && chain[2] == first + 2u && r->last[first] == first + 2u) {
+        r->epoch++;
+        r->moved = 0;
+    } else {
+        kiln__rig_update_below(r, chain);
+    }
+}
 
 /* Whether handle h (weight 1) can join a batch: an active, valid three-joint chain (written to
  * chain[], start first). */
