@@ -74,7 +74,7 @@ static size_t kiln__round8(size_t n) { return (n + 7u) & ~(size_t)7u; }
 /* Byte offsets of the scratch arrays for `bones` bones, chains of up to `depth` joints, `nik`
  * IK handles and `ncn` constraints. */
 typedef struct kiln__rig_layout {
-    size_t stamp, last, chain, pos, work, bend, rot, len, batch, batch_chain, cn, tq, size;
+    size_t stamp, last, chain, pos, work, bend, rot, len, batch, batch_chain, cn, tq, early, size;
 } kiln__rig_layout;
 
 /* What kiln_rig_prepare derives from the blob once and kiln_rig_solve reads (at the start of
@@ -87,15 +87,22 @@ typedef struct kiln__rig_plan {
     uint32_t early; /* constraints planned `early` (0 or at least 2) */
     uint32_t epoch; /* the next solve's first epoch: every bone's stamp is below it */
     uint32_t epoch_limit; /* above it, a solve's steps (one epoch each) could wrap it */
+    uint32_t iks_own; /* 1: every IK handle record is the skeleton's (so with no weights, all 1) */
     const kiln_blob *blob;
     const kiln_blob_bone *bones;
     const kiln_blob_ik_handle *iks;
     const kiln_blob_constraint *cns;
     kiln__rig_layout layout;
+    /* the solver state, its skeleton and scratch fields filled when the plan is written
+     * (kiln__rig_bind) and again when a solve finds the scratch at another address (a copied
+     * buffer); a solve sets only the fields of its call */
+    kiln__rig rig;
 } kiln__rig_plan;
 
-_Static_assert(sizeof(kiln__constraint_plan) + 16 == 48,
-               "kiln_rig_scratch_size's documentation counts 48 bytes per constraint");
+_Static_assert(sizeof(kiln__constraint_plan) + 16 + 4 == 52,
+               "kiln_rig_scratch_size's documentation counts 52 bytes per constraint");
+_Static_assert(sizeof(kiln__rig_plan) == 576 || sizeof(void *) != 8,
+               "kiln_rig_scratch_size's documentation counts 576 bytes for the plan on 64-bit targets");
 
 static kiln__rig_layout kiln__layout(uint32_t bones, uint32_t depth, uint32_t nik, uint32_t ncn)
 {
@@ -112,7 +119,8 @@ static kiln__rig_layout kiln__layout(uint32_t bones, uint32_t depth, uint32_t ni
     l.batch_chain = l.batch + kiln__round8((size_t)nik * 4u);
     l.cn = kiln__round8(l.batch_chain + (size_t)nik * 12u);
     l.tq = l.cn + (size_t)ncn * sizeof(kiln__constraint_plan);
-    l.size = (l.tq + (size_t)ncn * 16u + 63u) & ~(size_t)63u;
+    l.early = l.tq + (size_t)ncn * 16u;
+    l.size = (l.early + (size_t)ncn * 4u + 63u) & ~(size_t)63u;
     return l;
 }
 
@@ -206,8 +214,11 @@ void kiln__rig_update(kiln__rig *r, uint32_t first)
 
 void kiln__rig_update_below(kiln__rig *r, const uint32_t chain[3])
 {
-    const uint32_t e = r->epoch, first = chain[0];
-    for (uint32_t b = first; b <= r->last[first]; b++) {
+    const uint32_t e = r->epoch, first = chain[0], end = r->last[first];
+    uint32_t b = first;
+    /* a chain of consecutive bones (the usual limb): the bones below it come after it */
+    if (chain[1] == first + 1u && chain[2] == first + 2u) b = first + 3u;
+    for (; b <= end; b++) {
         if (b == chain[0] || b == chain[1] || b == chain[2]) continue;
         int32_t p = r->bones[b].parent;
         if (r->stamp[b] != e && !(p >= 0 && (uint32_t)p < b && r->stamp[p] == e)) continue;
@@ -297,6 +308,26 @@ static kiln_result kiln__rig_scratch_check(const char *where, const char *where_
     return KILN_OK;
 }
 
+/* The fields of the plan's solver state that point into the scratch s (at the plan's layout)
+ * or repeat the plan's. */
+static void kiln__rig_bind(kiln__rig_plan *plan, unsigned char *s)
+{
+    const kiln__rig_layout *l = &plan->layout;
+    kiln__rig *r = &plan->rig;
+    r->bones = plan->bones, r->bone_count = plan->bone_count, r->max_chain = plan->depth;
+    r->stamp = (uint32_t *)(void *)(s + l->stamp);
+    r->last = (uint32_t *)(void *)(s + l->last);
+    r->chain = (uint32_t *)(void *)(s + l->chain);
+    r->pos = (double(*)[3])(void *)(s + l->pos);
+    r->work = (double(*)[3])(void *)(s + l->work);
+    r->bend = (kiln__ik_bend *)(void *)(s + l->bend);
+    r->rot = (double(*)[4])(void *)(s + l->rot);
+    r->len = (double *)(void *)(s + l->len);
+    r->batch = (uint32_t *)(void *)(s + l->batch);
+    r->batch_chain = (uint32_t(*)[3])(void *)(s + l->batch_chain);
+    r->tq = (float(*)[4])(void *)(s + l->tq);
+}
+
 /* Writes the plan of the skeleton (sk, bones) of `blob` into the scratch (layout l): its
  * records, every bone's subtree end, the constraints' plans, and the batches (derived now when
  * `batches`, else marked KILN__RIG_UNPLANNED). */
@@ -329,13 +360,13 @@ static void kiln__rig_plan_write(unsigned char *s, const kiln__rig_layout *l, co
         uint32_t p = (uint32_t)bones[b].parent, lb = last[b];
         if (p < b && lb > last[p]) last[p] = lb;
     }
-    kiln__rig r;
-    memset(&r, 0, sizeof r);
-    r.bones = bones, r.bone_count = nb, r.max_chain = plan->depth, r.last = last;
-    r.batch = (uint32_t *)(void *)(s + l->batch);
-    r.batch_chain = (uint32_t(*)[3])(void *)(s + l->batch_chain);
-    for (uint32_t i = 0; i < plan->nik; i++)
-        r.batch[i] = batches ? kiln__ik_plan_batch(&r, skeleton, plan->iks, plan->nik, i) : KILN__RIG_UNPLANNED;
+    kiln__rig_bind(plan, s);
+    kiln__rig *r = &plan->rig;
+    plan->iks_own = 1;
+    for (uint32_t i = 0; i < plan->nik; i++) {
+        r->batch[i] = batches ? kiln__ik_plan_batch(r, skeleton, plan->iks, plan->nik, i) : KILN__RIG_UNPLANNED;
+        plan->iks_own &= plan->iks[i].skeleton == skeleton;
+    }
     kiln__constraint_plan *cp = (kiln__constraint_plan *)(void *)(s + l->cn);
     const kiln_blob_constraint *cns = plan->cns;
     uint32_t nearly = 0;
@@ -362,6 +393,10 @@ static void kiln__rig_plan_write(unsigned char *s, const kiln__rig_layout *l, co
     if (nearly == 1)
         for (uint32_t i = 0; i < plan->ncn; i++) cp[i].early = 0;
     plan->early = nearly > 1 ? nearly : 0;
+    /* their indices, for kiln__constraint_targets to take without a scan */
+    uint32_t *early_idx = (uint32_t *)(void *)(s + l->early), k = 0;
+    for (uint32_t i = 0; i < plan->ncn && plan->early; i++)
+        if (cp[i].early) early_idx[k++] = i;
 }
 
 kiln_result kiln_rig_prepare(const kiln_blob *blob, uint32_t skeleton, void *scratch, size_t scratch_size)
@@ -420,81 +455,92 @@ kiln_result kiln_rig_solve(const kiln_rig_desc *d)
     const kiln_blob_ik_handle *iks = plan->iks;
     const kiln_blob_constraint *cns = plan->cns;
 
-    kiln_rig_report report;
-    memset(&report, 0, sizeof report);
-    if (nik || ncn) {
-        kiln__rig r;
-        r.bones = plan->bones;
-        r.bone_count = nb;
-        r.max_chain = plan->depth;
-        r.local = d->local;
-        r.model = d->object;
-        r.root = d->root ? d->root : kiln__identity16;
-        r.stamp = (uint32_t *)(void *)(s + l->stamp);
-        r.last = (uint32_t *)(void *)(s + l->last);
-        r.chain = (uint32_t *)(void *)(s + l->chain);
-        r.pos = (double(*)[3])(void *)(s + l->pos);
-        r.work = (double(*)[3])(void *)(s + l->work);
-        r.bend = (kiln__ik_bend *)(void *)(s + l->bend);
-        r.rot = (double(*)[4])(void *)(s + l->rot);
-        r.len = (double *)(void *)(s + l->len);
-        r.batch = (uint32_t *)(void *)(s + l->batch);
-        r.batch_chain = (uint32_t(*)[3])(void *)(s + l->batch_chain);
-        r.report = &report;
-        /* a solve advances the epoch once per step: the stamps are cleared only when the
-         * epoch would wrap, not on every call */
-        if (plan->epoch > plan->epoch_limit) {
-            memset(r.stamp, 0, (size_t)nb * sizeof *r.stamp);
-            plan->epoch = 1;
-        }
-        r.epoch = plan->epoch;
-        r.moved = 0;
-        r.frame.bone = UINT32_MAX;
-        const kiln__simd_table *simd = kiln__simd_get();
-        kiln__ik3_batch_fn batch = nik > 1 ? simd->rig.two_bone_batch : NULL;
-        r.two_bone = simd->rig.two_bone;
-        for (uint32_t i = 0; i < nik; i++) {
-            /* a record of another skeleton only turns up in unverified (trusted) blobs */
-            double w = iks[i].skeleton == d->skeleton ? kiln__weight(d->ik_weights, d->ik_weight_count, i, 1.0) : 0.0;
-            if (!(w > 0.0)) {
-                report.ik_skipped++;
-                continue;
-            }
-            uint32_t n = 0;
-            if (batch && w >= 1.0) {
-                if (r.batch[i] == KILN__RIG_UNPLANNED) r.batch[i] = kiln__ik_plan_batch(&r, d->skeleton, iks, nik, i);
-                n = r.batch[i];
-                for (uint32_t k = 1; k < n; k++)
-                    if (d->ik_weights && i + k < d->ik_weight_count && !(d->ik_weights[i + k] >= 1.0f)) n = k;
-            }
-            if (n < 2) {
-                /* a planned two-bone handle: its chain is known */
-                if (r.batch[i] != KILN__RIG_UNPLANNED && r.batch[i] >= 1)
-                    r.two_bone(&r, &iks[i], r.batch_chain[i], w);
-                else
-                    kiln__ik_solve(&r, &iks[i], w);
-                continue;
-            }
-            for (uint32_t k = 0; k < n; k++) r.batch_handles[k] = &iks[i + k];
-            kiln__ik3_batch lanes;
-            kiln__ik_two_bone_batch(&r, r.batch_handles, (const uint32_t(*)[3])(r.batch_chain + i), n, batch, &lanes);
-            i += n - 1;
-        }
-        const kiln__constraint_plan *cp = (const kiln__constraint_plan *)(const void *)(s + l->cn);
-        r.tq = (float(*)[4])(void *)(s + l->tq);
-        if (ncn && plan->early) simd->rig.constraint_targets(&r, cns, cp, ncn);
-        for (uint32_t i = 0; i < ncn; i++) {
-            /* own is clamped already, and own * 1.0 is own */
-            double w = d->constraint_weights ? kiln__weight(d->constraint_weights, d->constraint_weight_count, i, cp[i].own)
-                                             : cp[i].own;
-            if (w > 0.0 && cp[i].kind != KILN__CONSTRAINT_INVALID)
-                simd->rig.constraint_step[cp[i].kind](&r, &cns[i], &cp[i], cp[i].early ? r.tq[i] : NULL, w);
-            else
-                report.constraints_skipped++;
-        }
-        /* past every stamp this solve wrote */
-        plan->epoch = r.epoch + 1u;
+    /* counted in place: the caller's report, else a local one */
+    kiln_rig_report local_report, *rep = d->report ? d->report : &local_report;
+    memset(rep, 0, sizeof *rep);
+    if (!nik && !ncn) return KILN_OK;
+    kiln__rig *r = &plan->rig;
+    if (r->stamp != (uint32_t *)(void *)(s + l->stamp)) kiln__rig_bind(plan, s); /* a copied scratch */
+    r->local = d->local;
+    r->model = d->object;
+    r->root = d->root ? d->root : kiln__identity16;
+    r->report = rep;
+    /* a solve advances the epoch once per step: the stamps are cleared only when the epoch
+     * would wrap, not on every call */
+    if (plan->epoch > plan->epoch_limit) {
+        memset(r->stamp, 0, (size_t)nb * sizeof *r->stamp);
+        plan->epoch = 1;
     }
-    if (d->report) *d->report = report;
+    r->epoch = plan->epoch;
+    r->moved = 0;
+    r->frame.bone = UINT32_MAX;
+    const kiln__simd_table *simd = kiln__simd_get();
+    kiln__ik3_batch_fn batch = nik > 1 ? simd->rig.two_bone_batch : NULL;
+    r->two_bone = simd->rig.two_bone;
+    if (d->prepared && !d->ik_weights && plan->iks_own) {
+        /* every weight 1 and every batch planned: the loop below without its weight cases */
+        for (uint32_t i = 0; i < nik; i++) {
+            uint32_t n = r->batch[i];
+            if (batch && n >= 2) {
+                for (uint32_t k = 0; k < n; k++) r->batch_handles[k] = &iks[i + k];
+                kiln__ik3_batch lanes;
+                kiln__ik_two_bone_batch(r, r->batch_handles, (const uint32_t(*)[3])(r->batch_chain + i), n, batch,
+                                        &lanes);
+                i += n - 1;
+            } else if (n >= 1) {
+                r->two_bone(r, &iks[i], r->batch_chain[i], 1.0);
+            } else {
+                kiln__ik_solve(r, &iks[i], 1.0);
+            }
+        }
+        nik = 0;
+    }
+    for (uint32_t i = 0; i < nik; i++) {
+        /* a record of another skeleton only turns up in unverified (trusted) blobs */
+        double w = iks[i].skeleton == d->skeleton ? kiln__weight(d->ik_weights, d->ik_weight_count, i, 1.0) : 0.0;
+        if (!(w > 0.0)) {
+            rep->ik_skipped++;
+            continue;
+        }
+        uint32_t n = 0;
+        if (batch && w >= 1.0) {
+            if (r->batch[i] == KILN__RIG_UNPLANNED) r->batch[i] = kiln__ik_plan_batch(r, d->skeleton, iks, nik, i);
+            n = r->batch[i];
+            for (uint32_t k = 1; k < n; k++)
+                if (d->ik_weights && i + k < d->ik_weight_count && !(d->ik_weights[i + k] >= 1.0f)) n = k;
+        }
+        if (n < 2) {
+            /* a planned two-bone handle: its chain is known */
+            if (r->batch[i] != KILN__RIG_UNPLANNED && r->batch[i] >= 1)
+                r->two_bone(r, &iks[i], r->batch_chain[i], w);
+            else
+                kiln__ik_solve(r, &iks[i], w);
+            continue;
+        }
+        for (uint32_t k = 0; k < n; k++) r->batch_handles[k] = &iks[i + k];
+        kiln__ik3_batch lanes;
+        kiln__ik_two_bone_batch(r, r->batch_handles, (const uint32_t(*)[3])(r->batch_chain + i), n, batch, &lanes);
+        i += n - 1;
+    }
+    const kiln__constraint_plan *cp = (const kiln__constraint_plan *)(const void *)(s + l->cn);
+    if (ncn && plan->early)
+        simd->rig.constraint_targets(r, cns, cp, (const uint32_t *)(const void *)(s + l->early), plan->early);
+    /* in locals: the steps cannot change them, so they are not read again per constraint */
+    const kiln__constraint_step_fn step[3] = {simd->rig.constraint_step[0], simd->rig.constraint_step[1],
+                                              simd->rig.constraint_step[2]};
+    const float *cw = d->constraint_weights;
+    const uint32_t cwn = d->constraint_weight_count;
+    float(*tq)[4] = r->tq;
+    for (uint32_t i = 0; i < ncn; i++) {
+        const kiln__constraint_plan *p = &cp[i];
+        /* own is clamped already, and own * 1.0 is own */
+        double w = cw ? kiln__weight(cw, cwn, i, p->own) : p->own;
+        if (w > 0.0 && p->kind != KILN__CONSTRAINT_INVALID)
+            step[p->kind](r, &cns[i], p, p->early ? tq[i] : NULL, w);
+        else
+            rep->constraints_skipped++;
+    }
+    /* past every stamp this solve wrote */
+    plan->epoch = r->epoch + 1u;
     return KILN_OK;
 }

@@ -148,26 +148,21 @@ KILN__CN_FN void KILN__CN(kiln__orient_early)(kiln__rig *r, const kiln_blob_cons
 }
 
 KILN__CN_ENTRY void KILN__CN(kiln__constraint_targets)(kiln__rig *r, const kiln_blob_constraint *c,
-                                                       const kiln__constraint_plan *p, uint32_t n)
+                                                       const kiln__constraint_plan *p, const uint32_t *idx, uint32_t n)
 {
 #ifdef KILN__CN_LANES
     /* KILN__CN_LANES at a time in lanes (kiln__orient_lanes of the variant); a last group of
      * fewer than KILN__CN_LANES_MIN one at a time (the lanes' fixed cost exceeds theirs) */
-    uint32_t idx[KILN__CN_LANES], k = 0;
-    for (uint32_t i = 0; i < n; i++) {
-        if (!p[i].early) continue;
-        idx[k++] = i;
-        if (k == KILN__CN_LANES) KILN__CN(kiln__orient_lanes)(r, c, p, idx, k), k = 0;
-    }
-    if (k >= KILN__CN_LANES_MIN) {
-        KILN__CN(kiln__orient_lanes)(r, c, p, idx, k);
-    } else {
-        for (uint32_t m = 0; m < k; m++) KILN__CN(kiln__orient_early)(r, c, p, idx[m]);
+    uint32_t m = 0;
+    for (; n - m >= KILN__CN_LANES; m += KILN__CN_LANES) KILN__CN(kiln__orient_lanes)(r, c, p, idx + m, KILN__CN_LANES);
+    if (n - m >= KILN__CN_LANES_MIN) {
+        KILN__CN(kiln__orient_lanes)(r, c, p, idx + m, n - m);
+        return;
     }
 #else
-    for (uint32_t i = 0; i < n; i++)
-        if (p[i].early) KILN__CN(kiln__orient_early)(r, c, p, i);
+    uint32_t m = 0;
 #endif
+    for (; m < n; m++) KILN__CN(kiln__orient_early)(r, c, p, idx[m]);
 }
 
 /* The end of every step: the owner's matrix (and its subtree's) from its new local. moved: a

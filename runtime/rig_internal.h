@@ -164,6 +164,17 @@ void kiln__ik3_batch_avx2(kiln__ik3_batch *b, uint32_t lanes);
 /* Like kiln__rig_update, for a two-bone chain whose three model matrices the caller wrote
  * already (marked stale, so that their descendants are recomputed, but not recomputed). */
 void kiln__rig_update_below(kiln__rig *r, const uint32_t chain[3]);
+/* The same, with the commonest case inline: a chain of consecutive bones and nothing below. */
+static inline void kiln__rig_update_chain(kiln__rig *r, const uint32_t chain[3])
+{
+    uint32_t first = chain[0];
+    if (chain[1] == first + 1u && chain[2] == first + 2u && r->last[first] == first + 2u) {
+        r->epoch++;
+        r->moved = 0;
+    } else {
+        kiln__rig_update_below(r, chain);
+    }
+}
 
 /* Whether handle h (weight 1) can join a batch: an active, valid three-joint chain (written to
  * chain[], start first). */
@@ -210,10 +221,12 @@ void kiln__constraint_orient(kiln__rig *r, const kiln_blob_constraint *c, const 
                              const float *tr, double w);
 void kiln__constraint_scale(kiln__rig *r, const kiln_blob_constraint *c, const kiln__constraint_plan *p,
                             const float *tr, double w);
-/* The desired rotations conj(R(parent frame)) ⊗ R(target) ⊗ offset of the n constraints c
- * planned `early` in p, into r->tq, before the first step: they do not depend on one another,
- * so their chains of square roots and divisions overlap. */
-void kiln__constraint_targets(kiln__rig *r, const kiln_blob_constraint *c, const kiln__constraint_plan *p, uint32_t n);
+/* The desired rotations conj(R(parent frame)) ⊗ R(target) ⊗ offset of the n constraints
+ * c[idx[0..n)] planned `early` in p (their indices in order, as the plan lists them), into
+ * r->tq, before the first step: they do not depend on one another, so their chains of square
+ * roots and divisions overlap. */
+void kiln__constraint_targets(kiln__rig *r, const kiln_blob_constraint *c, const kiln__constraint_plan *p,
+                              const uint32_t *idx, uint32_t n);
 /* The same compiled for AVX2 (rig_constraint_avx2.c): the same results, bit for bit. */
 void kiln__constraint_point_avx2(kiln__rig *r, const kiln_blob_constraint *c, const kiln__constraint_plan *p,
                                  const float *tr, double w);
@@ -222,7 +235,7 @@ void kiln__constraint_orient_avx2(kiln__rig *r, const kiln_blob_constraint *c, c
 void kiln__constraint_scale_avx2(kiln__rig *r, const kiln_blob_constraint *c, const kiln__constraint_plan *p,
                                  const float *tr, double w);
 void kiln__constraint_targets_avx2(kiln__rig *r, const kiln_blob_constraint *c, const kiln__constraint_plan *p,
-                                   uint32_t n);
+                                   const uint32_t *idx, uint32_t n);
 
 /* A path's rig kernels (its column of the kernel table, simd_table.h). */
 typedef struct kiln__rig_kernels {
@@ -230,7 +243,7 @@ typedef struct kiln__rig_kernels {
     kiln__ik3_single_fn two_bone;      /* one two-bone handle (kiln__ik_two_bone_solve) */
     kiln__constraint_step_fn constraint_step[3]; /* by kind: point, orient, scale */
     void (*constraint_targets)(kiln__rig *r, const kiln_blob_constraint *c, const kiln__constraint_plan *p,
-                               uint32_t n);
+                               const uint32_t *idx, uint32_t n);
 } kiln__rig_kernels;
 
 /* ---- vectors and quaternions: contract/math_f64.h ------------------------------------------ */

@@ -122,7 +122,7 @@ void kiln__ik_two_bone_batch(kiln__rig *r, const kiln_blob_ik_handle *const *hs,
         }
         /* the reach, as kiln__ik_two_bone_solve classifies it (the kernel's lengths are its) */
         int reachable = kiln__ik3_reachable(b->len[0][l], b->len[1][l], b->len[2][l]);
-        kiln__rig_update_below(r, chain);
+        kiln__rig_update_chain(r, chain);
         rep->ik_solved++;
         if (!reachable) {
             rep->ik_unreachable++;

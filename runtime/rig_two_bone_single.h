@@ -333,7 +333,7 @@ KILN__IK3S_KERNEL void KILN__IK3S(kiln__ik_two_bone_solve)(kiln__rig *r, const k
     kiln__bone_to_model_cols(r->local, r->bones, chain[1], m0, m1, 1);
     kiln__bone_to_model_cols(r->local, r->bones, chain[2], m1, r->model + (size_t)chain[2] * 16u, 1);
     for (int i = 0; i < 3; i++) r->stamp[chain[i]] = r->epoch;
-    kiln__rig_update_below(r, chain);
+    kiln__rig_update_chain(r, chain);
 
     rep->ik_solved++;
     /* reach: the end can be from |l1 - l2| (folded) to l1 + l2 (straight) from the start */

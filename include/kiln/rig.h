@@ -181,8 +181,8 @@ typedef struct kiln_rig_desc {
 } kiln_rig_desc;
 
 /* Bytes of scratch kiln_rig_solve needs for skeleton `skeleton` of `blob`: 8 per bone, 188 per
- * level of the skeleton's depth (the longest chain a handle can have), 16 per IK handle, 48 per
- * constraint and 160 for the plan's header, rounded up; 0 for a bad index. */
+ * level of the skeleton's depth (the longest chain a handle can have), 16 per IK handle, 52 per
+ * constraint and 576 for the plan's header, rounded up; 0 for a bad index. */
 KILN_API size_t kiln_rig_scratch_size(const kiln_blob *blob, uint32_t skeleton);
 
 /* Optional, once per scratch buffer (e.g. per character): writes into `scratch` (at least
@@ -191,7 +191,7 @@ KILN_API size_t kiln_rig_scratch_size(const kiln_blob *blob, uint32_t skeleton);
  * pass) and which consecutive two-bone handles one SIMD batch can solve. Solves with
  * desc->prepared set then read it (and leave it intact), which saves that work per call and
  * gives the same results. The plan points into `blob`: it is valid while the blob stays
- * loaded, for this blob and skeleton only. Errors: ERR_INVALID_ARGUMENT (NULL blob or scratch,
+ * loaded, for this blob and skeleton only; a byte copy of the scratch holds it too. Errors: ERR_INVALID_ARGUMENT (NULL blob or scratch,
  * a bad skeleton index), ERR_BLOB_MISALIGNED, ERR_BUFFER_TOO_SMALL (scratch_size),
  * ERR_BLOB_BAD_RECORD (skeleton records out of range: trusted loads only). */
 KILN_API kiln_result kiln_rig_prepare(const kiln_blob *blob, uint32_t skeleton, void *scratch, size_t scratch_size);

@@ -793,6 +793,21 @@ Test(rig_ik, random_rigs_keep_invariants)
             cr_assert(prep.ik_solved == rep.ik_solved && prep.constraints_applied == rep.constraints_applied &&
                       prep.constraints_skipped == rep.constraints_skipped);
         }
+        /* a byte copy of the prepared scratch is a plan of its own: solving from the copy, with
+         * the original overwritten, reads nothing of the original and gives the same bits */
+        void *copy = malloc(r.pose.scratch_size);
+        cr_assert_not_null(copy);
+        memcpy(copy, r.pose.scratch, r.pose.scratch_size);
+        memset(r.pose.scratch, 0xff, r.pose.scratch_size);
+        d.scratch = copy;
+        for (int again = 0; again < 2; again++) {
+            memcpy(r.pose.local, rest, sizeof rest);
+            memcpy(r.pose.model, rest_model, sizeof rest_model);
+            cr_assert_eq(kiln_rig_solve(&d), KILN_OK);
+            cr_assert(memcmp(want, r.pose.local, sizeof want) == 0 && memcmp(want_model, r.pose.model, sizeof want_model) == 0,
+                      "rig %d: a solve from a copied plan differs", rig_i);
+        }
+        free(copy);
         rig_free(&r);
     }
     fprintf(stderr, "rig random rigs: %u handles solved alone (%u with reachable, unmoved goals): end error max %.2e "
