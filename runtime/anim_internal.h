@@ -105,6 +105,8 @@ typedef struct kiln__modes {
 #define KILN__BIND_IDENTITY 0x1u /* clip slot j drives skeleton bone j (or nothing) for every j */
 #define KILN__BIND_LOSSY    0x2u
 #define KILN__BIND_CACHE    0x4u /* some block has KILN__BLK_CACHE: contexts hold decoded rows */
+#define KILN__BIND_FILL     0x8u /* IDENTITY and every clip block sampled (block_count <= soa_count):
+                                    a context's new row i+1 may be left to the kernel (fill1) */
 
 struct kiln_anim_binding {
     uint32_t magic;
@@ -127,6 +129,9 @@ struct kiln_anim_binding {
     /* skeleton */
     uint32_t bone_count, soa_count;
     const kiln_soa_xform *rest;        /* soa_count blocks */
+    uint32_t sampled;                  /* IDENTITY: the blocks kiln_sample samples in place,
+                                          min(block_count, soa_count) */
+    double   period;                   /* frame_count - 1: frames from the first row to the last */
     /* derived, in the same caller memory */
     kiln__clip_block *blocks;          /* block_count */
     kiln__modes *modes;                /* block_count */
