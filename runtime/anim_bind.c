@@ -295,6 +295,7 @@ kiln_result kiln_anim_bind(const kiln_blob *anim_blob, uint32_t clip, const kiln
     b->first_frame = a->first_frame;
     b->last_frame = a->last_frame;
     b->frame_count = a->frame_count;
+    b->period = (double)(a->frame_count - 1u);
     b->row_stride = a->row_stride;
     b->joint_count = a->joint_count;
     b->block_count = a->block_count;
@@ -360,7 +361,11 @@ kiln_result kiln_anim_bind(const kiln_blob *anim_blob, uint32_t clip, const kiln
         slot_bone[j] &= 0x0FFFFFFFu;
         if (slot_bone[j] != j) identity = 0;
     }
-    if (identity) b->flags |= KILN__BIND_IDENTITY;
+    if (identity) {
+        b->flags |= KILN__BIND_IDENTITY;
+        b->sampled = a->block_count < sk->soa_count ? a->block_count : sk->soa_count;
+        if (a->block_count <= sk->soa_count) b->flags |= KILN__BIND_FILL;
+    }
     if (report) report->identity_map = (uint32_t)identity;
 
     /* ---- overrides -> bones (the same name matching as the slots) ---- */

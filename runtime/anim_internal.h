@@ -6,12 +6,21 @@
 
 #include <float.h>
 #include <math.h>
+#include <stdatomic.h>
 #include <stddef.h>
 #include <stdint.h>
 
 #include "clip_codec.h"
 #include "kiln/anim.h"
 #include "simd.h"
+
+#ifndef KILN__NOINLINE /* (as skin_simd.h spells it) */
+#if defined(__GNUC__) || defined(__clang__)
+#define KILN__NOINLINE __attribute__((noinline))
+#else
+#define KILN__NOINLINE
+#endif
+#endif
 
 #define KILN__LANES KILN_SOA_WIDTH
 #define KILN__SOA_BYTES ((uint32_t)sizeof(kiln_soa_xform)) /* 320: 10 components x 8 lanes */
@@ -96,6 +105,8 @@ typedef struct kiln__modes {
 #define KILN__BIND_IDENTITY 0x1u /* clip slot j drives skeleton bone j (or nothing) for every j */
 #define KILN__BIND_LOSSY    0x2u
 #define KILN__BIND_CACHE    0x4u /* some block has KILN__BLK_CACHE: contexts hold decoded rows */
+#define KILN__BIND_FILL     0x8u /* IDENTITY and every clip block sampled (block_count <= soa_count):
+                                    a context's new row i+1 may be left to the kernel (fill1) */
 
 struct kiln_anim_binding {
     uint32_t magic;
@@ -118,6 +129,9 @@ struct kiln_anim_binding {
     /* skeleton */
     uint32_t bone_count, soa_count;
     const kiln_soa_xform *rest;        /* soa_count blocks */
+    uint32_t sampled;                  /* IDENTITY: the blocks kiln_sample samples in place,
+                                          min(block_count, soa_count) */
+    double   period;                   /* frame_count - 1: frames from the first row to the last */
     /* derived, in the same caller memory */
     kiln__clip_block *blocks;          /* block_count */
     kiln__modes *modes;                /* block_count */
@@ -221,14 +235,28 @@ typedef struct kiln__kernels {
     void (*sample_blocks)(const kiln__sample_job *job, uint32_t b0, uint32_t b1, const kiln_soa_xform *rest,
                           const kiln_soa_xform *base, kiln_soa_xform *out);
     void (*blend)(const kiln__blend_job *job);
+    /* The flat blend of two poses, out = wa·a + wb·b with wa + wb = 1 (job->flat == 2 of `blend`,
+     * which kiln_pose_blend calls directly without a job); NULL on the scalar path. */
+    void (*blend2)(kiln_soa_xform *out, uint32_t n, const kiln_soa_xform *a, const kiln_soa_xform *b, float wa,
+                   float wb);
     void (*add)(kiln_soa_xform *pose, const kiln_soa_xform *delta, float weight, const float *joint_weights,
                 uint32_t soa_count);
     void (*local_to_model)(const kiln__model_job *job);
     void (*skin)(const float *model, const float *inverse_binds, float *skin, uint32_t count);
 } kiln__kernels;
 
-/* The table in use (chosen once, on first use; kiln_simd_force changes it). Never NULL. */
-const kiln__kernels *kiln__kernels_get(void);
+/* The animation columns of the row in use (simd_dispatch.c stores it with the row, on first use
+ * and in kiln_simd_force); NULL until then. Read through kiln__kernels_get. */
+extern _Atomic(const kiln__kernels *) kiln__kernels_current;
+/* The first use's path: picks the row (simd_dispatch.c). */
+const kiln__kernels *kiln__kernels_first(void);
+/* The table in use (chosen once, on first use; kiln_simd_force changes it). Never NULL. Inline:
+ * every sampling and pose call starts with it, and after the first use it is one load. */
+static inline const kiln__kernels *kiln__kernels_get(void)
+{
+    const kiln__kernels *k = atomic_load_explicit(&kiln__kernels_current, memory_order_acquire);
+    return KILN__LIKELY(k != NULL) ? k : kiln__kernels_first();
+}
 /* The table of one path, or NULL when it is not built or the CPU lacks it. */
 const kiln__kernels *kiln__kernels_for(kiln_simd path);
 
@@ -243,12 +271,18 @@ const kiln__kernels *kiln__kernels_for(kiln_simd path);
     void kiln__local_to_model_##sfx(const kiln__model_job *job);                                          \
     void kiln__skin_##sfx(const float *model, const float *inverse_binds, float *skin, uint32_t count);
 
+#define KILN__DECLARE_BLEND2(sfx)                                                                         \
+    void kiln__blend_flat2_##sfx(kiln_soa_xform *out, uint32_t n, const kiln_soa_xform *a,                \
+                                 const kiln_soa_xform *b, float wa, float wb);
+
 KILN__DECLARE_KERNELS(scalar)
 #if KILN__SIMD_SSE2
 KILN__DECLARE_KERNELS(sse2)
+KILN__DECLARE_BLEND2(sse2)
 #endif
 #if KILN__SIMD_AVX2
 KILN__DECLARE_KERNELS(avx2)
+KILN__DECLARE_BLEND2(avx2)
 #endif
 
 /* ---- small shared helpers --------------------------------------------------------------- */

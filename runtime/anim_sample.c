@@ -100,13 +100,11 @@ static int kiln__wraps(const kiln_anim_binding *b, kiln_loop loop)
     return loop == KILN_LOOP_WRAP || (loop == KILN_LOOP_CLIP && (b->clip_flags & KILN_ANIM_LOOPING));
 }
 
-/* Time in seconds -> position in frames relative to first_frame, in [0, frame_count - 1].
- * Double precision throughout: 1e7 frames keep sub-1e-8 fractions. fmod is exact, so huge
+/* Time in frames (f = time_s · framerate) -> position in frames relative to first_frame, in
+ * [0, period = frame_count - 1]. Double precision throughout: 1e7 frames keep sub-1e-8 fractions. fmod is exact, so huge
  * times wrap to the exact phase their double value has. */
-static double kiln__rel_frame(double time_s, double framerate, int64_t first, uint32_t frame_count, int wrap)
+static double kiln__rel_frame_slow(double f, double period, int64_t first, int wrap)
 {
-    double period = (double)(frame_count - 1u);
-    double f = time_s * framerate;          /* may overflow to ±inf: handled below */
     if (f != f) return 0.0;                 /* NaN: the first frame */
     if (f == INFINITY) return period;
     if (f == -INFINITY) return 0.0;
@@ -124,10 +122,22 @@ static double kiln__rel_frame(double time_s, double framerate, int64_t first, ui
     return rel < 0.0 ? 0.0 : (rel > period ? period : rel);
 }
 
+/* The common case first: a time inside the clip's first period is its own position whatever
+ * the loop mode (wrapping: the first period; clamping: inside the range), and NaN, ±inf and
+ * every time outside fail the test; those, and a single-frame clip (period 0), take the rest of
+ * kiln__rel_frame_slow. The same double operations as there, so the same position. */
+static double kiln__rel_frame(const kiln_anim_binding *b, double time_s, kiln_loop loop)
+{
+    double f = time_s * b->framerate; /* may overflow to ±inf: handled in the slow part */
+    double rel = f - (double)b->first_frame;
+    if (KILN__LIKELY(rel >= 0.0 && rel < b->period)) return rel;
+    return kiln__rel_frame_slow(f, b->period, b->first_frame, kiln__wraps(b, loop));
+}
+
 static kiln__frame_pos kiln__frame_of(const kiln_anim_binding *b, double time_s, kiln_loop loop)
 {
     kiln__frame_pos p;
-    double rel = kiln__rel_frame(time_s, b->framerate, b->first_frame, b->frame_count, kiln__wraps(b, loop));
+    double rel = kiln__rel_frame(b, time_s, loop);
     uint32_t last = b->frame_count - 1u;
     /* rel is in [0, last] (last < 2^32): truncation is floor, without the libm call; fabs
      * keeps u = +0 for rel = -0 (time -0), as rel - floor(rel) gives */
@@ -290,7 +300,9 @@ static void kiln__sample_scalars(const kiln_anim_binding *b, kiln__frame_pos p, 
     }
 }
 
-kiln_result kiln_sample(const kiln_sample_desc *desc)
+/* The checks of kiln_sample, in their documented order: the first that fails. Out of line:
+ * kiln_sample tests them all at once and comes here only when one fails. */
+static KILN__NOINLINE kiln_result kiln__sample_fail(const kiln_sample_desc *desc)
 {
     if (!desc) return kiln__fail(KILN_ERR_INVALID_ARGUMENT, "kiln_sample: desc", "desc is NULL");
     if (!desc->binding || desc->binding->magic != KILN__BINDING_MAGIC)
@@ -300,25 +312,33 @@ kiln_result kiln_sample(const kiln_sample_desc *desc)
     if (desc->out_count < b->soa_count)
         return kiln__fail(KILN_ERR_BUFFER_TOO_SMALL, "kiln_sample: desc->out_count",
                           "out_count %u is below the binding's soa_count %u", desc->out_count, b->soa_count);
-    if (desc->scalar_count && !desc->scalars)
-        return kiln__fail(KILN_ERR_INVALID_ARGUMENT, "kiln_sample: desc->scalars", "scalars is NULL with scalar_count %u",
-                          desc->scalar_count);
+    return kiln__fail(KILN_ERR_INVALID_ARGUMENT, "kiln_sample: desc->scalars", "scalars is NULL with scalar_count %u",
+                      desc->scalar_count);
+}
+
+kiln_result kiln_sample(const kiln_sample_desc *desc)
+{
+    const kiln_anim_binding *b = desc ? desc->binding : NULL;
+    if (KILN__UNLIKELY(!b || b->magic != KILN__BINDING_MAGIC || !desc->out || desc->out_count < b->soa_count ||
+                       (desc->scalar_count && !desc->scalars)))
+        return kiln__sample_fail(desc);
 
     const kiln__kernels *k = kiln__kernels_get();
     kiln__frame_pos p = kiln__frame_of(b, desc->time_s, desc->loop);
     kiln__sample_job job;
-    memset(&job, 0, sizeof job);
     job.binding = b;
     job.row0 = b->rows + (size_t)p.row0 * b->row_stride;
     job.row1 = b->rows + (size_t)p.row1 * b->row_stride;
+    job.dec0 = job.dec1 = NULL;
+    job.fill1 = NULL;
     job.u = p.u;
     job.u_zero = p.u == 0.0f && !(b->flags & KILN__BIND_LOSSY);
-    if (p.u != 0.0f) kiln__slerp_coeffs(p.u, job.slerp_q); /* (all zero at u = 0: t' = 0) */
+    if (p.u != 0.0f) kiln__slerp_coeffs(p.u, job.slerp_q);
+    else memset(job.slerp_q, 0, sizeof job.slerp_q); /* t' = 0 */
     if (desc->context) {
         /* row 1 may be left to the kernel when it samples every block (it fills the blocks it
          * samples; the scatter path skips blocks that drive no bone) */
-        int fill = (b->flags & KILN__BIND_IDENTITY) && b->block_count <= b->soa_count;
-        kiln_result r = kiln__context_prepare((kiln__context *)desc->context, k, b, p, fill, &job);
+        kiln_result r = kiln__context_prepare((kiln__context *)desc->context, k, b, p, b->flags & KILN__BIND_FILL, &job);
         if (r != KILN_OK) return r;
     }
 
@@ -326,7 +346,7 @@ kiln_result kiln_sample(const kiln_sample_desc *desc)
     const kiln_soa_xform *base = desc->base ? desc->base : rest;
     kiln_soa_xform *out = desc->out;
     if (b->flags & KILN__BIND_IDENTITY) {
-        uint32_t n = b->block_count < b->soa_count ? b->block_count : b->soa_count;
+        uint32_t n = b->sampled;
         if (n) k->sample_blocks(&job, 0, n, rest, base, out);
         if (out != base && b->soa_count > n) memmove(out + n, base + n, (size_t)(b->soa_count - n) * sizeof *out);
     } else {

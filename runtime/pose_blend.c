@@ -71,8 +71,46 @@ static void kiln__blend_prepare(kiln__blend_job *job, float m, int uniform, unsi
     job->flat = k;
 }
 
+/* Every call but the two-layer fast one below: the checks, one pass over the layers, the
+ * weights of the job (kiln__blend_prepare) and the path's blend kernel. Out of line, so that the
+ * fast path keeps a small frame. */
+static KILN__NOINLINE kiln_result kiln__blend_general(const kiln_blend_layer *layers, uint32_t count,
+                                                      const kiln_soa_xform *rest, float threshold, kiln_soa_xform *out,
+                                                      uint32_t soa_count);
+
+/* The two-layer call of every frame, when its weights are what kiln__blend_prepare would make
+ * flat without scaling: both poses given, both weights > 0 and unmasked, m (the largest of them
+ * and the threshold) in [2^-16, 2^16), so that s = 1, and a sum reaching the floored threshold
+ * (no rest pose share). The same float operations in the same order as the general path
+ * (sum = 0 + wa + wb, then each weight times 1/sum) give the same weights, and the path's
+ * blend2 is the kernel its blend runs for them (job->flat == 2). Every other call, bad
+ * arguments included, goes to the general path. */
 kiln_result kiln_pose_blend(const kiln_blend_layer *layers, uint32_t count, const kiln_soa_xform *rest, float threshold,
                             kiln_soa_xform *out, uint32_t soa_count)
+{
+    const kiln__kernels *k = kiln__kernels_get();
+    if (count != 2 || !layers || !out || !k->blend2)
+        return kiln__blend_general(layers, count, rest, threshold, out, soa_count);
+    const kiln_blend_layer *a = &layers[0], *b = &layers[1];
+    float wa = a->weight, wb = b->weight;
+    float m = threshold;
+    if (wa > m) m = wa;
+    if (wb > m) m = wb;
+    if (!(a->pose && b->pose && !a->joint_weights && !b->joint_weights && wa > 0.0f && wb > 0.0f &&
+          threshold > 0.0f && m >= 0x1p-16f && m < 0x1p16f))
+        return kiln__blend_general(layers, count, rest, threshold, out, soa_count);
+    float lo = KILN__BLEND_MIN_THRESHOLD * m, thr = threshold > lo ? threshold : lo;
+    float sum = 0.0f;
+    sum += wa;
+    sum += wb;
+    if (sum < thr) return kiln__blend_general(layers, count, rest, threshold, out, soa_count);
+    const float inv = 1.0f / sum;
+    k->blend2(out, soa_count, a->pose, b->pose, wa * inv, wb * inv);
+    return KILN_OK;
+}
+
+static kiln_result kiln__blend_general(const kiln_blend_layer *layers, uint32_t count, const kiln_soa_xform *rest,
+                                       float threshold, kiln_soa_xform *out, uint32_t soa_count)
 {
     if (!out) return kiln__fail(KILN_ERR_INVALID_ARGUMENT, "kiln_pose_blend: out", "out is NULL");
     if (count && !layers)

@@ -179,7 +179,7 @@ static KILN__KERNEL KILN__BLEND2_COLD void KILN__SFX(kiln__blend2_big)(kiln_soa_
  * test covering both groups' overflow; the pointers step by blocks, so that every load and store
  * is a constant offset from them. */
 #define KILN__BLEND2_BLOCKS (2u / KV_PER_BLOCK)
-static KILN__KERNEL KILN__BLEND2_NOINLINE void KILN__SFX(kiln__blend_flat2)(kiln_soa_xform *out, uint32_t n,
+KILN__KERNEL KILN__BLEND2_NOINLINE void KILN__SFX(kiln__blend_flat2)(kiln_soa_xform *out, uint32_t n,
                                                                              const kiln_soa_xform *a,
                                                                              const kiln_soa_xform *b, float wa_s,
                                                                              float wb_s)

@@ -16,9 +16,9 @@
 #include "simd_table.h"
 
 /* The animation kernels of one path: sampling (decode, sample) from `s`, pose math from `p`. */
-#define KILN__ANIM(path_, s, p)                                                                        \
+#define KILN__ANIM(path_, s, p, blend2)                                                                \
     {                                                                                                 \
-        path_, kiln__decode_block_##s, kiln__sample_blocks_##s, kiln__blend_##p, kiln__add_##p,        \
+        path_, kiln__decode_block_##s, kiln__sample_blocks_##s, kiln__blend_##p, blend2, kiln__add_##p, \
             kiln__local_to_model_##p, kiln__skin_##p                                                  \
     }
 
@@ -29,7 +29,7 @@
 static const kiln__simd_table kiln__row_scalar = {
     KILN_SIMD_SCALAR,
     "scalar",
-    KILN__ANIM(KILN_SIMD_SCALAR, scalar, scalar),
+    KILN__ANIM(KILN_SIMD_SCALAR, scalar, scalar, NULL),
     kiln__skin_lbs_scalar,
     kiln__skin_dqs_scalar,
     {kiln__bs_base_scalar, kiln__bs_add_scalar},
@@ -53,7 +53,7 @@ static const kiln__simd_table kiln__row_scalar = {
 static const kiln__simd_table kiln__row_sse2 = {
     KILN_SIMD_SSE2,
     "sse2",
-    KILN__ANIM(KILN_SIMD_SSE2, sse2, sse2),
+    KILN__ANIM(KILN_SIMD_SSE2, sse2, sse2, kiln__blend_flat2_sse2),
     kiln__skin_lbs_sse2,
     kiln__skin_dqs_sse2,
     {kiln__bs_base_sse2, kiln__bs_add_sse2},
@@ -72,7 +72,7 @@ static const kiln__simd_table kiln__row_sse2 = {
 static const kiln__simd_table kiln__row_avx2 = {
     KILN_SIMD_AVX2,
     "avx2",
-    KILN__ANIM(KILN_SIMD_AVX2, avx2, avx2),
+    KILN__ANIM(KILN_SIMD_AVX2, avx2, avx2, kiln__blend_flat2_avx2),
     kiln__skin_lbs_avx2,
     kiln__skin_dqs_avx2,
     {kiln__bs_base_avx2, kiln__bs_add_avx2},
@@ -87,7 +87,7 @@ static const kiln__simd_table kiln__row_avx2 = {
 static const kiln__simd_table kiln__row_avx512 = {
     KILN_SIMD_AVX512,
     "avx512",
-    {KILN_SIMD_AVX512, kiln__decode_block_avx2, kiln__sample_blocks_avx2, kiln__blend_avx2, kiln__add_avx2,
+    {KILN_SIMD_AVX512, kiln__decode_block_avx2, kiln__sample_blocks_avx2, kiln__blend_avx2, kiln__blend_flat2_avx2, kiln__add_avx2,
      kiln__local_to_model_avx2, kiln__skin_avx2},
     kiln__skin_lbs_avx512,
     kiln__skin_dqs_avx512,
@@ -100,6 +100,15 @@ static const kiln__simd_table kiln__row_avx512 = {
 #endif
 
 static _Atomic(const kiln__simd_table *) kiln__current;
+_Atomic(const kiln__kernels *) kiln__kernels_current;
+
+/* Every store of the row in use: its animation columns first, so that a thread seeing the row
+ * finds them too (until then kiln__kernels_get takes kiln__kernels_first, which reads the row). */
+static void kiln__simd_set(const kiln__simd_table *t)
+{
+    atomic_store_explicit(&kiln__kernels_current, &t->anim, memory_order_release);
+    atomic_store_explicit(&kiln__current, t, memory_order_release);
+}
 
 #if KILN__SIMD_AVX2
 static int kiln__cpu_has_avx2(void)
@@ -151,12 +160,12 @@ const kiln__simd_table *kiln__simd_get(void)
     const kiln__simd_table *t = atomic_load_explicit(&kiln__current, memory_order_acquire);
     if (KILN__UNLIKELY(!t)) {
         t = kiln__best();
-        atomic_store_explicit(&kiln__current, t, memory_order_release);
+        kiln__simd_set(t);
     }
     return t;
 }
 
-const kiln__kernels *kiln__kernels_get(void) { return &kiln__simd_get()->anim; }
+const kiln__kernels *kiln__kernels_first(void) { return &kiln__simd_get()->anim; }
 
 const kiln__kernels *kiln__kernels_for(kiln_simd path)
 {
@@ -168,7 +177,7 @@ kiln_simd kiln_simd_force(kiln_simd simd)
 {
     const kiln__simd_table *t = simd == KILN_SIMD_AUTO ? NULL : kiln__simd_for(simd);
     if (!t) t = kiln__best();
-    atomic_store_explicit(&kiln__current, t, memory_order_release);
+    kiln__simd_set(t);
     return t->path;
 }
 

@@ -937,6 +937,41 @@ Test(context, follows_a_new_binding_and_rejects_one_too_large)
 }
 
 /* ---- argument checks ---------------------------------------------------------------------------- */
+/* Several bad arguments at once: the first in the documented order is the one reported. */
+Test(sample, reports_the_first_bad_argument)
+{
+    char names[9][16];
+    af_bone *bones = make_bones(9, "e", 2, 1, names);
+    af_skel skel = {9, bones};
+    float v[2 * 9 * 10];
+    af_motion(2, 9, 2, 30, v);
+    af_joint joints[9];
+    for (int j = 0; j < 9; j++) joints[j] = (af_joint){names[j], AF_MODES_ALL(KILN_MODE_ABSOLUTE), {1, 1, 1}};
+    af_clip clip = {.framerate = 30, .frame_count = 2, .joint_count = 9, .joints = joints, .values = v, .width = 32};
+    scene s = scene_make(&skel, &clip, 1);
+    kiln_soa_xform out[2];
+    kiln_sample_desc d;
+    memset(&d, 0, sizeof d);
+    d.out_count = 1, d.scalar_count = 3; /* no binding, no out, out_count short, scalars NULL */
+    cr_assert_eq(kiln_sample(&d), KILN_ERR_INVALID_ARGUMENT);
+    cr_assert_str_eq(kiln_error_detail()->path, "kiln_sample: desc->binding");
+    d.binding = s.bind;
+    cr_assert_eq(kiln_sample(&d), KILN_ERR_INVALID_ARGUMENT);
+    cr_assert_str_eq(kiln_error_detail()->path, "kiln_sample: desc->out");
+    d.out = out;
+    cr_assert_eq(kiln_sample(&d), KILN_ERR_BUFFER_TOO_SMALL);
+    cr_assert_str_eq(kiln_error_detail()->path, "kiln_sample: desc->out_count");
+    cr_assert_str_eq(kiln_error_detail()->message, "out_count 1 is below the binding's soa_count 2");
+    d.out_count = 2;
+    cr_assert_eq(kiln_sample(&d), KILN_ERR_INVALID_ARGUMENT);
+    cr_assert_str_eq(kiln_error_detail()->path, "kiln_sample: desc->scalars");
+    cr_assert_str_eq(kiln_error_detail()->message, "scalars is NULL with scalar_count 3");
+    d.scalar_count = 0;
+    cr_assert_eq(kiln_sample(&d), KILN_OK);
+    scene_free(&s);
+    free(bones);
+}
+
 Test(sample, rejects_short_outputs_and_bad_arguments)
 {
     char names[9][16];

@@ -102,3 +102,75 @@ Test(blend_uniform, two_layers_agree_with_the_scalar_path_within_1e_5)
     }
     kiln_simd_force(KILN_SIMD_AUTO);
 }
+
+/* kiln_pose_blend takes two unmasked layers with unscaled weights straight to the two-layer
+ * kernel; with a third layer of weight 0 (which adds nothing) the same blend goes through the
+ * general entry. Both must give the same bytes, on every path, for weights on either side of
+ * every condition of the two-layer entry: m at 2^-16 and just below 2^16 (no scale) and at 2^16
+ * (scaled), a sum equal to the threshold and below it (the rest pose or the identity fills
+ * up), a layer with weight 0, a negative one, NaN, and a masked layer. */
+Test(blend_uniform, two_layers_give_the_bytes_of_the_general_blend)
+{
+    static const struct {
+        float wa, wb, thr;
+        int masked;
+    } cases[] = {
+        {0.7f, 0.3f, 0.1f, 0},          {0.6f, 0.4f, 0.1f, 0},        {0.5f, 0.5f, 1.0f, 0},
+        {0x1p-16f, 0x1p-16f, 1e-9f, 0}, {0x1.fffffep15f, 1.0f, 0.1f, 0}, {0x1p16f, 1.0f, 0.1f, 0},
+        {0.2f, 0.3f, 0.6f, 0},          {0.0f, 0.3f, 0.1f, 0},        {0.5f, -1.0f, 0.1f, 0},
+        {NAN, 0.5f, 0.1f, 0},           {0.3f, 0.1f, 0x1p-17f, 0},    {0.7f, 0.3f, 0.1f, 1},
+        {1.3f, 0.45f, 0.1f, 0},         {0.41f, 0.33f, 0.1f, 0}, /* w·(1/sum) is not w/sum here */
+    };
+    kiln_soa_xform a[S], b[S], c[S], rest[S], two[S], three[S];
+    float mask[S * 8];
+    random_pose(a, 5);
+    random_pose(b, 6);
+    random_pose(c, 7);
+    random_pose(rest, 8);
+    for (unsigned j = 0; j < S * 8; j++) mask[j] = (float)(j % 3) * 0.5f;
+    kiln_simd paths[AF_PATH_COUNT];
+    int np = af_paths(paths);
+    for (int p = 0; p < np; p++) {
+        kiln_simd_force(paths[p]);
+        for (unsigned i = 0; i < sizeof cases / sizeof cases[0]; i++)
+            for (int with_rest = 0; with_rest < 2; with_rest++) {
+                kiln_blend_layer layers[3] = {{a, cases[i].wa, NULL},
+                                              {b, cases[i].wb, cases[i].masked ? mask : NULL},
+                                              {c, 0.0f, NULL}};
+                memset(two, 0xA5, sizeof two), memset(three, 0x5A, sizeof three);
+                const kiln_soa_xform *r = with_rest ? rest : NULL;
+                cr_assert_eq(kiln_pose_blend(layers, 2, r, cases[i].thr, two, S), KILN_OK);
+                cr_assert_eq(kiln_pose_blend(layers, 3, r, cases[i].thr, three, S), KILN_OK);
+                cr_assert(memcmp(two, three, sizeof two) == 0, "%s, case %u, rest %d: the two-layer blend differs",
+                          kiln_simd_name(paths[p]), i, with_rest);
+            }
+    }
+    kiln_simd_force(KILN_SIMD_AUTO);
+}
+
+/* Two-layer calls with a bad argument report it as every other call does. */
+Test(blend_uniform, two_layer_calls_report_bad_arguments)
+{
+    kiln_soa_xform a[S], out[S];
+    random_pose(a, 9);
+    kiln_simd paths[AF_PATH_COUNT];
+    int np = af_paths(paths);
+    for (int p = 0; p < np; p++) {
+        kiln_simd_force(paths[p]);
+        kiln_blend_layer layers[2] = {{a, 0.5f, NULL}, {NULL, 0.5f, NULL}};
+        cr_assert_eq(kiln_pose_blend(layers, 2, NULL, 0.1f, out, S), KILN_ERR_INVALID_ARGUMENT);
+        cr_assert_str_eq(kiln_error_detail()->path, "kiln_pose_blend: layers[].pose");
+        cr_assert_str_eq(kiln_error_detail()->message, "layer 1 has no pose");
+        layers[1].pose = a;
+        cr_assert_eq(kiln_pose_blend(layers, 2, NULL, 0.1f, NULL, S), KILN_ERR_INVALID_ARGUMENT);
+        cr_assert_str_eq(kiln_error_detail()->path, "kiln_pose_blend: out");
+        cr_assert_eq(kiln_pose_blend(NULL, 2, NULL, 0.1f, out, S), KILN_ERR_INVALID_ARGUMENT);
+        cr_assert_str_eq(kiln_error_detail()->path, "kiln_pose_blend: layers");
+        const float thr[3] = {0.0f, NAN, INFINITY};
+        for (int t = 0; t < 3; t++) {
+            cr_assert_eq(kiln_pose_blend(layers, 2, NULL, thr[t], out, S), KILN_ERR_INVALID_ARGUMENT);
+            cr_assert_str_eq(kiln_error_detail()->path, "kiln_pose_blend: threshold");
+        }
+    }
+    kiln_simd_force(KILN_SIMD_AUTO);
+}
