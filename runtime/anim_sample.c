@@ -101,8 +101,8 @@ static int kiln__wraps(const kiln_anim_binding *b, kiln_loop loop)
 }
 
 /* Time in frames (f = time_s · framerate) -> position in frames relative to first_frame, in
- * [0, period = frame_count - 1]. Double precision throughout: 1e7 frames keep sub-1e-8 fractions. fmod is exact, so huge
- * times wrap to the exact phase their double value has. */
+ * [0, period = frame_count - 1]. Double precision throughout: 1e7 frames keep sub-1e-8
+ * fractions. fmod is exact, so huge times wrap to the exact phase their double value has. */
 static double kiln__rel_frame_slow(double f, double period, int64_t first, int wrap)
 {
     if (f != f) return 0.0;                 /* NaN: the first frame */

@@ -937,18 +937,25 @@ Test(context, follows_a_new_binding_and_rejects_one_too_large)
 }
 
 /* ---- argument checks ---------------------------------------------------------------------------- */
-/* Several bad arguments at once: the first in the documented order is the one reported. */
-Test(sample, reports_the_first_bad_argument)
+/* The scene of the argument checks: nine bones (two blocks), every channel keyed over two frames. */
+static scene two_block_scene(char names[9][16], af_bone **bones)
 {
-    char names[9][16];
-    af_bone *bones = make_bones(9, "e", 2, 1, names);
-    af_skel skel = {9, bones};
+    *bones = make_bones(9, "e", 2, 1, names);
+    af_skel skel = {9, *bones};
     float v[2 * 9 * 10];
     af_motion(2, 9, 2, 30, v);
     af_joint joints[9];
     for (int j = 0; j < 9; j++) joints[j] = (af_joint){names[j], AF_MODES_ALL(KILN_MODE_ABSOLUTE), {1, 1, 1}};
     af_clip clip = {.framerate = 30, .frame_count = 2, .joint_count = 9, .joints = joints, .values = v, .width = 32};
-    scene s = scene_make(&skel, &clip, 1);
+    return scene_make(&skel, &clip, 1);
+}
+
+/* Several bad arguments at once: the first in the documented order is the one reported. */
+Test(sample, reports_the_first_bad_argument)
+{
+    char names[9][16];
+    af_bone *bones;
+    scene s = two_block_scene(names, &bones);
     kiln_soa_xform out[2];
     kiln_sample_desc d;
     memset(&d, 0, sizeof d);
@@ -975,14 +982,8 @@ Test(sample, reports_the_first_bad_argument)
 Test(sample, rejects_short_outputs_and_bad_arguments)
 {
     char names[9][16];
-    af_bone *bones = make_bones(9, "e", 2, 1, names);
-    af_skel skel = {9, bones};
-    float v[2 * 9 * 10];
-    af_motion(2, 9, 2, 30, v);
-    af_joint joints[9];
-    for (int j = 0; j < 9; j++) joints[j] = (af_joint){names[j], AF_MODES_ALL(KILN_MODE_ABSOLUTE), {1, 1, 1}};
-    af_clip clip = {.framerate = 30, .frame_count = 2, .joint_count = 9, .joints = joints, .values = v, .width = 32};
-    scene s = scene_make(&skel, &clip, 1);
+    af_bone *bones;
+    scene s = two_block_scene(names, &bones);
     kiln_soa_xform out[2];
     cr_assert_eq(kiln_anim_binding_soa_count(s.bind), 2);
     cr_assert_eq(sample(s.bind, 0, KILN_LOOP_CLAMP, NULL, out, 1, NULL), KILN_ERR_BUFFER_TOO_SMALL);
