@@ -189,10 +189,11 @@ KILN_API size_t kiln_rig_scratch_size(const kiln_blob *blob, uint32_t skeleton);
  * kiln_rig_scratch_size() bytes, 8-byte aligned) the plan every solve of this skeleton
  * otherwise derives anew: where its records are, the end of every bone's subtree (an O(bones)
  * pass) and which consecutive two-bone handles one SIMD batch can solve. Solves with
- * desc->prepared set then read it (and leave it intact), which saves that work per call and
- * gives the same results. The plan points into `blob`: it is valid while the blob stays
- * loaded, for this blob and skeleton only; a byte copy of the scratch holds it too. Errors: ERR_INVALID_ARGUMENT (NULL blob or scratch,
- * a bad skeleton index), ERR_BLOB_MISALIGNED, ERR_BUFFER_TOO_SMALL (scratch_size),
+ * desc->prepared set then read it (writing only their own bookkeeping beside it), which saves
+ * that work per call and gives the same results. The plan points into `blob`: it is valid
+ * while the blob stays loaded, for this blob and skeleton only; a byte copy of the scratch
+ * (8-byte aligned, at least as large) holds it too. Errors: ERR_INVALID_ARGUMENT (NULL blob or
+ * scratch, a bad skeleton index), ERR_BLOB_MISALIGNED, ERR_BUFFER_TOO_SMALL (scratch_size),
  * ERR_BLOB_BAD_RECORD (skeleton records out of range: trusted loads only). */
 KILN_API kiln_result kiln_rig_prepare(const kiln_blob *blob, uint32_t skeleton, void *scratch, size_t scratch_size);
 
