@@ -801,11 +801,15 @@ Test(rig_ik, random_rigs_keep_invariants)
         memset(r.pose.scratch, 0xff, r.pose.scratch_size);
         d.scratch = copy;
         for (int again = 0; again < 2; again++) {
+            kiln_rig_report copied;
+            d.report = &copied;
             memcpy(r.pose.local, rest, sizeof rest);
             memcpy(r.pose.model, rest_model, sizeof rest_model);
             cr_assert_eq(kiln_rig_solve(&d), KILN_OK);
             cr_assert(memcmp(want, r.pose.local, sizeof want) == 0 && memcmp(want_model, r.pose.model, sizeof want_model) == 0,
                       "rig %d: a solve from a copied plan differs", rig_i);
+            cr_assert(copied.ik_solved == rep.ik_solved && copied.constraints_applied == rep.constraints_applied &&
+                      copied.constraints_skipped == rep.constraints_skipped);
         }
         free(copy);
         rig_free(&r);
