@@ -6,7 +6,6 @@
 
 #include <float.h>
 #include <math.h>
-#include <stdatomic.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -245,18 +244,8 @@ typedef struct kiln__kernels {
     void (*skin)(const float *model, const float *inverse_binds, float *skin, uint32_t count);
 } kiln__kernels;
 
-/* The animation columns of the row in use (simd_dispatch.c stores it with the row, on first use
- * and in kiln_simd_force); NULL until then. Read through kiln__kernels_get. */
-extern _Atomic(const kiln__kernels *) kiln__kernels_current;
-/* The first use's path: picks the row (simd_dispatch.c). */
-const kiln__kernels *kiln__kernels_first(void);
-/* The table in use (chosen once, on first use; kiln_simd_force changes it). Never NULL. Inline:
- * every sampling and pose call starts with it, and after the first use it is one load. */
-static inline const kiln__kernels *kiln__kernels_get(void)
-{
-    const kiln__kernels *k = atomic_load_explicit(&kiln__kernels_current, memory_order_acquire);
-    return KILN__LIKELY(k != NULL) ? k : kiln__kernels_first();
-}
+/* The table in use is kiln__kernels_get() (simd_table.h): the animation columns of the row in
+ * use, chosen once, on first use; kiln_simd_force changes it. */
 /* The table of one path, or NULL when it is not built or the CPU lacks it. */
 const kiln__kernels *kiln__kernels_for(kiln_simd path);
 

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "anim_internal.h"
+#include "simd_table.h"
 #if KILN__SIMD_SSE2
 #include <emmintrin.h>
 #endif

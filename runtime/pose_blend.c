@@ -29,11 +29,19 @@
 #include <string.h>
 
 #include "anim_internal.h"
+#include "simd_table.h"
 #include "error_detail.h"
 
 /* Both relative to m (see above); documented in kiln/anim.h. */
 #define KILN__BLEND_MIN_THRESHOLD 1e-12f
 #define KILN__BLEND_MAX_JOINT_WEIGHT 65536.0f
+
+/* The threshold t floored at KILN__BLEND_MIN_THRESHOLD · m, in the units of both. */
+static inline float kiln__blend_floor(float t, float m)
+{
+    float lo = KILN__BLEND_MIN_THRESHOLD * m;
+    return t > lo ? t : lo;
+}
 
 /* The weight scale s of the job, from m, the largest of the threshold and the layer weights:
  * 1 when m is in [2^-16, 2^16) (+inf counting as FLT_MAX), else the power of two that brings m
@@ -54,9 +62,8 @@ static void kiln__blend_prepare(kiln__blend_job *job, float m, int uniform, unsi
         ms = (float)(m * s), t = (float)(job->threshold * s);
         uniform = 0;
     }
-    float lo = KILN__BLEND_MIN_THRESHOLD * ms;
     job->scale = s;
-    job->thr = t > lo ? t : lo;
+    job->thr = kiln__blend_floor(t, ms);
     job->cap = KILN__BLEND_MAX_JOINT_WEIGHT * ms;
     job->flat = 0;
     if (!uniform) return;
@@ -99,7 +106,7 @@ kiln_result kiln_pose_blend(const kiln_blend_layer *layers, uint32_t count, cons
     if (!(a->pose && b->pose && !a->joint_weights && !b->joint_weights && wa > 0.0f && wb > 0.0f &&
           threshold > 0.0f && m >= 0x1p-16f && m < 0x1p16f))
         return kiln__blend_general(layers, count, rest, threshold, out, soa_count);
-    float lo = KILN__BLEND_MIN_THRESHOLD * m, thr = threshold > lo ? threshold : lo;
+    const float thr = kiln__blend_floor(threshold, m);
     float sum = 0.0f;
     sum += wa;
     sum += wb;

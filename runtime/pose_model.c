@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "anim_internal.h"
+#include "simd_table.h"
 #include "error_detail.h"
 #include "pose_bone_model.h"
 

@@ -477,27 +477,13 @@ kiln_result kiln_rig_solve(const kiln_rig_desc *d)
     const kiln__simd_table *simd = kiln__simd_get();
     kiln__ik3_batch_fn batch = nik > 1 ? simd->rig.two_bone_batch : NULL;
     r->two_bone = simd->rig.two_bone;
-    if (d->prepared && !d->ik_weights && plan->iks_own) {
-        /* every weight 1 and every batch planned: the loop below without its weight cases */
-        for (uint32_t i = 0; i < nik; i++) {
-            uint32_t n = r->batch[i];
-            if (batch && n >= 2) {
-                for (uint32_t k = 0; k < n; k++) r->batch_handles[k] = &iks[i + k];
-                kiln__ik3_batch lanes;
-                kiln__ik_two_bone_batch(r, r->batch_handles, (const uint32_t(*)[3])(r->batch_chain + i), n, batch,
-                                        &lanes);
-                i += n - 1;
-            } else if (n >= 1) {
-                r->two_bone(r, &iks[i], r->batch_chain[i], 1.0);
-            } else {
-                kiln__ik_solve(r, &iks[i], 1.0);
-            }
-        }
-        nik = 0;
-    }
+    /* every weight 1 and every batch planned: no weight to work out per handle */
+    const int ones = d->prepared && !d->ik_weights && plan->iks_own;
     for (uint32_t i = 0; i < nik; i++) {
         /* a record of another skeleton only turns up in unverified (trusted) blobs */
-        double w = iks[i].skeleton == d->skeleton ? kiln__weight(d->ik_weights, d->ik_weight_count, i, 1.0) : 0.0;
+        double w = ones ? 1.0
+               : iks[i].skeleton == d->skeleton ? kiln__weight(d->ik_weights, d->ik_weight_count, i, 1.0)
+                                                 : 0.0;
         if (!(w > 0.0)) {
             rep->ik_skipped++;
             continue;
@@ -506,8 +492,9 @@ kiln_result kiln_rig_solve(const kiln_rig_desc *d)
         if (batch && w >= 1.0) {
             if (r->batch[i] == KILN__RIG_UNPLANNED) r->batch[i] = kiln__ik_plan_batch(r, d->skeleton, iks, nik, i);
             n = r->batch[i];
-            for (uint32_t k = 1; k < n; k++)
-                if (d->ik_weights && i + k < d->ik_weight_count && !(d->ik_weights[i + k] >= 1.0f)) n = k;
+            if (d->ik_weights)
+                for (uint32_t k = 1; k < n; k++)
+                    if (i + k < d->ik_weight_count && !(d->ik_weights[i + k] >= 1.0f)) n = k;
         }
         if (n < 2) {
             /* a planned two-bone handle: its chain is known */

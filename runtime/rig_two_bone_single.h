@@ -309,10 +309,10 @@ KILN__IK3S_KERNEL void KILN__IK3S(kiln__ik_two_bone_solve)(kiln__rig *r, const k
     int use_target = (h->flags & KILN_IK_USE_TARGET_ROTATION) != 0;
     kiln__f4 q2 = q1;
     if (use_target) {
-        float tc[12], tr[12];
+        float tc[12], prow[12];
         kiln__f4_rot_cols(tm, tc);
-        for (int j = 0; j < 3; j++) kiln__f4_st(tr + j * 4, kiln__f4_rows_mul_q(frows, kiln__f4_ld(tc + j * 4)));
-        q2 = kiln__f4_qmul(kiln__f4_qconj(kiln__f4_qmul(q0, q1)), kiln__f4_shepperd(tr));
+        for (int k = 0; k < 3; k++) kiln__f4_st(prow + k * 4, frows[k]);
+        q2 = kiln__f4_qmul(kiln__f4_qconj(kiln__f4_qmul(q0, q1)), kiln__f4_qrel(prow, tc));
     }
     /* normalised side by side: one square root and one division for all (kiln__f4_qnorm's
      * bits; its fallbacks one by one) */

@@ -99,16 +99,7 @@ static const kiln__simd_table kiln__row_avx512 = {
 };
 #endif
 
-static _Atomic(const kiln__simd_table *) kiln__current;
-_Atomic(const kiln__kernels *) kiln__kernels_current;
-
-/* Every store of the row in use: its animation columns first, so that a thread seeing the row
- * finds them too (until then kiln__kernels_get takes kiln__kernels_first, which reads the row). */
-static void kiln__simd_set(const kiln__simd_table *t)
-{
-    atomic_store_explicit(&kiln__kernels_current, &t->anim, memory_order_release);
-    atomic_store_explicit(&kiln__current, t, memory_order_release);
-}
+_Atomic(const kiln__simd_table *) kiln__simd_current;
 
 #if KILN__SIMD_AVX2
 static int kiln__cpu_has_avx2(void)
@@ -155,17 +146,12 @@ static const kiln__simd_table *kiln__best(void)
     return t ? t : &kiln__row_scalar;
 }
 
-const kiln__simd_table *kiln__simd_get(void)
+const kiln__simd_table *kiln__simd_first(void)
 {
-    const kiln__simd_table *t = atomic_load_explicit(&kiln__current, memory_order_acquire);
-    if (KILN__UNLIKELY(!t)) {
-        t = kiln__best();
-        kiln__simd_set(t);
-    }
+    const kiln__simd_table *t = kiln__best();
+    atomic_store_explicit(&kiln__simd_current, t, memory_order_release);
     return t;
 }
-
-const kiln__kernels *kiln__kernels_first(void) { return &kiln__simd_get()->anim; }
 
 const kiln__kernels *kiln__kernels_for(kiln_simd path)
 {
@@ -177,7 +163,7 @@ kiln_simd kiln_simd_force(kiln_simd simd)
 {
     const kiln__simd_table *t = simd == KILN_SIMD_AUTO ? NULL : kiln__simd_for(simd);
     if (!t) t = kiln__best();
-    kiln__simd_set(t);
+    atomic_store_explicit(&kiln__simd_current, t, memory_order_release);
     return t->path;
 }
 

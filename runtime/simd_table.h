@@ -15,6 +15,7 @@
 #ifndef KILN_SIMD_TABLE_H
 #define KILN_SIMD_TABLE_H
 
+#include <stdatomic.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -37,9 +38,19 @@ typedef struct kiln__simd_table {
     kiln__rig_kernels rig;                               /* IK and constraints (rig.c) */
 } kiln__simd_table;
 
-/* The row in use: chosen on first use (the best path the CPU has), replaced by
- * kiln_simd_force. Never NULL. */
-const kiln__simd_table *kiln__simd_get(void);
+/* The row in use (NULL before the first use) and the first use's path, which picks it: the
+ * best path the CPU has. Read through kiln__simd_get. */
+extern _Atomic(const kiln__simd_table *) kiln__simd_current;
+const kiln__simd_table *kiln__simd_first(void);
+/* The row in use: chosen on first use, replaced by kiln_simd_force. Never NULL. Inline: every
+ * kernel call starts with it, and after the first use it is one load. */
+static inline const kiln__simd_table *kiln__simd_get(void)
+{
+    const kiln__simd_table *t = atomic_load_explicit(&kiln__simd_current, memory_order_acquire);
+    return KILN__LIKELY(t != NULL) ? t : kiln__simd_first();
+}
+/* Its animation columns (sampling and pose math). */
+static inline const kiln__kernels *kiln__kernels_get(void) { return &kiln__simd_get()->anim; }
 /* The row of one path, or NULL when it is not built or the CPU lacks it. */
 const kiln__simd_table *kiln__simd_for(kiln_simd path);
 

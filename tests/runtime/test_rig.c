@@ -679,6 +679,27 @@ Test(rig_ik, inactive_handle_is_skipped)
 }
 
 /* ---- random rigs ------------------------------------------------------------------------------- */
+/* Solves d twice from the pose (rest, rest_model) of n bones: each gives the bits (want,
+ * want_model) and the counts of rep, the unprepared solve's (`what` names the solve). */
+static void solve_twice_as(rig *r, kiln_rig_desc *d, const kiln_soa_xform *rest, const float *rest_model,
+                           const kiln_soa_xform *want, const float *want_model, uint32_t n, const kiln_rig_report *rep,
+                           const char *what, int rig_i)
+{
+    const size_t local_size = (n + 7) / 8 * sizeof *rest, model_size = (size_t)n * 16u * sizeof *rest_model;
+    for (int again = 0; again < 2; again++) {
+        kiln_rig_report got;
+        d->report = &got;
+        memcpy(r->pose.local, rest, local_size);
+        memcpy(r->pose.model, rest_model, model_size);
+        cr_assert_eq(kiln_rig_solve(d), KILN_OK);
+        cr_assert(memcmp(want, r->pose.local, local_size) == 0 && memcmp(want_model, r->pose.model, model_size) == 0,
+                  "rig %d: %s differs", rig_i, what);
+        cr_assert(got.ik_solved == rep->ik_solved && got.constraints_applied == rep->constraints_applied &&
+                  got.constraints_skipped == rep->constraints_skipped);
+    }
+    d->report = NULL;
+}
+
 /* Random trees of 40 bones (random rotations, uniform scales in [0.5, 2], SSC on or off), one
  * random handle at a time (chains of 2 to 7 joints, random target, pole vector, pole bone and
  * flags) solved alone through the weights: the start never moves, every parent-child distance
@@ -782,17 +803,7 @@ Test(rig_ik, random_rigs_keep_invariants)
         memset(&d, 0, sizeof d);
         d.blob = r.blob, d.local = r.pose.local, d.soa_count = r.pose.soa_count, d.object = r.pose.model;
         d.bone_count = N, d.scratch = r.pose.scratch, d.scratch_size = r.pose.scratch_size, d.prepared = 1;
-        for (int again = 0; again < 2; again++) {
-            kiln_rig_report prep;
-            d.report = &prep;
-            memcpy(r.pose.local, rest, sizeof rest);
-            memcpy(r.pose.model, rest_model, sizeof rest_model);
-            cr_assert_eq(kiln_rig_solve(&d), KILN_OK);
-            cr_assert(memcmp(want, r.pose.local, sizeof want) == 0 && memcmp(want_model, r.pose.model, sizeof want_model) == 0,
-                      "rig %d: a prepared solve differs", rig_i);
-            cr_assert(prep.ik_solved == rep.ik_solved && prep.constraints_applied == rep.constraints_applied &&
-                      prep.constraints_skipped == rep.constraints_skipped);
-        }
+        solve_twice_as(&r, &d, rest, rest_model, want, want_model, N, &rep, "a prepared solve", rig_i);
         /* a byte copy of the prepared scratch is a plan of its own: solving from the copy, with
          * the original overwritten, reads nothing of the original and gives the same bits */
         void *copy = malloc(r.pose.scratch_size);
@@ -800,17 +811,7 @@ Test(rig_ik, random_rigs_keep_invariants)
         memcpy(copy, r.pose.scratch, r.pose.scratch_size);
         memset(r.pose.scratch, 0xff, r.pose.scratch_size);
         d.scratch = copy;
-        for (int again = 0; again < 2; again++) {
-            kiln_rig_report copied;
-            d.report = &copied;
-            memcpy(r.pose.local, rest, sizeof rest);
-            memcpy(r.pose.model, rest_model, sizeof rest_model);
-            cr_assert_eq(kiln_rig_solve(&d), KILN_OK);
-            cr_assert(memcmp(want, r.pose.local, sizeof want) == 0 && memcmp(want_model, r.pose.model, sizeof want_model) == 0,
-                      "rig %d: a solve from a copied plan differs", rig_i);
-            cr_assert(copied.ik_solved == rep.ik_solved && copied.constraints_applied == rep.constraints_applied &&
-                      copied.constraints_skipped == rep.constraints_skipped);
-        }
+        solve_twice_as(&r, &d, rest, rest_model, want, want_model, N, &rep, "a solve from a copied plan", rig_i);
         free(copy);
         rig_free(&r);
     }
